@@ -1,0 +1,8 @@
+#ifndef GLUCOBRIDGE_CBLUETOOTH_SHIM_H
+#define GLUCOBRIDGE_CBLUETOOTH_SHIM_H
+#include <sys/socket.h>
+#include <bluetooth/bluetooth.h>
+#include <bluetooth/hci.h>
+#include <bluetooth/hci_lib.h>
+#include <bluetooth/l2cap.h>
+#endif

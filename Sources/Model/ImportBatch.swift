@@ -1,0 +1,85 @@
+import Foundation
+
+/// How the UTC instants of a batch were derived from the device's clock.
+public enum TimeMethod: String, Sendable, Codable {
+    /// UTC = host clock at download − (device clock now − device clock of the record).
+    case hostAnchored = "host-anchored"
+    /// No host timestamp was available (e.g. a transcript capture): the device's own clock was
+    /// taken as UTC.
+    case deviceClockAsUTC = "device-clock-as-utc"
+    /// No host timestamp was available: the device's local wall clock was read in the store's zone.
+    case deviceLocalTime = "device-local-time"
+}
+
+/// The device's clock against the host's, as seen during one import.
+public struct ClockReport: Sendable, Equatable, Codable {
+    /// The host's clock when the device's clock was read, if known.
+    public var hostTime: Date?
+    /// The device's clock at that moment, rendered as an instant as the device would read it.
+    public var deviceTime: Date?
+    /// host − device, in seconds, when both are known.
+    public var offsetSeconds: Double?
+    public var method: TimeMethod
+
+    public init(hostTime: Date?, deviceTime: Date?, method: TimeMethod) {
+        self.hostTime = hostTime
+        self.deviceTime = deviceTime
+        self.method = method
+        if let hostTime, let deviceTime {
+            offsetSeconds = hostTime.timeIntervalSince(deviceTime)
+        } else {
+            offsetSeconds = nil
+        }
+    }
+}
+
+/// A named, counted occurrence an import reports without storing it as a reading
+/// (e.g. `display-only`, `SENSOR_NOT_ACTIVE`).
+public struct ImportEvent: Sendable, Equatable, Codable {
+    public var name: String
+    public var count: Int
+
+    public init(name: String, count: Int) {
+        self.name = name
+        self.count = count
+    }
+}
+
+/// Everything one import hands to the store, written in one transaction.
+public struct ImportBatch: Sendable, Codable {
+    public var source: DeviceSource
+    /// When the import started, by the host's clock.
+    public var startedAt: Date
+    /// How the device was read: `live`, `replay-conversation`, `replay-passive`.
+    public var mode: String
+    /// Where the data came from: a capture path, or the USB bus/address.
+    public var origin: String?
+    public var clock: ClockReport
+    public var glucose: [GlucoseReading]
+    /// Records the device returned, whether stored or not.
+    public var recordsRead: Int
+    /// Records read but not stored as readings, by reason.
+    public var events: [ImportEvent]
+    /// The highest device record index read, per record stream (e.g. `egv`, `meter`):
+    /// the next import of this source starts after it.
+    public var cursors: [String: Int64]
+    /// Plain-language remarks for the import report (e.g. the time fallback used).
+    public var notes: [String]
+
+    public init(
+        source: DeviceSource, startedAt: Date, mode: String, origin: String?, clock: ClockReport,
+        glucose: [GlucoseReading], recordsRead: Int, events: [ImportEvent] = [],
+        cursors: [String: Int64] = [:], notes: [String] = []
+    ) {
+        self.source = source
+        self.startedAt = startedAt
+        self.mode = mode
+        self.origin = origin
+        self.clock = clock
+        self.glucose = glucose
+        self.recordsRead = recordsRead
+        self.events = events
+        self.cursors = cursors
+        self.notes = notes
+    }
+}

@@ -1,0 +1,177 @@
+import Capture
+import Foundation
+
+/// An endpoint as its descriptor describes it.
+public struct USBEndpoint: Sendable, Equatable, Hashable {
+    /// The endpoint address, direction bit included (0x80 = IN).
+    public var address: UInt8
+    public var type: USBTransferType
+    public var maxPacketSize: Int
+
+    public init(address: UInt8, type: USBTransferType, maxPacketSize: Int) {
+        self.address = address
+        self.type = type
+        self.maxPacketSize = maxPacketSize
+    }
+
+    public var direction: USBDirection { address & 0x80 != 0 ? .in : .out }
+}
+
+/// One interface (alternate setting 0) of the active configuration.
+public struct USBInterface: Sendable, Equatable {
+    public var number: UInt8
+    public var interfaceClass: UInt8
+    public var interfaceSubclass: UInt8
+    public var interfaceProtocol: UInt8
+    public var endpoints: [USBEndpoint]
+
+    public init(number: UInt8, interfaceClass: UInt8, interfaceSubclass: UInt8, interfaceProtocol: UInt8, endpoints: [USBEndpoint]) {
+        self.number = number
+        self.interfaceClass = interfaceClass
+        self.interfaceSubclass = interfaceSubclass
+        self.interfaceProtocol = interfaceProtocol
+        self.endpoints = endpoints
+    }
+
+    /// USB interface class codes the drivers look for.
+    public static let classCDCData: UInt8 = 0x0A
+    public static let classHID: UInt8 = 0x03
+}
+
+/// What is known of a device: identity from its device descriptor, interfaces from its
+/// configuration descriptor, and where it sits on the bus.
+public struct USBDeviceDescription: Sendable, Equatable {
+    public var vendorID: UInt16
+    public var productID: UInt16
+    public var bus: UInt16
+    public var address: UInt8
+    public var manufacturer: String?
+    public var product: String?
+    public var serialNumber: String?
+    public var interfaces: [USBInterface]
+
+    public init(
+        vendorID: UInt16, productID: UInt16, bus: UInt16 = 0, address: UInt8 = 0,
+        manufacturer: String? = nil, product: String? = nil, serialNumber: String? = nil,
+        interfaces: [USBInterface] = []
+    ) {
+        self.vendorID = vendorID
+        self.productID = productID
+        self.bus = bus
+        self.address = address
+        self.manufacturer = manufacturer
+        self.product = product
+        self.serialNumber = serialNumber
+        self.interfaces = interfaces
+    }
+
+    /// `22a3:0047`.
+    public var idString: String { String(format: "%04x:%04x", vendorID, productID) }
+}
+
+/// Bytes a device returned, and the host's clock when they arrived (nil when unknown, as in a
+/// transcript replay).
+public struct USBRead: Sendable, Equatable {
+    public var bytes: [UInt8]
+    public var hostTime: Date?
+
+    public init(bytes: [UInt8], hostTime: Date?) {
+        self.bytes = bytes
+        self.hostTime = hostTime
+    }
+}
+
+/// The 8-byte setup packet of a control transfer.
+public struct USBControlSetup: Sendable, Equatable {
+    public var requestType: UInt8
+    public var request: UInt8
+    public var value: UInt16
+    public var index: UInt16
+    public var length: UInt16
+
+    public init(requestType: UInt8, request: UInt8, value: UInt16, index: UInt16, length: UInt16) {
+        self.requestType = requestType
+        self.request = request
+        self.value = value
+        self.index = index
+        self.length = length
+    }
+
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 8 else { return nil }
+        requestType = bytes[0]
+        request = bytes[1]
+        value = UInt16(bytes[2]) | UInt16(bytes[3]) << 8
+        index = UInt16(bytes[4]) | UInt16(bytes[5]) << 8
+        length = UInt16(bytes[6]) | UInt16(bytes[7]) << 8
+    }
+
+    public var bytes: [UInt8] {
+        [requestType, request, UInt8(value & 0xFF), UInt8(value >> 8), UInt8(index & 0xFF), UInt8(index >> 8),
+         UInt8(length & 0xFF), UInt8(length >> 8)]
+    }
+
+    public var direction: USBDirection { requestType & 0x80 != 0 ? .in : .out }
+}
+
+/// An opened USB device, as a driver sees it. Implemented over libusb for hardware, over a capture
+/// for replay, and as a recording wrapper around either. Calls are synchronous and made from one
+/// thread at a time.
+public protocol USBTransport: AnyObject {
+    /// The device's descriptors.
+    var device: USBDeviceDescription { get }
+    /// Takes the interface for this process, detaching any kernel driver bound to it (and
+    /// re-attaching it on `close`).
+    func claimInterface(_ number: UInt8) throws(TransportError)
+    /// Sends `bytes` to a bulk or interrupt OUT endpoint.
+    func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError)
+    /// Receives at most `maxLength` bytes from a bulk or interrupt IN endpoint.
+    func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead
+    /// Performs a control transfer on endpoint 0: `data` is sent for an OUT request; for an IN
+    /// request up to `setup.length` bytes come back.
+    func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead
+    /// Releases claimed interfaces, re-attaches kernel drivers and closes the device. Idempotent.
+    func close()
+}
+
+/// What went wrong on the wire. Messages name the device, endpoint or capture packet involved.
+public enum TransportError: Error, Equatable, CustomStringConvertible {
+    /// No USB stack or bus on this machine, or libusb could not start.
+    case usbUnavailable(String)
+    /// No supported device is connected.
+    case noDevice
+    /// The device could not be opened (permissions, busy).
+    case openFailed(device: String, reason: String)
+    case claimFailed(interface: UInt8, reason: String)
+    case timeout(endpoint: UInt8)
+    /// The device went away during a transfer (unplugged).
+    case disconnected(String)
+    /// Any other transfer failure.
+    case transferFailed(endpoint: UInt8, reason: String)
+    /// Replay: the driver sent a request the capture holds no answer for.
+    case requestNotInCapture(request: [UInt8], afterPacket: Int)
+    /// Replay: the driver asked for more than the capture holds.
+    case captureExhausted(afterPacket: Int)
+    /// The capture recorded a failed transfer (stall, device gone) at this packet.
+    case recordedFailure(packet: Int, status: Int32)
+    /// Recording to a capture file failed.
+    case recordingFailed(String)
+
+    public var description: String {
+        switch self {
+        case .usbUnavailable(let why): "USB is not available on this machine: \(why)"
+        case .noDevice: "no supported device found"
+        case let .openFailed(device, reason): "cannot open USB device \(device): \(reason)"
+        case let .claimFailed(interface, reason): "cannot claim USB interface \(interface): \(reason)"
+        case .timeout(let ep): String(format: "USB transfer on endpoint 0x%02x timed out", ep)
+        case .disconnected(let what): "the device was disconnected during a transfer (\(what))"
+        case let .transferFailed(ep, reason): String(format: "USB transfer on endpoint 0x%02x failed: ", ep) + reason
+        case let .requestNotInCapture(request, packet):
+            "the capture holds no answer to the request \(request.prefix(16).map { String(format: "%02X", $0) }.joined(separator: " "))\(request.count > 16 ? " …" : "") (searched after packet \(packet))"
+        case .captureExhausted(let packet): "the capture ends at packet \(packet) while the driver still expects data"
+        case let .recordedFailure(packet, status):
+            "the capture records a failed transfer at packet \(packet) (status \(status)\(status == -108 ? ": device gone" : status == -32 ? ": stall" : ""))"
+        case .recordingFailed(let why): "cannot record the session: \(why)"
+        }
+    }
+}

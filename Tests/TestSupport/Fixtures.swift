@@ -1,0 +1,45 @@
+import Foundation
+
+/// Paths tests read from: the repository's `fixtures/` and, when present, the `shared/` folder
+/// beside the repository.
+public enum Fixtures {
+    /// The repository root, found from this source file's location.
+    public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// A file under `fixtures/`.
+    public static func url(_ relativePath: String) -> URL {
+        repositoryRoot.appendingPathComponent("fixtures").appendingPathComponent(relativePath)
+    }
+
+    /// A file under `../shared/vectors/`, or nil when the shared folder is absent.
+    public static func sharedVector(_ relativePath: String) -> URL? {
+        let url = repositoryRoot.deletingLastPathComponent()
+            .appendingPathComponent("shared/vectors").appendingPathComponent(relativePath)
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }
+
+    /// A fresh empty directory for one test's files.
+    public static func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory
+            .appendingPathComponent("glucobridge-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+}
+
+/// Bytes from hex text: whitespace between byte pairs is allowed; anything else that is not a hex
+/// digit is an error.
+public func hexBytes(_ text: String) -> [UInt8] {
+    let digits = text.filter { !$0.isWhitespace }
+    precondition(digits.count % 2 == 0, "odd number of hex digits")
+    var out: [UInt8] = []
+    out.reserveCapacity(digits.count / 2)
+    var index = digits.startIndex
+    while index < digits.endIndex {
+        let next = digits.index(index, offsetBy: 2)
+        out.append(UInt8(digits[index..<next], radix: 16)!)
+        index = next
+    }
+    return out
+}
