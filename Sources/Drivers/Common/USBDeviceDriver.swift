@@ -1,0 +1,54 @@
+import Model
+import Transport
+
+/// A USB product a driver supports.
+public struct USBProduct: Sendable, Equatable {
+    public var vendorID: UInt16
+    public var productID: UInt16
+    public var name: String
+
+    public init(vendorID: UInt16, productID: UInt16, name: String) {
+        self.vendorID = vendorID
+        self.productID = productID
+        self.name = name
+    }
+}
+
+/// A driver for one family of USB devices. It talks only to a `USBTransport`, so the same code
+/// reads hardware and replays captures.
+public protocol USBDeviceDriver: Sendable {
+    /// The family name kept with every record it yields (e.g. `dexcom`).
+    static var family: String { get }
+    static var products: [USBProduct] { get }
+    /// Holds the device's conversation and returns what it read. Streams whose highest stored
+    /// index is given in `cursors` are read only as far back as needed to reach it.
+    static func download(over transport: any USBTransport, after cursors: [String: Int64]) throws -> DeviceDownload
+    /// Decodes another program's recorded conversation: every recorded answer is taken as the
+    /// reply to the request recorded before it, whatever order and batching that program used.
+    static func decode(recordedExchanges: [USBExchange]) throws -> DeviceDownload
+}
+
+extension USBDeviceDriver {
+    /// Whether the driver handles this vendor/product pair.
+    public static func supports(vendorID: UInt16, productID: UInt16) -> Bool {
+        products.contains { $0.vendorID == vendorID && $0.productID == productID }
+    }
+}
+
+/// The drivers glucobridge ships.
+public enum DriverRegistry {
+    public static let usb: [any USBDeviceDriver.Type] = [DexcomDriver.self]
+
+    /// The driver for a family name, case-insensitively.
+    public static func usbDriver(named name: String) -> (any USBDeviceDriver.Type)? {
+        usb.first { $0.family.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// The driver for a device's ids.
+    public static func usbDriver(vendorID: UInt16, productID: UInt16) -> (any USBDeviceDriver.Type)? {
+        usb.first { $0.supports(vendorID: vendorID, productID: productID) }
+    }
+
+    /// Every supported product, for enumeration and udev rules.
+    public static var usbProducts: [USBProduct] { usb.flatMap { $0.products } }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import Model
+import Transport
+
+/// Dexcom G4, G5 and G6 receivers (USB 22a3:0047): a CDC-ACM serial protocol over a bulk
+/// endpoint pair. Read-only: every request is built from `DexcomCommand`, which holds reads only.
+public enum DexcomDriver: USBDeviceDriver {
+    public static let family = "dexcom"
+    public static let products = [USBProduct(vendorID: 0x22A3, productID: 0x0047, name: "Dexcom G4/G5/G6 receiver")]
+
+    /// How long one read may wait for the receiver.
+    public static let readTimeout: Duration = .seconds(2)
+    /// The read buffer: a whole multiple of the 64-byte packet size, enough for a one-page reply.
+    static let readLength = 2176
+
+    public static func download(over transport: any USBTransport, after cursors: [String: Int64]) throws -> DeviceDownload {
+        let session = try readSession(over: transport, after: cursors)
+        return try normalise(session)
+    }
+
+    public static func decode(recordedExchanges: [USBExchange]) throws -> DeviceDownload {
+        try normalise(decodeSession(recordedExchanges))
+    }
+
+    /// Holds the receiver's conversation: identity, clock, then the EGV and meter pages from the
+    /// newest back to the first one holding a record newer than the cursor.
+    public static func readSession(over transport: any USBTransport, after cursors: [String: Int64]) throws(DexcomError) -> DexcomDownload {
+        let link = try DexcomLink(transport: transport)
+        var session = DexcomDownload()
+        try link.exchange(.ping, into: &session)
+        try link.exchange(.readFirmwareHeader, into: &session)
+        try link.exchange(.readDatabasePartitionInfo, into: &session)
+        if let range = try link.pageRange(.manufacturingData, into: &session) {
+            try link.exchange(.readDatabasePages, [DexcomPartition.manufacturingData.rawValue] + range.upperBound.littleEndianBytes + [1], into: &session)
+        }
+        try link.exchange(.readDisplayTimeOffset, into: &session)
+        try link.exchange(.readSystemTime, into: &session)
+        for (partition, stream) in [(DexcomPartition.egvData, "egv"), (.meterData, "meter")] {
+            guard let range = try link.pageRange(partition, into: &session) else { continue }
+            let cursor = cursors[stream]
+            var page = range.upperBound
+            while true {
+                let before = session.pagesDecoded
+                try link.exchange(.readDatabasePages, [partition.rawValue] + page.littleEndianBytes + [1], into: &session)
+                guard session.pagesDecoded > before else { break }
+                let firstIndex = partition == .egvData
+                    ? session.egv.values.filter { $0.page == page }.map(\.index).min()
+                    : session.meter.values.filter { $0.page == page }.map(\.index).min()
+                if page == range.lowerBound { break }
+                if let cursor, let firstIndex, Int64(firstIndex) <= cursor { break }
+                page -= 1
+            }
+        }
+        return session
+    }
+
+    /// Decodes recorded exchanges (see `USBDeviceDriver.decode(recordedExchanges:)`).
+    public static func decodeSession(_ exchanges: [USBExchange]) throws(DexcomError) -> DexcomDownload {
+        var session = DexcomDownload()
+        for exchange in exchanges {
+            let location = "at capture packet \(exchange.request.packetNumber)"
+            let request = try DexcomPacket.decode(exchange.request.data, context: "request \(location)")
+            guard !exchange.replies.isEmpty else {
+                session.noteUnanswered(request: request, where: location)
+                continue
+            }
+            let name = DexcomCommand(rawValue: request.code).map { DexcomDownload.describe($0, request.payload) }
+                ?? "command 0x\(String(request.code, radix: 16, uppercase: true))"
+            let context = "reply to \(name) \(location)"
+            if let failed = exchange.replies.first(where: { $0.status != 0 }) {
+                throw .transport(.recorded(status: failed.status, in: failed))
+            }
+            var assembler = DexcomPacketAssembler(context: context)
+            for reply in exchange.replies { assembler.append(reply.data) }
+            guard let reply = try assembler.nextPacket() else {
+                throw .incompleteReply(context: context, received: assembler.bufferedCount, expected: assembler.pendingLength)
+            }
+            try session.absorb(request: request, reply: reply, hostTime: exchange.replies.last?.timestamp, where: location)
+        }
+        return session
+    }
+
+    /// Turns a session into device-neutral records: display-only records and special values
+    /// become counted events; LO/HI become flags.
+    public static func normalise(_ session: DexcomDownload) throws(DexcomError) -> DeviceDownload {
+        guard let serial = session.manufacturing["SerialNumber"], !serial.isEmpty else { throw .noSerialNumber }
+        var glucose: [DeviceGlucoseRecord] = []
+        var events: [String: Int] = [:]
+        for record in session.egv.values.sorted(by: { $0.index < $1.index }) {
+            if record.isDisplayOnly {
+                events["display-only", default: 0] += 1
+            } else if let special = record.specialValue {
+                events[special.description, default: 0] += 1
+            } else {
+                glucose.append(DeviceGlucoseRecord(
+                    stream: "egv", index: Int64(record.index), deviceSeconds: Int64(record.systemSeconds),
+                    displaySeconds: Int64(record.displaySeconds), value: Double(record.glucose), kind: .sensor,
+                    flag: record.glucose < 40 ? .belowRange : record.glucose > 400 ? .aboveRange : nil,
+                    trend: trend(record.trend), noise: record.noise == 0 ? nil : Int(record.noise)))
+            }
+        }
+        for record in session.meter.values.sorted(by: { $0.index < $1.index }) {
+            guard record.mgdl >= 20 else {
+                events["meter-value-below-20", default: 0] += 1
+                continue
+            }
+            let lag = Int64(record.systemSeconds) - Int64(record.meterSeconds)
+            glucose.append(DeviceGlucoseRecord(
+                stream: "meter", index: Int64(record.index), deviceSeconds: Int64(record.meterSeconds),
+                displaySeconds: Int64(record.displaySeconds) - lag, value: Double(record.mgdl), kind: .fingerstick))
+        }
+        var cursors: [String: Int64] = [:]
+        if let last = session.egv.keys.max() { cursors["egv"] = Int64(last) }
+        if let last = session.meter.keys.max() { cursors["meter"] = Int64(last) }
+        var notes = session.unanswered.map { "no answer was recorded to \($0)" }
+        for (code, count) in session.undecodedCommands.sorted(by: { $0.key < $1.key }) {
+            notes.append("\(count) request\(count == 1 ? "" : "s") with command 0x\(String(code, radix: 16, uppercase: true)) not decoded")
+        }
+        return DeviceDownload(
+            source: DeviceSource(family: family, serial: serial, model: session.firmware["ProductId"]),
+            clock: DeviceClock(
+                epoch: Date(timeIntervalSince1970: TimeInterval(dexcomEpochOffsetFrom1970)), basis: .universal,
+                deviceNow: session.systemTime.map(Int64.init), hostNow: session.systemTimeHostTime),
+            glucose: glucose,
+            recordsRead: session.egv.count + session.meter.count,
+            events: events.sorted { $0.key < $1.key }.map { ImportEvent(name: $0.key, count: $0.value) },
+            cursors: cursors,
+            notes: notes)
+    }
+
+    static func trend(_ code: UInt8) -> Trend? {
+        switch code {
+        case 1: .doubleUp
+        case 2: .singleUp
+        case 3: .fortyFiveUp
+        case 4: .flat
+        case 5: .fortyFiveDown
+        case 6: .singleDown
+        case 7: .doubleDown
+        case 8: .notComputable
+        case 9: .rateOutOfRange
+        default: nil
+        }
+    }
+}
+
+/// The receiver's bulk endpoint pair, claimed, with request/reply framing on top.
+struct DexcomLink {
+    let transport: any USBTransport
+    let outEndpoint: USBEndpoint
+    let inEndpoint: USBEndpoint
+
+    /// Finds the CDC data interface (or, failing that, any interface with a bulk pair), claims
+    /// it and the CDC control interface so the kernel's `cdc_acm` lets go of the device.
+    init(transport: any USBTransport) throws(DexcomError) {
+        self.transport = transport
+        let interfaces = transport.device.interfaces
+        func bulkPair(_ interface: USBInterface) -> (out: USBEndpoint, in: USBEndpoint)? {
+            guard let out = interface.endpoints.first(where: { $0.type == .bulk && $0.direction == .out }),
+                  let inward = interface.endpoints.first(where: { $0.type == .bulk && $0.direction == .in }) else { return nil }
+            return (out, inward)
+        }
+        guard let data = interfaces.first(where: { $0.interfaceClass == USBInterface.classCDCData && bulkPair($0) != nil })
+            ?? interfaces.first(where: { bulkPair($0) != nil }),
+              let pair = bulkPair(data) else {
+            throw .noDataInterface(device: transport.device.idString)
+        }
+        do {
+            if let control = interfaces.first(where: { $0.interfaceClass == 0x02 }) {
+                try transport.claimInterface(control.number)
+            }
+            try transport.claimInterface(data.number)
+        } catch {
+            throw .transport(error)
+        }
+        outEndpoint = pair.out
+        inEndpoint = pair.in
+    }
+
+    /// Sends one request and folds the reply into `session`.
+    func exchange(_ command: DexcomCommand, _ payload: [UInt8] = [], into session: inout DexcomDownload) throws(DexcomError) {
+        let name = DexcomDownload.describe(command, payload)
+        let context = "reply to \(name)"
+        var assembler = DexcomPacketAssembler(context: context)
+        var hostTime: Date?
+        do {
+            try transport.write(DexcomPacket.request(command, payload: payload), to: outEndpoint, timeout: DexcomDriver.readTimeout)
+            while true {
+                if let reply = try assembler.nextPacket() {
+                    try session.absorb(
+                        request: DexcomPacket(code: command.rawValue, payload: payload), reply: reply,
+                        hostTime: hostTime, where: "from the receiver")
+                    return
+                }
+                let read = try transport.read(from: inEndpoint, maxLength: DexcomDriver.readLength, timeout: DexcomDriver.readTimeout)
+                hostTime = read.hostTime
+                assembler.append(read.bytes)
+            }
+        } catch let error as TransportError {
+            if case .timeout = error, assembler.bufferedCount > 0 {
+                throw .incompleteReply(context: context, received: assembler.bufferedCount, expected: assembler.pendingLength)
+            }
+            throw .transport(error)
+        } catch let error as DexcomError {
+            throw error
+        } catch {
+            throw .transport(.transferFailed(endpoint: inEndpoint.address, reason: "\(error)"))
+        }
+    }
+
+    /// The partition's page range, or nil when it is empty.
+    func pageRange(_ partition: DexcomPartition, into session: inout DexcomDownload) throws(DexcomError) -> ClosedRange<UInt32>? {
+        try exchange(.readDatabasePageRange, [partition.rawValue], into: &session)
+        return session.pageRanges[partition.rawValue] ?? nil
+    }
+}

@@ -1,0 +1,55 @@
+import Transport
+
+/// What went wrong talking to a Dexcom receiver or decoding its data. Every message names the
+/// command, page or record involved, so the person reading it can tell where the bytes went bad.
+public enum DexcomError: Error, CustomStringConvertible {
+    /// A packet's CRC-16 does not match its bytes.
+    case packetCRCMismatch(context: String, expected: UInt16, found: UInt16)
+    /// A packet is not a valid frame (bad start byte, impossible length).
+    case malformedPacket(context: String, reason: String)
+    /// The receiver answered with something other than ACK.
+    case replyRejected(command: String, code: String)
+    /// A reply's payload does not have the shape its command calls for.
+    case unexpectedReply(context: String, reason: String)
+    /// The bytes stopped before a whole reply packet arrived.
+    case incompleteReply(context: String, received: Int, expected: Int?)
+    case pageCRCMismatch(partition: String, page: UInt32, expected: UInt16, found: UInt16)
+    case recordCRCMismatch(partition: String, page: UInt32, record: UInt32, expected: UInt16, found: UInt16)
+    case malformedPage(partition: String, page: UInt32, reason: String)
+    /// No record length is known for this partition and revision.
+    case unsupportedRecordLayout(partition: String, revision: UInt8)
+    /// The device has no interface with a bulk IN and a bulk OUT endpoint.
+    case noDataInterface(device: String)
+    /// The download holds no manufacturing record, so the receiver's serial number is unknown.
+    case noSerialNumber
+    /// The wire failed.
+    case transport(TransportError)
+
+    public var description: String {
+        switch self {
+        case let .packetCRCMismatch(context, expected, found):
+            "CRC mismatch in the \(context): the packet says \(hex16(found)) but its bytes give \(hex16(expected))"
+        case let .malformedPacket(context, reason): "malformed packet in the \(context): \(reason)"
+        case let .replyRejected(command, code): "the receiver refused \(command): it answered \(code)"
+        case let .unexpectedReply(context, reason): "unexpected \(context): \(reason)"
+        case let .incompleteReply(context, received, expected):
+            "the \(context) is incomplete: \(received) bytes arrived" + (expected.map { " of \($0)" } ?? "")
+        case let .pageCRCMismatch(partition, page, expected, found):
+            "\(partition) page \(page): header CRC is \(hex16(found)) but its bytes give \(hex16(expected)); the page is corrupt"
+        case let .recordCRCMismatch(partition, page, record, expected, found):
+            "\(partition) page \(page), record \(record): CRC is \(hex16(found)) but its bytes give \(hex16(expected)); the record is corrupt or the record length is wrong"
+        case let .malformedPage(partition, page, reason): "\(partition) page \(page) is malformed: \(reason)"
+        case let .unsupportedRecordLayout(partition, revision):
+            "no record layout is known for \(partition) revision \(revision) and the receiver did not describe it"
+        case .noDataInterface(let device): "the device \(device) has no interface with bulk IN and OUT endpoints; is it a Dexcom receiver?"
+        case .noSerialNumber:
+            "the download holds no manufacturing record, so the receiver's serial number is unknown (a capture must include the ManufacturingData page)"
+        case .transport(let error): error.description
+        }
+    }
+}
+
+func hex16(_ value: UInt16) -> String {
+    let digits = String(value, radix: 16, uppercase: true)
+    return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// The layout of one database partition, as the receiver's PartitionInfo describes it.
+public struct DexcomPartitionLayout: Sendable, Equatable {
+    public var revision: UInt8
+    /// Bytes per record, CRC included.
+    public var recordLength: Int
+}
+
+/// Everything learnt from one session with a receiver, however it was held: live, replayed
+/// request by request, or decoded from another program's recorded exchanges.
+public struct DexcomDownload: Sendable {
+    /// Attributes of the FirmwareHeader element (`ProductId`, `FirmwareVersion`, …).
+    public var firmware: [String: String] = [:]
+    public var partitions: [UInt8: DexcomPartitionLayout] = [:]
+    /// Attributes of the newest ManufacturingParameters record (`SerialNumber`, …).
+    public var manufacturing: [String: String] = [:]
+    /// The receiver's system clock (seconds since 2009-01-01) when it was read.
+    public var systemTime: UInt32?
+    /// The host's clock when the system time arrived, when known.
+    public var systemTimeHostTime: Date?
+    public var displayTimeOffset: Int32?
+    /// Page ranges by partition, as the receiver reported them (nil: the partition is empty).
+    public var pageRanges: [UInt8: ClosedRange<UInt32>?] = [:]
+    /// EGV records by running index.
+    public var egv: [UInt32: DexcomEGVRecord] = [:]
+    /// Meter records by running index.
+    public var meter: [UInt32: DexcomMeterRecord] = [:]
+    /// Database pages decoded (a page read twice counts twice).
+    public var pagesDecoded = 0
+    /// Requests that got no answer, described.
+    public var unanswered: [String] = []
+    /// Requests whose command glucobridge does not decode (e.g. vendor extensions), by id.
+    public var undecodedCommands: [UInt8: Int] = [:]
+
+    public init() {}
+
+    /// The record length of `partition` at `revision`: PartitionInfo when it describes that
+    /// revision, else the known layouts.
+    public func recordLength(partition: UInt8, revision: UInt8) -> Int? {
+        if let layout = partitions[partition], layout.revision == revision {
+            return layout.recordLength
+        }
+        return DexcomRecordLayout.defaultLength(partition: partition, revision: revision)
+    }
+
+    /// Takes in one request and the receiver's reply to it.
+    /// - Parameters:
+    ///   - request: the request frame as sent.
+    ///   - reply: the receiver's reply frame.
+    ///   - hostTime: the host's clock when the reply arrived.
+    ///   - where: a phrase locating the exchange in errors, e.g. "at capture packet 119".
+    public mutating func absorb(request: DexcomPacket, reply: DexcomPacket, hostTime: Date?, where location: String) throws(DexcomError) {
+        guard let command = DexcomCommand(rawValue: request.code) else {
+            undecodedCommands[request.code, default: 0] += 1
+            return
+        }
+        let name = Self.describe(command, request.payload)
+        guard reply.code == DexcomReplyCode.ack.rawValue else {
+            let code = DexcomReplyCode(rawValue: reply.code)?.description ?? "code \(reply.code)"
+            throw .replyRejected(command: "\(name) \(location)", code: code)
+        }
+        let payload = reply.payload
+        let context = "reply to \(name) \(location)"
+        switch command {
+        case .readFirmwareHeader:
+            firmware = DexcomXML.attributes(of: payload)
+        case .readDatabasePartitionInfo:
+            for element in DexcomXML.elements(in: payload) where element.name == "Partition" {
+                guard let id = element.attributes["Id"].flatMap(UInt8.init),
+                      let revision = element.attributes["RecordRevision"].flatMap(UInt8.init),
+                      let length = element.attributes["RecordLength"].flatMap(Int.init) else { continue }
+                partitions[id] = DexcomPartitionLayout(revision: revision, recordLength: length)
+            }
+        case .readDatabasePageRange:
+            guard payload.count == 8, let partition = request.payload.first else {
+                throw .unexpectedReply(context: context, reason: "\(payload.count) bytes instead of 8")
+            }
+            let first = payload.u32le(at: 0), last = payload.u32le(at: 4)
+            pageRanges[partition] = first == 0xFFFF_FFFF || last < first ? .some(nil) : first...last
+        case .readDatabasePages:
+            guard request.payload.count == 6 else {
+                throw .unexpectedReply(context: context, reason: "the request has \(request.payload.count) parameter bytes instead of 6")
+            }
+            let count = Int(request.payload[5])
+            guard payload.count == count * DexcomPage.size else {
+                throw .unexpectedReply(context: context, reason: "\(payload.count) bytes for \(count) pages of \(DexcomPage.size)")
+            }
+            for i in 0..<count {
+                let bytes = payload[(i * DexcomPage.size)..<((i + 1) * DexcomPage.size)]
+                let page = try DexcomPage(bytes) { recordLength(partition: $0, revision: $1) }
+                absorb(page)
+            }
+        case .readSystemTime:
+            guard payload.count == 4 else { throw .unexpectedReply(context: context, reason: "\(payload.count) bytes instead of 4") }
+            systemTime = payload.u32le(at: 0)
+            systemTimeHostTime = hostTime
+        case .readDisplayTimeOffset:
+            guard payload.count == 4 else { throw .unexpectedReply(context: context, reason: "\(payload.count) bytes instead of 4") }
+            displayTimeOffset = payload.i32le(at: 0)
+        default:
+            break
+        }
+    }
+
+    /// Notes a request that the receiver never answered.
+    public mutating func noteUnanswered(request: DexcomPacket, where location: String) {
+        let name = DexcomCommand(rawValue: request.code).map { Self.describe($0, request.payload) }
+            ?? "command 0x\(String(request.code, radix: 16, uppercase: true))"
+        unanswered.append("\(name) \(location)")
+    }
+
+    private mutating func absorb(_ page: DexcomPage) {
+        pagesDecoded += 1
+        let header = page.header
+        switch DexcomPartition(rawValue: header.partition) {
+        case .egvData?:
+            for (i, record) in page.records.enumerated() {
+                let index = header.firstIndex &+ UInt32(i)
+                egv[index] = DexcomEGVRecord(record, index: index, page: header.pageNumber)
+            }
+        case .meterData?:
+            for (i, record) in page.records.enumerated() {
+                let index = header.firstIndex &+ UInt32(i)
+                meter[index] = DexcomMeterRecord(record, index: index, page: header.pageNumber)
+            }
+        case .manufacturingData?:
+            // Receivers can be re-manufactured: the newest record wins.
+            if let record = page.records.last {
+                let xml = DexcomXMLRecord(record)
+                if !xml.attributes.isEmpty { manufacturing = xml.attributes }
+            }
+        default:
+            break
+        }
+    }
+
+    /// `ReadDatabasePages(EGVData, page 1242, 4 pages)`.
+    static func describe(_ command: DexcomCommand, _ payload: [UInt8]) -> String {
+        func partition(_ id: UInt8) -> String { DexcomPartition(rawValue: id)?.description ?? "partition \(id)" }
+        switch command {
+        case .readDatabasePageRange where payload.count == 1:
+            return "\(command)(\(partition(payload[0])))"
+        case .readDatabasePages where payload.count == 6:
+            return "\(command)(\(partition(payload[0])), page \(payload.u32le(at: 1)), \(payload[5]) page\(payload[5] == 1 ? "" : "s"))"
+        case .readDatabasePageHeader where payload.count == 5:
+            return "\(command)(\(partition(payload[0])), page \(payload.u32le(at: 1)))"
+        default:
+            return command.description
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// The receiver answers some reads with a line of XML. Only element names and attributes matter,
+/// so this scans them directly instead of pulling in an XML parser.
+public enum DexcomXML {
+    /// The attributes of the first element in `bytes` (text stops at the first NUL).
+    public static func attributes(of bytes: some Collection<UInt8>) -> [String: String] {
+        elements(in: bytes).first?.attributes ?? [:]
+    }
+
+    /// Every element in `bytes`, in order, with its attributes (entities are left as they are).
+    public static func elements(in bytes: some Collection<UInt8>) -> [(name: String, attributes: [String: String])] {
+        let text = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        var result: [(name: String, attributes: [String: String])] = []
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "<") {
+            rest = rest[rest.index(after: open)...]
+            guard let close = rest.firstIndex(of: ">") else { break }
+            let tag = rest[..<close]
+            rest = rest[rest.index(after: close)...]
+            guard let first = tag.first, first != "/", first != "?", first != "!" else { continue }
+            let name = String(tag.prefix { !$0.isWhitespace && $0 != "/" })
+            result.append((name, parseAttributes(tag.dropFirst(name.count))))
+        }
+        return result
+    }
+
+    private static func parseAttributes(_ text: Substring) -> [String: String] {
+        var attributes: [String: String] = [:]
+        var rest = text
+        while let equals = rest.firstIndex(of: "=") {
+            let key = rest[..<equals].trimmingCharacters(in: " \t\r\n/")
+            rest = rest[rest.index(after: equals)...].drop { $0.isWhitespace }
+            guard let quote = rest.first, quote == "'" || quote == "\"" else { break }
+            rest = rest.dropFirst()
+            guard let end = rest.firstIndex(of: quote) else { break }
+            attributes[key] = String(rest[..<end])
+            rest = rest[rest.index(after: end)...]
+        }
+        return attributes
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
+    }
+}

@@ -1,1 +1,0 @@
-// Drivers module.

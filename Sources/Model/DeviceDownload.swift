@@ -1,0 +1,96 @@
+import Foundation
+
+/// A glucose record as a driver read it: the device's own clock, value and flags, before its
+/// time is mapped to UTC.
+public struct DeviceGlucoseRecord: Sendable, Equatable {
+    /// The record stream within the device (e.g. `egv`, `meter`); indexes count per stream.
+    public var stream: String
+    /// The device's running index of the record within its stream.
+    public var index: Int64
+    /// The device's internal clock for the record, seconds since `DeviceClock.epoch`.
+    public var deviceSeconds: Int64
+    /// The wall clock the device displayed for the record, seconds since `DeviceClock.epoch`
+    /// read without a zone, when the device keeps one.
+    public var displaySeconds: Int64?
+    public var value: Double
+    public var unit: GlucoseUnit
+    public var kind: ReadingKind
+    public var flag: RangeFlag?
+    public var trend: Trend?
+    public var noise: Int?
+
+    public init(
+        stream: String, index: Int64, deviceSeconds: Int64, displaySeconds: Int64?, value: Double,
+        unit: GlucoseUnit = .milligramsPerDeciliter, kind: ReadingKind, flag: RangeFlag? = nil,
+        trend: Trend? = nil, noise: Int? = nil
+    ) {
+        self.stream = stream
+        self.index = index
+        self.deviceSeconds = deviceSeconds
+        self.displaySeconds = displaySeconds
+        self.value = value
+        self.unit = unit
+        self.kind = kind
+        self.flag = flag
+        self.trend = trend
+        self.noise = noise
+    }
+
+    /// The key the store finds this record by on a re-import: `<stream>:<index>`.
+    public var recordKey: String { "\(stream):\(index)" }
+}
+
+/// What the download learnt of the device's clock.
+public struct DeviceClock: Sendable, Equatable {
+    /// What the device's internal clock is meant to keep.
+    public enum Basis: String, Sendable {
+        /// Universal time, free of the user's settings (Dexcom system time).
+        case universal
+        /// The user's local wall clock, without a zone (most meters).
+        case localWallClock
+    }
+
+    /// The instant the device's seconds count from, reading the count as UTC.
+    public var epoch: Date
+    public var basis: Basis
+    /// The device's internal clock read during the download (seconds since `epoch`).
+    public var deviceNow: Int64?
+    /// The host's clock when that reading arrived, when known (live sessions and timestamped
+    /// captures; not transcripts).
+    public var hostNow: Date?
+
+    public init(epoch: Date, basis: Basis, deviceNow: Int64? = nil, hostNow: Date? = nil) {
+        self.epoch = epoch
+        self.basis = basis
+        self.deviceNow = deviceNow
+        self.hostNow = hostNow
+    }
+}
+
+/// Everything a driver read in one session, device-neutral.
+public struct DeviceDownload: Sendable {
+    public var source: DeviceSource
+    public var clock: DeviceClock
+    public var glucose: [DeviceGlucoseRecord]
+    /// Records the device returned, whether they are readings or not.
+    public var recordsRead: Int
+    /// Records read but not readings, counted by name.
+    public var events: [ImportEvent]
+    /// The highest record index read per stream.
+    public var cursors: [String: Int64]
+    /// Remarks for the import report.
+    public var notes: [String]
+
+    public init(
+        source: DeviceSource, clock: DeviceClock, glucose: [DeviceGlucoseRecord], recordsRead: Int,
+        events: [ImportEvent] = [], cursors: [String: Int64] = [:], notes: [String] = []
+    ) {
+        self.source = source
+        self.clock = clock
+        self.glucose = glucose
+        self.recordsRead = recordsRead
+        self.events = events
+        self.cursors = cursors
+        self.notes = notes
+    }
+}

@@ -1,0 +1,113 @@
+import Capture
+import Foundation
+
+/// Plays a captured device to a driver holding its normal conversation: each request the driver
+/// writes is looked up among the capture's OUT transfers, and the IN transfers that followed that
+/// request in the capture become what the driver reads. Captures that glucobridge recorded itself
+/// replay this way request for request.
+///
+/// A request is searched for first after the previous match (captures are in conversation order)
+/// and then from the start (a driver may ask for the same thing again, or in another order). A
+/// request the capture never holds throws `requestNotInCapture`: the capture was made by a program
+/// that asked differently, and only a passive decode of its exchanges can use it.
+public final class ReplayUSBTransport: USBTransport {
+    public let device: USBDeviceDescription
+    private let captured: CapturedDevice
+    private let dataTransfers: [USBTransfer]
+    private var cursor = 0
+    private var lastMatchedPacket = 0
+    private var pending: [USBTransfer] = []
+    private var partial: (bytes: ArraySlice<UInt8>, transfer: USBTransfer)?
+    private var claimed: Set<UInt8> = []
+
+    public init(_ captured: CapturedDevice) {
+        self.captured = captured
+        device = captured.description
+        dataTransfers = captured.transfers.filter { $0.type == .bulk || $0.type == .interrupt }
+    }
+
+    /// The interfaces the driver claimed.
+    public var claimedInterfaces: Set<UInt8> { claimed }
+
+    public func claimInterface(_ number: UInt8) throws(TransportError) {
+        guard device.interfaces.contains(where: { $0.number == number }) else {
+            throw .claimFailed(interface: number, reason: "the captured device has no interface \(number)")
+        }
+        claimed.insert(number)
+    }
+
+    public func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
+        guard let position = findRequest(bytes, endpoint: endpoint.address) else {
+            throw .requestNotInCapture(request: bytes, afterPacket: lastMatchedPacket)
+        }
+        let request = dataTransfers[position]
+        if request.status != 0 {
+            throw transportError(forRecordedStatus: request.status, transfer: request)
+        }
+        lastMatchedPacket = request.packetNumber
+        var answers: [USBTransfer] = []
+        var next = position + 1
+        while next < dataTransfers.count, dataTransfers[next].direction == .in {
+            answers.append(dataTransfers[next])
+            next += 1
+        }
+        cursor = next
+        pending = answers
+        partial = nil
+    }
+
+    public func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
+        if partial == nil {
+            guard let transfer = pending.first else {
+                throw .timeout(endpoint: endpoint.address)
+            }
+            pending.removeFirst()
+            if transfer.status != 0 {
+                throw transportError(forRecordedStatus: transfer.status, transfer: transfer)
+            }
+            partial = (transfer.data[...], transfer)
+        }
+        let (bytes, transfer) = partial!
+        let chunk = bytes.prefix(maxLength)
+        let rest = bytes.dropFirst(chunk.count)
+        partial = rest.isEmpty ? nil : (rest, transfer)
+        return USBRead(bytes: Array(chunk), hostTime: transfer.timestamp)
+    }
+
+    public func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
+        if let recorded = captured.transfers.first(where: {
+            $0.type == .control && $0.setup == setup.bytes && ($0.direction == .in || $0.data == data)
+        }) {
+            if recorded.status != 0 {
+                throw transportError(forRecordedStatus: recorded.status, transfer: recorded)
+            }
+            return USBRead(bytes: Array(recorded.data.prefix(Int(setup.length))), hostTime: recorded.timestamp)
+        }
+        throw .requestNotInCapture(request: setup.bytes + data, afterPacket: lastMatchedPacket)
+    }
+
+    public func close() {
+        claimed.removeAll()
+    }
+
+    /// The capture position of `bytes` as a request: the first answered occurrence after the
+    /// previous match, else the first answered one before it, else an unanswered one (which
+    /// replays as a device that does not answer).
+    private func findRequest(_ bytes: [UInt8], endpoint: UInt8) -> Int? {
+        func matches(_ index: Int) -> Bool {
+            let transfer = dataTransfers[index]
+            return transfer.direction == .out && transfer.data == bytes
+                && (transfer.endpoint == nil || transfer.endpoint == endpoint)
+        }
+        func answered(_ index: Int) -> Bool {
+            index + 1 < dataTransfers.count && dataTransfers[index + 1].direction == .in
+        }
+        let forward = dataTransfers.indices[cursor...]
+        if let found = forward.first(where: { matches($0) && answered($0) }) {
+            return found
+        }
+        let earlier = dataTransfers.indices[..<cursor]
+        return earlier.first(where: { matches($0) && answered($0) })
+            ?? forward.first(where: matches) ?? earlier.first(where: matches)
+    }
+}
