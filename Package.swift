@@ -48,10 +48,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // A receiver in software: records demo and benchmark captures, drives behaviour tests.
+        .target(name: "Simulators", dependencies: ["Drivers", "Transport", "Capture"]),
         .executableTarget(
             name: "glucobridge-bench",
             dependencies: [
-                "Importer", "Store", "Transport", "Capture", "Drivers",
+                "Importer", "Store", "Transport", "Capture", "Drivers", "Simulators",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Benchmarks/DexcomThroughput"),
@@ -61,13 +63,14 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "Capture", "TestSupport"]),
         .testTarget(name: "DexcomTests", dependencies: ["Drivers", "Transport", "Capture", "Model", "TestSupport"]),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "Model"]),
         .testTarget(
             name: "StoreTests",
             dependencies: ["Store", "Model", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "ImporterTests",
             dependencies: [
-                "Importer", "Store", "Transport", "Capture", "Drivers", "Ingest", "Model", "TestSupport",
+                "Importer", "Store", "Transport", "Capture", "Drivers", "Ingest", "Model", "Simulators", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
     ],

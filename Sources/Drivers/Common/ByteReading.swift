@@ -24,7 +24,7 @@ extension ArraySlice where Element == UInt8 {
 
 extension FixedWidthInteger {
     /// The value's bytes, least significant first.
-    @inlinable var littleEndianBytes: [UInt8] {
+    @inlinable public var littleEndianBytes: [UInt8] {
         (0..<(Self.bitWidth / 8)).map { UInt8(truncatingIfNeeded: self >> ($0 * 8)) }
     }
 }

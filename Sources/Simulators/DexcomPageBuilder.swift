@@ -1,0 +1,60 @@
+import Foundation
+import Drivers
+
+/// Builds database pages the way a receiver lays them out: header with CRC, records each ending
+/// in their CRC, 0xFF fill.
+public enum DexcomPageBuilder {
+    /// A 528-byte page holding `records` (each without its CRC; the CRC is appended).
+    public static func page(partition: DexcomPartition, revision: UInt8, pageNumber: UInt32, firstIndex: UInt32, records: [[UInt8]]) -> [UInt8] {
+        var header = firstIndex.littleEndianBytes + UInt32(records.count).littleEndianBytes
+        header += [partition.rawValue, revision] + pageNumber.littleEndianBytes + [UInt8](repeating: 0, count: 12)
+        header += CRC16XMODEM.checksum(header).littleEndianBytes
+        var page = header
+        for record in records {
+            page += record + CRC16XMODEM.checksum(record).littleEndianBytes
+        }
+        precondition(page.count <= DexcomPage.size, "records overflow the page")
+        return page + [UInt8](repeating: 0xFF, count: DexcomPage.size - page.count)
+    }
+
+    /// A G4 (revision 2, 13-byte) EGV record without its CRC.
+    public static func egvRecord(systemSeconds: UInt32, displaySeconds: UInt32, glucoseWord: UInt16, trendByte: UInt8) -> [UInt8] {
+        systemSeconds.littleEndianBytes + displaySeconds.littleEndianBytes + glucoseWord.littleEndianBytes + [trendByte]
+    }
+
+    /// EGV pages (38 G4 records each) for `count` readings every 5 minutes ending at `lastSystemSeconds`,
+    /// with a deterministic glucose trace between 40 and 400 mg/dL.
+    public static func generatedEGVPages(count: Int, lastSystemSeconds: UInt32, displayOffset: Int32, firstPageNumber: UInt32 = 0) -> [UInt32: [UInt8]] {
+        let perPage = 38
+        var pages: [UInt32: [UInt8]] = [:]
+        var records: [[UInt8]] = []
+        var pageNumber = firstPageNumber
+        var firstIndex: UInt32 = 0
+        for i in 0..<count {
+            let system = lastSystemSeconds - UInt32(count - 1 - i) * 300
+            // A smooth daily curve with a faster wobble: covers hypo, range and hyper values.
+            let phase = Double(i) / 288 * 2 * Double.pi
+            let value = 150 + 90 * sin(phase) + 45 * sin(phase * 7.3)
+            let glucose = UInt16(max(40, min(400, value.rounded())))
+            let trend: UInt8 = 0x10 | UInt8(1 + i % 7)
+            records.append(egvRecord(
+                systemSeconds: system, displaySeconds: UInt32(Int64(system) + Int64(displayOffset)),
+                glucoseWord: glucose, trendByte: trend))
+            if records.count == perPage || i == count - 1 {
+                pages[pageNumber] = page(partition: .egvData, revision: 2, pageNumber: pageNumber, firstIndex: firstIndex, records: records)
+                firstIndex += UInt32(records.count)
+                pageNumber += 1
+                records.removeAll(keepingCapacity: true)
+            }
+        }
+        return pages
+    }
+
+    /// A manufacturing-data page holding one XML record with `serial`.
+    public static func manufacturingPage(serial: String, systemSeconds: UInt32) -> [UInt8] {
+        var xml = Array("<ManufacturingParameters SerialNumber=\"\(serial)\" HardwarePartNumber=\"SIMULATED\" />".utf8)
+        xml += [UInt8](repeating: 0, count: 490 - xml.count)
+        let record = systemSeconds.littleEndianBytes + systemSeconds.littleEndianBytes + xml
+        return page(partition: .manufacturingData, revision: 1, pageNumber: 0, firstIndex: 0, records: [record])
+    }
+}
