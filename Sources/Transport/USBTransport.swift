@@ -175,3 +175,9 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// An error from a layer above the transport that was caused by a transport error.
+public protocol TransportErrorCarrying: Error {
+    /// The transport error underneath, if that is what this error is.
+    var transportError: TransportError? { get }
+}

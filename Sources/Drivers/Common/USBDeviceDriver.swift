@@ -20,9 +20,10 @@ public protocol USBDeviceDriver: Sendable {
     /// The family name kept with every record it yields (e.g. `dexcom`).
     static var family: String { get }
     static var products: [USBProduct] { get }
-    /// Holds the device's conversation and returns what it read. Streams whose highest stored
-    /// index is given in `cursors` are read only as far back as needed to reach it.
-    static func download(over transport: any USBTransport, after cursors: [String: Int64]) throws -> DeviceDownload
+    /// Holds the device's conversation and returns what it read. Once the device has said who it
+    /// is, `cursors` gives the highest record index already stored per stream for it; those
+    /// streams are read only as far back as needed to reach it.
+    static func download(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload
     /// Decodes another program's recorded conversation: every recorded answer is taken as the
     /// reply to the request recorded before it, whatever order and batching that program used.
     static func decode(recordedExchanges: [USBExchange]) throws -> DeviceDownload

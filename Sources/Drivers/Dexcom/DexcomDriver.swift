@@ -13,7 +13,7 @@ public enum DexcomDriver: USBDeviceDriver {
     /// The read buffer: a whole multiple of the 64-byte packet size, enough for a one-page reply.
     static let readLength = 2176
 
-    public static func download(over transport: any USBTransport, after cursors: [String: Int64]) throws -> DeviceDownload {
+    public static func download(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload {
         let session = try readSession(over: transport, after: cursors)
         return try normalise(session)
     }
@@ -24,7 +24,7 @@ public enum DexcomDriver: USBDeviceDriver {
 
     /// Holds the receiver's conversation: identity, clock, then the EGV and meter pages from the
     /// newest back to the first one holding a record newer than the cursor.
-    public static func readSession(over transport: any USBTransport, after cursors: [String: Int64]) throws(DexcomError) -> DexcomDownload {
+    public static func readSession(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DexcomDownload {
         let link = try DexcomLink(transport: transport)
         var session = DexcomDownload()
         try link.exchange(.ping, into: &session)
@@ -35,9 +35,10 @@ public enum DexcomDriver: USBDeviceDriver {
         }
         try link.exchange(.readDisplayTimeOffset, into: &session)
         try link.exchange(.readSystemTime, into: &session)
+        let stored = try session.source.map(cursors) ?? [:]
         for (partition, stream) in [(DexcomPartition.egvData, "egv"), (.meterData, "meter")] {
             guard let range = try link.pageRange(partition, into: &session) else { continue }
-            let cursor = cursors[stream]
+            let cursor = stored[stream]
             var page = range.upperBound
             while true {
                 let before = session.pagesDecoded
@@ -83,7 +84,7 @@ public enum DexcomDriver: USBDeviceDriver {
     /// Turns a session into device-neutral records: display-only records and special values
     /// become counted events; LO/HI become flags.
     public static func normalise(_ session: DexcomDownload) throws(DexcomError) -> DeviceDownload {
-        guard let serial = session.manufacturing["SerialNumber"], !serial.isEmpty else { throw .noSerialNumber }
+        guard let source = session.source else { throw .noSerialNumber }
         var glucose: [DeviceGlucoseRecord] = []
         var events: [String: Int] = [:]
         for record in session.egv.values.sorted(by: { $0.index < $1.index }) {
@@ -117,7 +118,7 @@ public enum DexcomDriver: USBDeviceDriver {
             notes.append("\(count) request\(count == 1 ? "" : "s") with command 0x\(String(code, radix: 16, uppercase: true)) not decoded")
         }
         return DeviceDownload(
-            source: DeviceSource(family: family, serial: serial, model: session.firmware["ProductId"]),
+            source: source,
             clock: DeviceClock(
                 epoch: Date(timeIntervalSince1970: TimeInterval(dexcomEpochOffsetFrom1970)), basis: .universal,
                 deviceNow: session.systemTime.map(Int64.init), hostNow: session.systemTimeHostTime),

@@ -53,3 +53,10 @@ func hex16(_ value: UInt16) -> String {
     let digits = String(value, radix: 16, uppercase: true)
     return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }
+
+extension DexcomError: TransportErrorCarrying {
+    public var transportError: TransportError? {
+        if case .transport(let error) = self { return error }
+        return nil
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Model
 
 /// The layout of one database partition, as the receiver's PartitionInfo describes it.
 public struct DexcomPartitionLayout: Sendable, Equatable {
@@ -34,6 +35,12 @@ public struct DexcomDownload: Sendable {
     public var undecodedCommands: [UInt8: Int] = [:]
 
     public init() {}
+
+    /// The receiver, once its manufacturing record has been read.
+    public var source: DeviceSource? {
+        guard let serial = manufacturing["SerialNumber"], !serial.isEmpty else { return nil }
+        return DeviceSource(family: DexcomDriver.family, serial: serial, model: firmware["ProductId"])
+    }
 
     /// The record length of `partition` at `revision`: PartitionInfo when it describes that
     /// revision, else the known layouts.

@@ -1,0 +1,38 @@
+import Capture
+import Store
+import Transport
+
+/// Why an import did not happen. Nothing was written to the store in any of these cases.
+public enum ImportError: Error, CustomStringConvertible {
+    case capture(CaptureError)
+    /// The capture holds no bulk or interrupt traffic to decode.
+    case noConversation(capture: String)
+    /// The capture's device descriptors name a device no driver supports.
+    case unsupportedDevice(capture: String, ids: [String])
+    /// The capture has no device descriptors, so the driver must be named.
+    case driverNotDetected(capture: String)
+    case unknownDriver(String, known: [String])
+    /// More than one device in the capture could be the one meant.
+    case ambiguousDevice(capture: String, devices: [String])
+    /// The driver could not make sense of the device or the capture.
+    case driver(any Error)
+    case transport(TransportError)
+    case store(StoreError)
+
+    public var description: String {
+        switch self {
+        case .capture(let error): error.description
+        case .noConversation(let capture): "\(capture) holds no bulk or interrupt transfers: there is no device conversation to replay"
+        case let .unsupportedDevice(capture, ids):
+            "\(capture) records \(ids.joined(separator: ", ")), which no glucobridge driver supports"
+        case .driverNotDetected(let capture):
+            "\(capture) has no USB device descriptors to tell the device by; name the driver with --driver (e.g. --driver dexcom)"
+        case let .unknownDriver(name, known): "no driver is called \(name); known drivers: \(known.joined(separator: ", "))"
+        case let .ambiguousDevice(capture, devices):
+            "\(capture) records several devices that could be meant (\(devices.joined(separator: ", "))); capture one device at a time"
+        case .driver(let error): "\(error)"
+        case .transport(let error): error.description
+        case .store(let error): error.description
+        }
+    }
+}
