@@ -39,10 +39,15 @@ public struct USBTransfer: Sendable, Equatable {
     public var status: Int32
     /// The capturing host's clock at completion, when the capture has timestamps.
     public var timestamp: Date?
+    /// True when the capture holds less data than the transfer moved (the snapshot length cut the
+    /// record, or usbmon captured fewer bytes than the transfer's length): `data` is then only the
+    /// captured prefix, never padded.
+    public var isTruncated: Bool = false
 
     public init(
         packetNumber: Int, bus: UInt16 = 0, device: UInt8 = 0, endpoint: UInt8?, type: USBTransferType,
-        direction: USBDirection, setup: [UInt8]? = nil, data: [UInt8], status: Int32 = 0, timestamp: Date? = nil
+        direction: USBDirection, setup: [UInt8]? = nil, data: [UInt8], status: Int32 = 0, timestamp: Date? = nil,
+        isTruncated: Bool = false
     ) {
         self.packetNumber = packetNumber
         self.bus = bus
@@ -54,6 +59,7 @@ public struct USBTransfer: Sendable, Equatable {
         self.data = data
         self.status = status
         self.timestamp = timestamp
+        self.isTruncated = isTruncated
     }
 }
 

@@ -1,0 +1,44 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Whole-file reads through POSIX calls, so a failure carries the system's own reason
+/// ("No such file or directory", "Permission denied", "Is a directory").
+enum FileBytes {
+    /// The file's bytes, or the reason they could not be read.
+    static func contents(ofPath path: String) -> Result<[UInt8], FileReadFailure> {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return .failure(FileReadFailure(errno: errno)) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .failure(FileReadFailure(errno: errno)) }
+
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(max(Int(info.st_size), 0))
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(FileReadFailure(errno: errno))
+            }
+            if count == 0 { return .success(bytes) }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+}
+
+/// Why a file could not be read, as the operating system words it.
+struct FileReadFailure: Error {
+    let reason: String
+
+    init(errno code: Int32) {
+        reason = String(cString: strerror(code))
+    }
+}
