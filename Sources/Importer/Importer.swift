@@ -77,7 +77,7 @@ public struct Importer: Sendable {
             throw Self.wrap(error)
         }
         let mode = replayMode == .conversation ? "replay-conversation" : "replay-passive"
-        var outcome = try store(download, mode: mode, origin: url.path, startedAt: startedAt)
+        var outcome = try write(download, mode: mode, origin: url.path, startedAt: startedAt)
         outcome.replayMode = replayMode
         outcome.captureFormat = capture.format
         return outcome
@@ -96,26 +96,40 @@ public struct Importer: Sendable {
               let driver = DriverRegistry.usbDriver(vendorID: device.vendorID, productID: device.productID) else {
             throw .transport(.noDevice)
         }
+        let transport: LibUSBTransport
+        do {
+            transport = try LibUSBTransport(context: context, bus: device.bus, address: device.address)
+        } catch {
+            throw .transport(error)
+        }
+        logger.info("reading device", metadata: ["device": "\(device.idString)", "bus": "\(device.bus)", "address": "\(device.address)"])
+        return try importSession(
+            over: transport, driver: driver, origin: "usb bus \(device.bus) address \(device.address)", recordTo: recordURL)
+    }
+
+    /// Imports from an opened device: reads it completely with `driver` (only what is newer than
+    /// the store's cursors for it), closes it, then writes one transaction. With `recordURL`, the
+    /// session is also written there as a usbmon pcap.
+    public func importSession(
+        over device: any USBTransport, driver: any USBDeviceDriver.Type, origin: String, recordTo recordURL: URL? = nil
+    ) throws(ImportError) -> ImportOutcome {
         let startedAt = Date()
         let download: DeviceDownload
         do {
-            var transport: any USBTransport = try LibUSBTransport(context: context, bus: device.bus, address: device.address)
+            var transport = device
             var recorder: RecordingUSBTransport?
             if let recordURL {
-                let recording = try RecordingUSBTransport(recording: transport, to: recordURL)
+                let recording = try RecordingUSBTransport(recording: device, to: recordURL)
                 recorder = recording
                 transport = recording
             }
             defer { transport.close() }
-            logger.info("reading device", metadata: ["device": "\(device.idString)", "bus": "\(device.bus)", "address": "\(device.address)"])
             download = try driver.download(over: transport, after: storedCursors)
             try recorder?.finish()
-        } catch let error as TransportError {
-            throw .transport(error)
         } catch {
             throw Self.wrap(error)
         }
-        return try store(download, mode: "live", origin: "usb bus \(device.bus) address \(device.address)", startedAt: startedAt)
+        return try write(download, mode: "live", origin: origin, startedAt: startedAt)
     }
 
     /// The cursors the store holds for a source: the driver reads only what is newer.
@@ -129,7 +143,7 @@ public struct Importer: Sendable {
         }
     }
 
-    private func store(_ download: DeviceDownload, mode: String, origin: String?, startedAt: Date) throws(ImportError) -> ImportOutcome {
+    private func write(_ download: DeviceDownload, mode: String, origin: String?, startedAt: Date) throws(ImportError) -> ImportOutcome {
         let batch = Normaliser.batch(from: download, mode: mode, origin: origin, startedAt: startedAt, timeZone: store.timeZone)
         let summary: ImportSummary
         do {
@@ -199,6 +213,7 @@ public struct Importer: Sendable {
 
     static func wrap(_ error: any Error) -> ImportError {
         if let error = error as? ImportError { return error }
+        if let carried = (error as? TransportErrorCarrying)?.transportError, case .disconnected = carried { return .transport(carried) }
         if let error = error as? StoreError { return .store(error) }
         if let error = error as? TransportError { return .transport(error) }
         return .driver(error)

@@ -7,20 +7,23 @@ import Foundation
 public final class RecordingUSBTransport: USBTransport {
     public let wrapped: any USBTransport
     private let writer: UsbmonPcapWriter
+    private let clock: () -> Date
     private var failure: CaptureError?
 
     public var device: USBDeviceDescription { wrapped.device }
 
-    /// Starts a recording of `transport` into a new file at `url`.
-    public init(recording transport: any USBTransport, to url: URL) throws(TransportError) {
+    /// Starts a recording of `transport` into a new file at `url`. `clock` stamps submissions and
+    /// completions that the transport does not stamp itself.
+    public init(recording transport: any USBTransport, to url: URL, clock: @escaping () -> Date = Date.init) throws(TransportError) {
         wrapped = transport
+        self.clock = clock
         let device = transport.device
         do {
             writer = try UsbmonPcapWriter(url: url, bus: device.bus, device: device.address)
         } catch {
             throw .recordingFailed("\(url.path): \(error)")
         }
-        let now = Date()
+        let now = clock()
         let descriptors: [(USBControlSetup, [UInt8])] = [
             (USBDescriptors.getDeviceDescriptor, USBDescriptors.deviceDescriptor(for: device)),
             {
@@ -40,33 +43,33 @@ public final class RecordingUSBTransport: USBTransport {
     }
 
     public func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
-        let submitted = Date()
+        let submitted = clock()
         do {
             try wrapped.write(bytes, to: endpoint, timeout: timeout)
-            record(endpoint, .out, bytes, status: 0, submitted: submitted, completed: Date())
+            record(endpoint, .out, bytes, status: 0, submitted: submitted, completed: clock())
         } catch {
-            record(endpoint, .out, bytes, status: Self.status(for: error), submitted: submitted, completed: Date())
+            record(endpoint, .out, bytes, status: Self.status(for: error), submitted: submitted, completed: clock())
             throw error
         }
         try checkRecording()
     }
 
     public func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
-        let submitted = Date()
+        let submitted = clock()
         let read: USBRead
         do {
             read = try wrapped.read(from: endpoint, maxLength: maxLength, timeout: timeout)
         } catch {
-            record(endpoint, .in, [], status: Self.status(for: error), submitted: submitted, completed: Date(), requested: maxLength)
+            record(endpoint, .in, [], status: Self.status(for: error), submitted: submitted, completed: clock(), requested: maxLength)
             throw error
         }
-        record(endpoint, .in, read.bytes, status: 0, submitted: submitted, completed: read.hostTime ?? Date(), requested: maxLength)
+        record(endpoint, .in, read.bytes, status: 0, submitted: submitted, completed: read.hostTime ?? clock(), requested: maxLength)
         try checkRecording()
         return read
     }
 
     public func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
-        let submitted = Date()
+        let submitted = clock()
         let direction = setup.direction
         let endpoint: UInt8 = direction == .in ? 0x80 : 0x00
         let read: USBRead
@@ -75,12 +78,12 @@ public final class RecordingUSBTransport: USBTransport {
         } catch {
             append(USBTransfer(packetNumber: 0, endpoint: endpoint, type: .control, direction: direction, setup: setup.bytes,
                                data: direction == .in ? [] : data, status: Self.status(for: error)),
-                   submittedAt: submitted, completedAt: Date(), requestedLength: Int(setup.length))
+                   submittedAt: submitted, completedAt: clock(), requestedLength: Int(setup.length))
             throw error
         }
         append(USBTransfer(packetNumber: 0, endpoint: endpoint, type: .control, direction: direction, setup: setup.bytes,
                            data: direction == .in ? read.bytes : data),
-               submittedAt: submitted, completedAt: read.hostTime ?? Date(), requestedLength: Int(setup.length))
+               submittedAt: submitted, completedAt: read.hostTime ?? clock(), requestedLength: Int(setup.length))
         try checkRecording()
         return read
     }

@@ -1,0 +1,41 @@
+import Drivers
+import Foundation
+import Transport
+
+/// The demo capture shipped in `fixtures/dexcom/`: a receiver holding two real pages from
+/// ecc1/dexcom's test data (manufacturing page 0 and EGV page 312 of the same G4 receiver), served
+/// by the simulator and recorded as `glucobridge import --record` records a live session. The host
+/// clock is simulated: at download it reads the receiver's system clock plus `hostOffset`.
+public enum DemoCapture {
+    /// Seconds the simulated host clock runs ahead of the receiver's system clock.
+    public static let hostOffset: TimeInterval = 14_400
+
+    /// Records the demo capture to `output` from the ecc1 page files in `pagesFolder`
+    /// (`0.0.data`, `4.312.data`: 528 bytes each as hex text).
+    public static func record(pagesFolder: URL, to output: URL) throws {
+        func page(_ name: String) throws -> [UInt8] {
+            let text = try String(contentsOf: pagesFolder.appendingPathComponent(name), encoding: .utf8)
+            let digits = Array(text.utf8.filter { !($0 == 32 || $0 == 10 || $0 == 13) })
+            return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+        }
+        let manufacturing = try page("0.0.data")
+        let egv = try page("4.312.data")
+        let lastRecordOffset = 28 + 13 * 22
+        let lastSystem = UInt32(egv[lastRecordOffset]) | UInt32(egv[lastRecordOffset + 1]) << 8
+            | UInt32(egv[lastRecordOffset + 2]) << 16 | UInt32(egv[lastRecordOffset + 3]) << 24
+        let lastDisplay = UInt32(egv[lastRecordOffset + 4]) | UInt32(egv[lastRecordOffset + 5]) << 8
+            | UInt32(egv[lastRecordOffset + 6]) << 16 | UInt32(egv[lastRecordOffset + 7]) << 24
+        let systemNow = lastSystem + 150
+        var tick = 0.0
+        let clock = { () -> Date in
+            tick += 0.001
+            return Date(timeIntervalSince1970: TimeInterval(dexcomEpochOffsetFrom1970) + TimeInterval(systemNow) + hostOffset + tick)
+        }
+        let receiver = DexcomReceiverSimulator(
+            pages: [DexcomPartition.manufacturingData.rawValue: [0: manufacturing], DexcomPartition.egvData.rawValue: [312: egv]],
+            systemTime: systemNow, displayTimeOffset: Int32(Int64(lastDisplay) - Int64(lastSystem)), hostClock: clock)
+        let recorder = try RecordingUSBTransport(recording: receiver, to: output, clock: clock)
+        _ = try DexcomDriver.download(over: recorder, after: { _ in [:] })
+        try recorder.finish()
+    }
+}
