@@ -170,11 +170,12 @@ enum GlucoseQuery {
     }
 }
 
-/// The SQL of ``SharedStore/recentDays(_:filter:)``: the newest Days first (through `day.date`'s
-/// unique index), then per Day an indexed aggregate of its glucose and `EXISTS` probes for its flags.
+/// The SQL of ``SharedStore/recentDays(_:filter:)``: the newest Days first through `day.date`'s
+/// unique index, stopping after the limit; per Day, aggregates and `EXISTS` probes that search
+/// the Day's rows through the `(day_id, …)` indexes.
 enum DaySummaryQuery {
-    static let hypo = "EXISTS (SELECT 1 FROM glucose h WHERE h.day_id = d.id AND h.tag IN ('hypo-l1', 'hypo-l2'))"
-    static let hyper = "EXISTS (SELECT 1 FROM glucose h WHERE h.day_id = d.id AND h.tag IN ('hyper-l1', 'hyper-l2'))"
+    static let hypo = "EXISTS (SELECT 1 FROM glucose g WHERE g.day_id = d.id AND g.tag IN ('hypo-l1', 'hypo-l2'))"
+    static let hyper = "EXISTS (SELECT 1 FROM glucose g WHERE g.day_id = d.id AND g.tag IN ('hyper-l1', 'hyper-l2'))"
     static let exercise = "EXISTS (SELECT 1 FROM exercise e WHERE e.day_id = d.id)"
 
     static func sql(_ filter: DayFilter) -> String {
@@ -184,13 +185,14 @@ enum DaySummaryQuery {
         if filter.contains(.hadExercise) { conditions.append(exercise) }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         return """
-            WITH picked AS (
-                SELECT d.id, d.date, d.favourite_id FROM day d \(whereClause) ORDER BY d.date DESC LIMIT ?
-            )
-            SELECT d.date, count(g.id), min(g.mgdl), avg(g.mgdl), max(g.mgdl),
+            SELECT d.date,
+                   (SELECT count(*) FROM glucose g WHERE g.day_id = d.id),
+                   (SELECT min(g.mgdl) FROM glucose g WHERE g.day_id = d.id),
+                   (SELECT avg(g.mgdl) FROM glucose g WHERE g.day_id = d.id),
+                   (SELECT max(g.mgdl) FROM glucose g WHERE g.day_id = d.id),
                    \(hypo), \(hyper), \(exercise), d.favourite_id IS NOT NULL
-            FROM picked d LEFT JOIN glucose g ON g.day_id = d.id
-            GROUP BY d.id ORDER BY d.date DESC
+            FROM day d \(whereClause)
+            ORDER BY d.date DESC LIMIT ?
             """
     }
 }
