@@ -1,0 +1,51 @@
+import Foundation
+
+/// A local calendar date, the key of a Day: `YYYY-MM-DD` in the store's time zone.
+public struct DayDate: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let year: Int
+    public let month: Int
+    public let day: Int
+
+    /// A date from its parts; nil when the date does not exist (e.g. 2013-02-30) or the year is
+    /// outside 1…9999.
+    public init?(year: Int, month: Int, day: Int) {
+        guard (1...9999).contains(year), (1...12).contains(month),
+              (1...CivilDate.daysInMonth(year: year, month: month)).contains(day)
+        else { return nil }
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// Parses `YYYY-MM-DD`; nil for any other text or for a date that does not exist.
+    public init?(_ string: String) {
+        let bytes = Array(string.utf8)
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+              let year = parseDigits(bytes[0..<4]), let month = parseDigits(bytes[5..<7]),
+              let day = parseDigits(bytes[8..<10])
+        else { return nil }
+        self.init(year: year, month: month, day: day)
+    }
+
+    /// The local date of `instant` in `timeZone`.
+    public init(instant: Date, timeZone: TimeZone) {
+        let offset = Int64(timeZone.secondsFromGMT(for: instant))
+        let local = Int64(instant.timeIntervalSince1970.rounded(.down)) + offset
+        (year, month, day) = CivilDate.civil(fromDays: CivilDate.floorDiv(local, 86_400))
+    }
+
+    public var description: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(10)
+        bytes.appendDigits(year, width: 4)
+        bytes.append(UInt8(ascii: "-"))
+        bytes.appendDigits(month, width: 2)
+        bytes.append(UInt8(ascii: "-"))
+        bytes.appendDigits(day, width: 2)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    public static func < (lhs: DayDate, rhs: DayDate) -> Bool {
+        (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+    }
+}

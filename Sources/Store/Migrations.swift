@@ -1,0 +1,161 @@
+import GRDB
+
+/// The store's schema, as named, versioned migrations. A migration that has shipped is never
+/// edited: change the schema by registering a new one after the last.
+enum Migrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-app-model-and-ingest") { db in
+            try db.execute(sql: v1)
+        }
+        return migrator
+    }
+
+    /// Instants: `YYYY-MM-DD HH:MM:SS.SSS` UTC (see `StoreTime`). Dates: `YYYY-MM-DD`.
+    private static let instant = "GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]'"
+    private static let date = "GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'"
+
+    private static let v1 = """
+        CREATE TABLE store_config (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            time_zone TEXT NOT NULL CHECK (time_zone <> ''),
+            very_low_mgdl INTEGER NOT NULL,
+            low_mgdl INTEGER NOT NULL,
+            high_mgdl INTEGER NOT NULL,
+            very_high_mgdl INTEGER NOT NULL,
+            CHECK (0 < very_low_mgdl AND very_low_mgdl <= low_mgdl AND low_mgdl < high_mgdl
+                   AND high_mgdl <= very_high_mgdl)
+        );
+
+        CREATE TABLE favourite (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL CHECK (name <> '')
+        );
+        CREATE INDEX favourite_by_name ON favourite(name COLLATE NOCASE);
+
+        CREATE TABLE day (
+            id INTEGER PRIMARY KEY,
+            date TEXT NOT NULL UNIQUE CHECK (date \(date)),
+            favourite_id INTEGER REFERENCES favourite(id) ON DELETE SET NULL
+        );
+        CREATE INDEX day_by_favourite ON day(favourite_id);
+
+        CREATE TABLE source (
+            id INTEGER PRIMARY KEY,
+            family TEXT NOT NULL CHECK (family <> ''),
+            serial TEXT NOT NULL CHECK (serial <> ''),
+            model TEXT,
+            UNIQUE (family, serial)
+        );
+
+        CREATE TABLE import_run (
+            id INTEGER PRIMARY KEY,
+            source_id INTEGER NOT NULL REFERENCES source(id),
+            started_at TEXT NOT NULL CHECK (started_at \(instant)),
+            finished_at TEXT NOT NULL CHECK (finished_at \(instant)),
+            mode TEXT NOT NULL,
+            origin TEXT,
+            records_read INTEGER NOT NULL CHECK (records_read >= 0),
+            records_added INTEGER NOT NULL CHECK (records_added >= 0),
+            records_already_stored INTEGER NOT NULL CHECK (records_already_stored >= 0),
+            records_skipped INTEGER NOT NULL CHECK (records_skipped >= 0),
+            host_time TEXT CHECK (host_time \(instant)),
+            device_time TEXT CHECK (device_time \(instant)),
+            clock_offset_seconds REAL,
+            time_method TEXT NOT NULL
+                CHECK (time_method IN ('host-anchored', 'device-clock-as-utc', 'device-local-time')),
+            events_json TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(events_json)),
+            notes_json TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(notes_json))
+        );
+        CREATE INDEX import_run_by_source ON import_run(source_id);
+
+        CREATE TABLE source_cursor (
+            source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+            stream TEXT NOT NULL CHECK (stream <> ''),
+            last_record_index INTEGER NOT NULL,
+            import_run_id INTEGER REFERENCES import_run(id),
+            PRIMARY KEY (source_id, stream)
+        ) WITHOUT ROWID;
+        CREATE INDEX source_cursor_by_import_run ON source_cursor(import_run_id);
+
+        CREATE TABLE glucose (
+            id INTEGER PRIMARY KEY,
+            day_id INTEGER NOT NULL REFERENCES day(id),
+            time TEXT NOT NULL CHECK (time \(instant)),
+            mgdl REAL NOT NULL CHECK (mgdl > 0 AND mgdl < 1000),
+            unit TEXT NOT NULL DEFAULT 'mg/dL' CHECK (unit IN ('mg/dL', 'mmol/L')),
+            tag TEXT NOT NULL CHECK (tag IN ('hypo-l2', 'hypo-l1', 'in-range', 'hyper-l1', 'hyper-l2')),
+            flag TEXT CHECK (flag IN ('LO', 'HI')),
+            kind TEXT NOT NULL DEFAULT 'sensor' CHECK (kind IN ('sensor', 'fingerstick')),
+            trend TEXT CHECK (trend IN ('DoubleUp', 'SingleUp', 'FortyFiveUp', 'Flat', 'FortyFiveDown',
+                                        'SingleDown', 'DoubleDown', 'NotComputable', 'RateOutOfRange')),
+            noise INTEGER,
+            source_id INTEGER REFERENCES source(id),
+            device_record_key TEXT CHECK (device_record_key <> ''),
+            device_time INTEGER,
+            device_display_time TEXT,
+            import_run_id INTEGER REFERENCES import_run(id),
+            CHECK ((source_id IS NULL) = (device_record_key IS NULL)),
+            UNIQUE (source_id, device_record_key)
+        );
+        CREATE INDEX glucose_by_time ON glucose(time);
+        CREATE INDEX glucose_by_day ON glucose(day_id, time);
+
+        CREATE TABLE insulin (
+            id INTEGER PRIMARY KEY,
+            day_id INTEGER NOT NULL REFERENCES day(id),
+            time TEXT NOT NULL CHECK (time \(instant)),
+            units REAL NOT NULL CHECK (units > 0 AND units < 1000)
+        );
+        CREATE INDEX insulin_by_day ON insulin(day_id, time);
+
+        CREATE TABLE meal (
+            id INTEGER PRIMARY KEY,
+            day_id INTEGER NOT NULL REFERENCES day(id),
+            time TEXT NOT NULL CHECK (time \(instant)),
+            name TEXT NOT NULL DEFAULT '',
+            carbs_g REAL NOT NULL DEFAULT 0 CHECK (carbs_g >= 0),
+            protein_g REAL NOT NULL DEFAULT 0 CHECK (protein_g >= 0),
+            fat_g REAL NOT NULL DEFAULT 0 CHECK (fat_g >= 0),
+            favourite_id INTEGER REFERENCES favourite(id) ON DELETE SET NULL
+        );
+        CREATE INDEX meal_by_day ON meal(day_id, time);
+        CREATE INDEX meal_by_favourite ON meal(favourite_id);
+
+        CREATE TABLE exercise (
+            id INTEGER PRIMARY KEY,
+            day_id INTEGER NOT NULL REFERENCES day(id),
+            time TEXT NOT NULL CHECK (time \(instant)),
+            name TEXT NOT NULL CHECK (name <> ''),
+            duration_seconds REAL NOT NULL CHECK (duration_seconds >= 0),
+            intensity TEXT NOT NULL CHECK (intensity IN ('light', 'moderate', 'vigorous')),
+            favourite_id INTEGER REFERENCES favourite(id) ON DELETE SET NULL,
+            source_id INTEGER REFERENCES source(id),
+            device_record_key TEXT CHECK (device_record_key <> ''),
+            device_time INTEGER,
+            device_display_time TEXT,
+            import_run_id INTEGER REFERENCES import_run(id),
+            CHECK ((source_id IS NULL) = (device_record_key IS NULL)),
+            UNIQUE (source_id, device_record_key)
+        );
+        CREATE INDEX exercise_by_day ON exercise(day_id, time);
+        CREATE INDEX exercise_by_favourite ON exercise(favourite_id);
+        CREATE INDEX exercise_by_import_run ON exercise(import_run_id);
+
+        CREATE TABLE illness (
+            id INTEGER PRIMARY KEY,
+            day_id INTEGER NOT NULL REFERENCES day(id),
+            start_time TEXT NOT NULL CHECK (start_time \(instant)),
+            end_time TEXT CHECK (end_time \(instant) AND end_time >= start_time)
+        );
+        CREATE INDEX illness_by_day ON illness(day_id, start_time);
+
+        CREATE TABLE stress (
+            id INTEGER PRIMARY KEY,
+            day_id INTEGER NOT NULL REFERENCES day(id),
+            start_time TEXT NOT NULL CHECK (start_time \(instant)),
+            end_time TEXT CHECK (end_time \(instant) AND end_time >= start_time)
+        );
+        CREATE INDEX stress_by_day ON stress(day_id, start_time);
+        """
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Model
+
+/// What one ``SharedStore/record(_:)`` call did.
+public struct ImportSummary: Sendable, Equatable, CustomStringConvertible {
+    /// The `import_run` row written for this import.
+    public var runID: Int64
+    /// Records the device returned, whether readings or not.
+    public var recordsRead: Int
+    /// Readings stored by this import.
+    public var added: Int
+    /// Readings offered that the store already held (same source and record key), including a
+    /// repeat of a reading within the batch.
+    public var alreadyStored: Int
+    /// Records read that were not offered as readings: `recordsRead − glucose.count`.
+    public var skipped: Int
+    /// The Days that received new readings, ascending.
+    public var days: [DayDate]
+    /// The earliest and latest instants among the readings offered; nil when none were.
+    public var firstReading: Date?
+    public var lastReading: Date?
+
+    public var description: String {
+        var text = "\(added) new, \(alreadyStored) already stored"
+        if skipped > 0 { text += ", \(skipped) not readings" }
+        return text
+    }
+}
+
+/// A glucose row as the store holds it.
+public struct StoredGlucose: Sendable, Equatable {
+    public var id: Int64
+    public var time: Date
+    public var mgdl: Double
+    /// The unit the value was reported in.
+    public var unit: GlucoseUnit
+    public var tag: GlucoseTag
+    public var flag: RangeFlag?
+    public var kind: ReadingKind
+    public var trend: Trend?
+    public var noise: Int?
+    public var day: DayDate
+    /// The device the reading came from; nil for a reading entered in the app.
+    public var sourceFamily: String?
+    public var sourceSerial: String?
+    public var recordKey: String?
+    public var deviceTime: Int64?
+    public var displayTime: String?
+}
+
+/// An insulin dose entered in the app.
+public struct StoredInsulin: Sendable, Equatable {
+    public var id: Int64
+    public var time: Date
+    public var units: Double
+}
+
+/// A meal entered in the app; nutrients in grams.
+public struct StoredMeal: Sendable, Equatable {
+    public var id: Int64
+    public var time: Date
+    public var name: String
+    public var carbs: Double
+    public var protein: Double
+    public var fat: Double
+    public var favouriteID: Int64?
+}
+
+/// How hard an exercise session was.
+public enum ExerciseIntensity: String, Sendable, CaseIterable {
+    case light, moderate, vigorous
+}
+
+/// An exercise session, entered in the app or detected from a device.
+public struct StoredExercise: Sendable, Equatable {
+    public var id: Int64
+    /// The start of the session.
+    public var time: Date
+    public var name: String
+    public var durationSeconds: Double
+    public var intensity: ExerciseIntensity
+    public var favouriteID: Int64?
+    public var sourceFamily: String?
+    public var sourceSerial: String?
+    public var recordKey: String?
+}
+
+/// An illness or stress episode; `end` is nil while it lasts.
+public struct StoredEpisode: Sendable, Equatable {
+    public var id: Int64
+    public var start: Date
+    public var end: Date?
+    /// `end − start`, when the episode has ended.
+    public var duration: TimeInterval? { end.map { $0.timeIntervalSince(start) } }
+}
+
+/// Every log of one Day, each kind sorted by time ascending.
+public struct DayLogs: Sendable, Equatable {
+    public var day: DayDate
+    public var glucose: [StoredGlucose]
+    public var insulin: [StoredInsulin]
+    public var meals: [StoredMeal]
+    public var exercise: [StoredExercise]
+    public var illness: [StoredEpisode]
+    public var stress: [StoredEpisode]
+}
+
+/// One Day and its glucose summary, computed by SQLite.
+public struct DaySummary: Sendable, Equatable {
+    public var date: DayDate
+    public var glucoseCount: Int
+    /// The lowest, mean and highest glucose of the Day in mg/dL; nil when it has no readings.
+    public var low: Double?
+    public var average: Double?
+    public var high: Double?
+    /// Whether a reading of the Day is tagged hypo (level 1 or 2), or hyper.
+    public var hadHypo: Bool
+    public var hadHyper: Bool
+    public var hadExercise: Bool
+    public var isFavourite: Bool
+}
+
+/// Restricts ``SharedStore/recentDays(_:filter:)`` to Days with all of the chosen traits.
+public struct DayFilter: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    public static let hadHypo = DayFilter(rawValue: 1 << 0)
+    public static let hadHyper = DayFilter(rawValue: 1 << 1)
+    public static let hadExercise = DayFilter(rawValue: 1 << 2)
+}
+
+/// An `import_run` row: one past import and its counts.
+public struct ImportRun: Sendable, Equatable {
+    public var id: Int64
+    public var source: DeviceSource
+    public var startedAt: Date
+    public var finishedAt: Date
+    public var mode: String
+    public var origin: String?
+    public var recordsRead: Int
+    public var added: Int
+    public var alreadyStored: Int
+    public var skipped: Int
+    public var clock: ClockReport
+    public var events: [ImportEvent]
+    public var notes: [String]
+}

@@ -1,0 +1,192 @@
+import Foundation
+import GRDB
+import Model
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The SQLite store glucobridge shares with the self-care app.
+///
+/// The file is opened as a GRDB `DatabasePool` in WAL mode, with foreign keys on and a busy
+/// timeout, so that other programs can read while glucobridge writes, and both can write in turn.
+/// Every method is synchronous, may be called from any thread, and throws a ``StoreError``.
+///
+/// ```swift
+/// let store = try SharedStore(path: "/var/lib/glucobridge/store.sqlite")
+/// let summary = try store.record(batch)
+/// print(summary)   // "228 new, 0 already stored"
+/// ```
+public final class SharedStore: Sendable {
+    /// The path of the database file.
+    public let path: String
+    /// The zone whose calendar dates are the store's Days. Kept in the store.
+    public let timeZone: TimeZone
+    /// How long a write waits for another program's write lock before failing with
+    /// ``StoreError/locked(path:waitedSeconds:)``.
+    public let busyTimeout: TimeInterval
+    /// The connection pool, for observation and for reads this type does not offer.
+    public let pool: DatabasePool
+
+    /// Opens (creating and migrating when needed) the store at `path`.
+    ///
+    /// - Parameters:
+    ///   - timeZone: Used only when the store is created, and then kept in the store (default: the
+    ///     system zone) so that every writer agrees on Days. Opening an existing store with a
+    ///     different explicit zone throws ``StoreError/timeZoneMismatch(stored:requested:)``.
+    ///   - busyTimeout: How long a write waits for another program's write lock, in seconds.
+    /// - Throws: ``StoreError``: `.cannotOpen`, `.readOnly`, `.locked`, `.corrupt`,
+    ///   `.newerSchema`, `.timeZoneMismatch`, `.invalidTimeZone`.
+    public init(path: String, timeZone: TimeZone? = nil, busyTimeout: TimeInterval = 5) throws(StoreError) {
+        self.path = path
+        self.busyTimeout = busyTimeout
+        try Self.checkAccess(path)
+
+        var configuration = Configuration()
+        configuration.label = "glucobridge.store"
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(busyTimeout)
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw StoreError(error, path: path, busyTimeout: busyTimeout)
+        }
+        self.pool = pool
+
+        let opened = try Self.prepare(pool, path: path, busyTimeout: busyTimeout, newZone: timeZone ?? .current)
+        if let timeZone, timeZone.identifier != opened {
+            throw .timeZoneMismatch(stored: opened, requested: timeZone.identifier)
+        }
+        guard let zone = TimeZone(identifier: opened) else { throw .invalidTimeZone(opened) }
+        self.timeZone = zone
+    }
+
+    /// The thresholds glucose tags are computed from (default: ``GlucoseThresholds/consensus``).
+    public func thresholds() throws(StoreError) -> GlucoseThresholds {
+        try read { db in try Self.thresholds(db) }
+    }
+
+    /// Keeps `thresholds` in the store and re-tags every glucose row with them, in one transaction.
+    public func setThresholds(_ thresholds: GlucoseThresholds) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    UPDATE store_config
+                    SET very_low_mgdl = ?, low_mgdl = ?, high_mgdl = ?, very_high_mgdl = ?
+                    WHERE id = 1
+                    """,
+                arguments: [thresholds.veryLow, thresholds.low, thresholds.high, thresholds.veryHigh])
+            let tag = DatabaseFunction("glucobridge_tag", argumentCount: 2, pure: true) { values in
+                guard let mgdl = Double.fromDatabaseValue(values[0]),
+                      let unit = String.fromDatabaseValue(values[1]).flatMap(GlucoseUnit.init(rawValue:))
+                else { return nil }
+                return thresholds.storeTag(mgdl: mgdl, unit: unit).rawValue
+            }
+            db.add(function: tag)
+            defer { db.remove(function: tag) }
+            try db.execute(sql: """
+                UPDATE glucose SET tag = glucobridge_tag(mgdl, unit)
+                WHERE tag IS NOT glucobridge_tag(mgdl, unit)
+                """)
+        }
+    }
+
+    /// Runs SQLite's full `PRAGMA integrity_check`; throws ``StoreError/corrupt(path:reason:)``
+    /// with SQLite's first findings when the file is damaged.
+    public func checkIntegrity() throws(StoreError) {
+        let findings = try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check(10)") }
+        guard findings == ["ok"] else {
+            throw .corrupt(path: path, reason: findings.joined(separator: "; "))
+        }
+    }
+
+    // MARK: - Running database work
+
+    /// Runs `body` in a read transaction, mapping every error to a ``StoreError``.
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw StoreError(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    /// Runs `body` in a write transaction (BEGIN IMMEDIATE): committed when it returns, rolled
+    /// back when it throws. Every error is mapped to a ``StoreError``.
+    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.write(body)
+        } catch {
+            throw StoreError(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    static func thresholds(_ db: Database) throws -> GlucoseThresholds {
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT very_low_mgdl, low_mgdl, high_mgdl, very_high_mgdl FROM store_config WHERE id = 1")
+        else { return .consensus }
+        do {
+            return try GlucoseThresholds(veryLow: row[0], low: row[1], high: row[2], veryHigh: row[3])
+        } catch {
+            throw StoreError.database("the thresholds kept in the store are invalid: \(error)")
+        }
+    }
+
+    // MARK: - Opening
+
+    /// Fails early, with a clear error, on a file or folder this user cannot write.
+    private static func checkAccess(_ path: String) throws(StoreError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let folderPath = folder.isEmpty ? "." : folder
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folderPath, isDirectory: &isDirectory), isDirectory.boolValue
+        else { throw .cannotOpen(path: path, reason: "the folder \(folderPath) does not exist") }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard !isDirectory.boolValue else { throw .cannotOpen(path: path, reason: "it is a folder") }
+            guard isWritable(path) else { throw .readOnly(path: path) }
+        }
+        guard isWritable(folderPath) else { throw .readOnly(path: path) }
+    }
+
+    /// Whether the effective user may write `path` (unlike `access(2)`, which asks for the real user).
+    private static func isWritable(_ path: String) -> Bool {
+        faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0
+    }
+
+    /// Migrates the store when needed and returns the identifier of the zone it keeps, storing
+    /// `newZone` when the store has none yet. Takes the write lock only when there is work to do.
+    private static func prepare(
+        _ pool: DatabasePool, path: String, busyTimeout: TimeInterval, newZone: TimeZone
+    ) throws(StoreError) -> String {
+        let migrator = Migrations.migrator
+        do {
+            let (unknown, complete, zone) = try pool.read { db in
+                let known = Set(migrator.migrations)
+                let unknown = try migrator.appliedIdentifiers(db).filter { !known.contains($0) }.sorted()
+                let complete = try migrator.hasCompletedMigrations(db)
+                let zone = complete
+                    ? try String.fetchOne(db, sql: "SELECT time_zone FROM store_config WHERE id = 1")
+                    : nil
+                return (unknown, complete, zone)
+            }
+            guard unknown.isEmpty else { throw StoreError.newerSchema(path: path, unknownMigrations: unknown) }
+            if complete, let zone { return zone }
+            if !complete { try migrator.migrate(pool) }
+            return try pool.write { db in
+                let consensus = GlucoseThresholds.consensus
+                try db.execute(
+                    sql: """
+                        INSERT INTO store_config (id, time_zone, very_low_mgdl, low_mgdl, high_mgdl, very_high_mgdl)
+                        VALUES (1, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
+                        """,
+                    arguments: [newZone.identifier, consensus.veryLow, consensus.low, consensus.high, consensus.veryHigh])
+                return try String.fetchOne(db, sql: "SELECT time_zone FROM store_config WHERE id = 1") ?? newZone.identifier
+            }
+        } catch {
+            throw StoreError(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+}

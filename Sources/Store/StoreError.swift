@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+
+/// Why the store could not be opened, read or written, in words a person can act on.
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    /// The file could not be opened or created (missing folder, a directory in its place, …).
+    case cannotOpen(path: String, reason: String)
+    /// The file, or the folder it needs for its `-wal` and `-shm` files, cannot be written.
+    case readOnly(path: String)
+    /// Another program held the write lock for longer than the busy timeout.
+    case locked(path: String, waitedSeconds: Double)
+    /// The file is not an SQLite database, or SQLite found it damaged.
+    case corrupt(path: String, reason: String)
+    /// The store was migrated by a newer glucobridge: it has migrations this version does not know.
+    case newerSchema(path: String, unknownMigrations: [String])
+    /// The store keeps its Days in `stored`; the caller asked for `requested`.
+    case timeZoneMismatch(stored: String, requested: String)
+    /// The time zone kept in the store is not known to this system.
+    case invalidTimeZone(String)
+    /// A reading of an import is impossible; nothing of the import was written.
+    case invalidReading(recordKey: String, reason: String)
+    /// An import as a whole is inconsistent (e.g. fewer records read than readings offered);
+    /// nothing of it was written.
+    case invalidBatch(reason: String)
+    /// Any other SQLite failure.
+    case database(String)
+
+    public var description: String {
+        switch self {
+        case let .cannotOpen(path, reason):
+            "cannot open the store \(path): \(reason)"
+        case let .readOnly(path):
+            "the store \(path) is read-only; glucobridge needs to write to the file and to create "
+                + "files beside it: make both the file and its folder writable for this user"
+        case let .locked(path, waited):
+            "the store \(path) is locked by another program (waited \(Self.seconds(waited))); "
+                + "try again when it has finished writing"
+        case let .corrupt(path, reason):
+            "the store \(path) is damaged or is not a glucobridge store (\(reason)); restore it "
+                + "from a backup, or move it aside so that a new store is created"
+        case let .newerSchema(path, unknown):
+            "the store \(path) was upgraded by a newer glucobridge (unknown migrations: "
+                + "\(unknown.joined(separator: ", "))); update glucobridge to use it"
+        case let .timeZoneMismatch(stored, requested):
+            "the store keeps its days in the time zone \(stored), not \(requested); open it "
+                + "without a time zone, or with \(stored)"
+        case let .invalidTimeZone(identifier):
+            "the store's time zone \"\(identifier)\" is not known to this system; install the "
+                + "time zone database (tzdata)"
+        case let .invalidReading(recordKey, reason):
+            "reading \"\(recordKey)\" is invalid: \(reason); nothing from this import was stored"
+        case let .invalidBatch(reason):
+            "the import is inconsistent: \(reason); nothing from it was stored"
+        case let .database(message):
+            "database error: \(message)"
+        }
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    }
+}
+
+extension StoreError {
+    /// Maps any error thrown while using the store at `path` to a `StoreError`.
+    init(_ error: any Error, path: String, busyTimeout: TimeInterval) {
+        if let error = error as? StoreError {
+            self = error
+            return
+        }
+        guard let error = error as? DatabaseError else {
+            self = .database(String(describing: error))
+            return
+        }
+        let message = error.message ?? "\(error.resultCode)"
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            self = .locked(path: path, waitedSeconds: busyTimeout)
+        case .SQLITE_READONLY, .SQLITE_PERM:
+            self = .readOnly(path: path)
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+            self = .corrupt(path: path, reason: message)
+        case .SQLITE_CANTOPEN:
+            self = .cannotOpen(path: path, reason: message)
+        case .SQLITE_FULL:
+            self = .database("the disk holding \(path) is full; free some space and try again")
+        default:
+            self = .database("\(message) (SQLite error \(error.extendedResultCode.rawValue))")
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// The one text format of instants in the store: `YYYY-MM-DD HH:MM:SS.SSS` in UTC, rounded to the
+/// millisecond (GRDB's own format for `Date`, and what SQLite's `strftime('%Y-%m-%d %H:%M:%f')`
+/// writes). Text order is time order.
+enum StoreTime {
+    /// The instants the format can hold: years 0001 to 9999.
+    static let representable: ClosedRange<Date> = {
+        let first = Double(CivilDate.days(year: 1, month: 1, day: 1)) * 86_400
+        let last = Double(CivilDate.days(year: 9999, month: 12, day: 31) + 1) * 86_400 - 0.001
+        return Date(timeIntervalSince1970: first)...Date(timeIntervalSince1970: last)
+    }()
+
+    /// `date` in the store's format; `date` must be within ``representable``.
+    static func string(_ date: Date) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let days = CivilDate.floorDiv(milliseconds, 86_400_000)
+        let inDay = Int(milliseconds - days * 86_400_000)
+        let (year, month, day) = CivilDate.civil(fromDays: days)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(23)
+        bytes.appendDigits(year, width: 4)
+        bytes.append(UInt8(ascii: "-"))
+        bytes.appendDigits(month, width: 2)
+        bytes.append(UInt8(ascii: "-"))
+        bytes.appendDigits(day, width: 2)
+        bytes.append(UInt8(ascii: " "))
+        bytes.appendDigits(inDay / 3_600_000, width: 2)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.appendDigits(inDay / 60_000 % 60, width: 2)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.appendDigits(inDay / 1000 % 60, width: 2)
+        bytes.append(UInt8(ascii: "."))
+        bytes.appendDigits(inDay % 1000, width: 3)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Parses `YYYY-MM-DD HH:MM:SS` (or with `T` between date and time), with an optional fraction
+    /// of 1 to 9 digits, as UTC.
+    static func date(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 19, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+              bytes[10] == UInt8(ascii: " ") || bytes[10] == UInt8(ascii: "T"),
+              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+              let year = parseDigits(bytes[0..<4]), let month = parseDigits(bytes[5..<7]),
+              let day = parseDigits(bytes[8..<10]), let hour = parseDigits(bytes[11..<13]),
+              let minute = parseDigits(bytes[14..<16]), let second = parseDigits(bytes[17..<19]),
+              (1...12).contains(month), (1...CivilDate.daysInMonth(year: year, month: month)).contains(day),
+              hour < 24, minute < 60, second < 60
+        else { return nil }
+        var fraction = 0.0
+        if bytes.count > 19 {
+            guard bytes[19] == UInt8(ascii: "."), (21...29).contains(bytes.count),
+                  let digits = parseDigits(bytes[20...])
+            else { return nil }
+            fraction = Double(digits) / pow(10, Double(bytes.count - 20))
+        }
+        let days = CivilDate.days(year: year, month: month, day: day)
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+}

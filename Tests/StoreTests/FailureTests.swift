@@ -1,0 +1,158 @@
+import Foundation
+import GRDB
+import Model
+@testable import Store
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class FailureTests: XCTestCase {
+    /// `sqlite3` holds the write lock in an open `BEGIN IMMEDIATE` transaction while glucobridge writes.
+    func testAWriteWhileAnotherProgramHoldsTheLockFailsAsLocked() throws {
+        let file = try StoreFile()
+        let store = try file.open(busyTimeout: 0.5)
+        let before = try dump(file.path)
+
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        holder.arguments = ["-batch", file.path]
+        let input = Pipe(), output = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = output
+        try holder.run()
+        defer { if holder.isRunning { holder.terminate() } }
+        input.fileHandleForWriting.write(Data("""
+            .timeout 0
+            BEGIN IMMEDIATE;
+            INSERT INTO favourite (name) VALUES ('held');
+            SELECT 'holding';
+
+            """.utf8))
+        var seen = ""
+        while !seen.contains("holding") {
+            let data = output.fileHandleForReading.availableData
+            XCTAssertFalse(data.isEmpty, "sqlite3 ended before taking the lock")
+            if data.isEmpty { return }
+            seen += String(decoding: data, as: UTF8.self)
+        }
+
+        // A store opened before the lock was taken waits 0.5 s, then reports the lock.
+        let started = Date()
+        XCTAssertStoreError(.locked(path: file.path, waitedSeconds: 0.5)) {
+            try store.record(batch(readings(count: 50, from: utc("2013-09-13T12:00:00Z")), cursors: ["egv": 50]))
+        }
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.45)
+        // A store opened while the lock is held: opening may itself need a brief write (GRDB
+        // creates the WAL file when it is missing), so the lock shows at the open or at the write.
+        XCTAssertStoreError(.locked(path: file.path, waitedSeconds: 0.5)) {
+            let late = try file.open(busyTimeout: 0.5)
+            return try late.record(batch(readings(count: 50, from: utc("2013-09-13T12:00:00Z"))))
+        }
+        XCTAssertEqual(
+            StoreError.locked(path: file.path, waitedSeconds: 0.5).description,
+            "the store \(file.path) is locked by another program (waited 0.5 s); try again when it has finished writing")
+        // Reads go on while the other program writes.
+        XCTAssertEqual(try store.glucose().count, 0)
+
+        input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
+        try input.fileHandleForWriting.close()
+        holder.waitUntilExit()
+        XCTAssertEqual(try dump(file.path), before)
+        XCTAssertEqual(try store.importRuns(limit: 5).count, 0)
+        // Once the lock is released, the same import goes through.
+        XCTAssertEqual(try store.record(batch(readings(count: 50, from: utc("2013-09-13T12:00:00Z")))).added, 50)
+    }
+
+    /// Root ignores permission bits, so as root the test takes the effective user id of `nobody`
+    /// while it opens the store (glibc applies `seteuid` to every thread of the process).
+    func testAReadOnlyFileIsReported() throws {
+        let file = try StoreFile()
+        do {
+            let store = try file.open()
+            _ = try store.record(batch(readings(count: 3, from: utc("2013-09-13T12:00:00Z"))))
+        }
+        let before = try dump(file.path)
+        XCTAssertEqual(chmod(file.folder.path, 0o777), 0)
+        XCTAssertEqual(chmod(file.path, 0o444), 0)
+        if geteuid() == 0 {
+            XCTAssertEqual(seteuid(65534), 0, "cannot take the nobody user id")
+        }
+        defer { if getuid() == 0 { _ = seteuid(0) } }
+        XCTAssertStoreError(.readOnly(path: file.path)) { try file.open() }
+        if getuid() == 0 { XCTAssertEqual(seteuid(0), 0) }
+        XCTAssertEqual(try dump(file.path), before)
+        XCTAssertTrue(StoreError.readOnly(path: file.path).description.contains("is read-only"))
+    }
+
+    func testAFolderThatIsNotWritableIsReported() throws {
+        let file = try StoreFile()
+        XCTAssertEqual(chmod(file.folder.path, 0o555), 0)
+        defer { chmod(file.folder.path, 0o755) }
+        if geteuid() == 0 { XCTAssertEqual(seteuid(65534), 0) }
+        defer { if getuid() == 0 { _ = seteuid(0) } }
+        XCTAssertStoreError(.readOnly(path: file.path)) { try file.open() }
+    }
+
+    func testRandomBytesAreReportedAsCorrupt() throws {
+        let file = try StoreFile()
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<16_384).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        try Data(bytes).write(to: URL(fileURLWithPath: file.path))
+        do {
+            _ = try file.open()
+            XCTFail("random bytes opened as a store")
+        } catch let error as StoreError {
+            guard case let .corrupt(path, reason) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, file.path)
+            XCTAssertEqual(reason, "file is not a database")
+            XCTAssertTrue(error.description.hasPrefix("the store \(file.path) is damaged or is not a glucobridge store"))
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file.path)), Data(bytes))
+    }
+
+    func testDamagedPagesAreReportedAsCorrupt() throws {
+        let file = try StoreFile()
+        do {
+            let store = try file.open()
+            _ = try store.record(batch(readings(count: 3000, from: utc("2013-09-13T12:00:00Z"))))
+            try store.pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        }
+        // Overwrite pages past the schema with garbage.
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: file.path))
+        try handle.seek(toOffset: 8 * 4096)
+        handle.write(Data(repeating: 0xA5, count: 16 * 4096))
+        try handle.close()
+        do {
+            let store = try file.open()
+            try store.checkIntegrity()
+            _ = try store.glucose()
+            XCTFail("damaged pages went unnoticed")
+        } catch let error as StoreError {
+            guard case .corrupt = error else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testAMissingFolderCannotBeOpened() {
+        let folder = "/nonexistent-\(UUID().uuidString)"
+        XCTAssertStoreError(.cannotOpen(path: folder + "/store.sqlite", reason: "the folder \(folder) does not exist")) {
+            try SharedStore(path: folder + "/store.sqlite")
+        }
+    }
+
+    func testSQLiteErrorsMapToActionableCases() {
+        func mapped(_ code: ResultCode) -> StoreError {
+            StoreError(DatabaseError(resultCode: code, message: "m"), path: "/x/y.sqlite", busyTimeout: 5)
+        }
+        XCTAssertEqual(mapped(.SQLITE_BUSY), .locked(path: "/x/y.sqlite", waitedSeconds: 5))
+        XCTAssertEqual(mapped(.SQLITE_LOCKED), .locked(path: "/x/y.sqlite", waitedSeconds: 5))
+        XCTAssertEqual(mapped(.SQLITE_READONLY), .readOnly(path: "/x/y.sqlite"))
+        XCTAssertEqual(mapped(.SQLITE_NOTADB), .corrupt(path: "/x/y.sqlite", reason: "m"))
+        XCTAssertEqual(mapped(.SQLITE_CORRUPT), .corrupt(path: "/x/y.sqlite", reason: "m"))
+        XCTAssertEqual(mapped(.SQLITE_CANTOPEN), .cannotOpen(path: "/x/y.sqlite", reason: "m"))
+        XCTAssertEqual(
+            mapped(.SQLITE_BUSY).description,
+            "the store /x/y.sqlite is locked by another program (waited 5 s); try again when it has finished writing")
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import GRDB
+import Model
+@testable import Store
+import XCTest
+
+final class SchemaTests: XCTestCase {
+    func testMigrationsCreateEveryTable() throws {
+        let file = try StoreFile()
+        _ = try file.open()
+        let tables = try sqlite3(file.path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name;")
+            .split(separator: "\n").map(String.init)
+        XCTAssertEqual(tables, [
+            "day", "exercise", "favourite", "glucose", "grdb_migrations", "illness", "import_run", "insulin",
+            "meal", "source", "source_cursor", "store_config", "stress",
+        ])
+        XCTAssertEqual(try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;"), "v1-app-model-and-ingest")
+        let indexes = try sqlite3(file.path, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'glucose' ORDER BY name;")
+        XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nsqlite_autoindex_glucose_1")
+    }
+
+    func testWALForeignKeysAndBusyTimeoutAreOn() throws {
+        let file = try StoreFile()
+        let store = try file.open(busyTimeout: 2.5)
+        XCTAssertEqual(try sqlite3(file.path, "PRAGMA journal_mode;"), "wal")
+        try store.pool.read { db in
+            XCTAssertEqual(try String.fetchOne(db, sql: "PRAGMA journal_mode"), "wal")
+            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA foreign_keys"), 1)
+        }
+        try store.pool.write { db in
+            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA foreign_keys"), 1)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA busy_timeout"), 2500)
+            // The foreign key is enforced: a log must belong to an existing Day.
+            XCTAssertThrowsError(try db.execute(sql: """
+                INSERT INTO insulin (day_id, time, units) VALUES (999, '2013-09-13 08:00:00.000', 2)
+                """))
+        }
+    }
+
+    func testCheckConstraintsRejectImpossibleValuesFromAnyWriter() throws {
+        let file = try StoreFile()
+        _ = try file.open()
+        try sqlite3(file.path, "INSERT INTO day (date) VALUES ('2013-09-13');")
+        let rejected = [
+            "INSERT INTO glucose (day_id, time, mgdl, tag) VALUES (1, '2013-09-13 08:00:00.000', 0, 'hypo-l2');",
+            "INSERT INTO glucose (day_id, time, mgdl, tag) VALUES (1, '2013-09-13 08:00:00.000', 1000, 'hyper-l2');",
+            "INSERT INTO glucose (day_id, time, mgdl, tag) VALUES (1, '2013-09-13T08:00:00Z', 100, 'in-range');",
+            "INSERT INTO glucose (day_id, time, mgdl, tag) VALUES (1, '2013-09-13 08:00:00.000', 100, 'fine');",
+            "INSERT INTO exercise (day_id, time, name, duration_seconds, intensity) VALUES (1, '2013-09-13 08:00:00.000', 'Walking', -1, 'light');",
+            "INSERT INTO exercise (day_id, time, name, duration_seconds, intensity) VALUES (1, '2013-09-13 08:00:00.000', 'Walking', 60, 'extreme');",
+            "INSERT INTO illness (day_id, start_time, end_time) VALUES (1, '2013-09-13 08:00:00.000', '2013-09-13 07:00:00.000');",
+            "INSERT INTO day (date) VALUES ('13/09/2013');",
+        ]
+        for sql in rejected {
+            XCTAssertThrowsError(try sqlite3(file.path, sql), sql)
+        }
+        // The format other writers produce with strftime is accepted, and sorts with glucobridge's.
+        try sqlite3(file.path, """
+            INSERT INTO illness (day_id, start_time, end_time)
+            VALUES (1, strftime('%Y-%m-%d %H:%M:%f', '2013-09-13 08:00:00'), NULL);
+            """)
+        XCTAssertEqual(try sqlite3(file.path, "SELECT start_time FROM illness;"), "2013-09-13 08:00:00.000")
+    }
+
+    func testReopeningDoesNotMigrateAgainAndNewerSchemaIsRefused() throws {
+        let file = try StoreFile()
+        do { _ = try file.open() }
+        _ = try file.open()
+        XCTAssertEqual(try count("grdb_migrations", in: file.path), 1)
+        try sqlite3(file.path, "INSERT INTO grdb_migrations VALUES ('v9-from-the-future');")
+        XCTAssertStoreError(.newerSchema(path: file.path, unknownMigrations: ["v9-from-the-future"])) {
+            try file.open()
+        }
+    }
+
+    func testStoreTimeFormatRoundTripsAndMatchesSQLite() throws {
+        let instant = utc("2013-09-13T06:59:59.125Z")
+        XCTAssertEqual(StoreTime.string(instant), "2013-09-13 06:59:59.125")
+        XCTAssertEqual(StoreTime.date("2013-09-13 06:59:59.125"), instant)
+        XCTAssertEqual(StoreTime.date("2013-09-13 06:59:59"), utc("2013-09-13T06:59:59Z"))
+        XCTAssertNil(StoreTime.date("2013-02-30 00:00:00.000"))
+        XCTAssertEqual(StoreTime.string(Date(timeIntervalSince1970: -0.0004)), "1970-01-01 00:00:00.000")
+        XCTAssertEqual(StoreTime.string(Date(timeIntervalSince1970: -1)), "1969-12-31 23:59:59.000")
+        XCTAssertEqual(StoreTime.string(Date(timeIntervalSince1970: 951_868_800 - 0.0004)), "2000-03-01 00:00:00.000")
+        let file = try StoreFile()
+        XCTAssertEqual(
+            try sqlite3(file.path, "SELECT strftime('%Y-%m-%d %H:%M:%f', 1379055599.125, 'unixepoch');"),
+            StoreTime.string(instant))
+    }
+}

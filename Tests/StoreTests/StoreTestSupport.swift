@@ -1,0 +1,111 @@
+import Foundation
+import Model
+import Store
+import TestSupport
+import XCTest
+
+/// A store file in a fresh temporary folder.
+struct StoreFile {
+    let folder: URL
+    var path: String { folder.appendingPathComponent("store.sqlite").path }
+
+    init() throws {
+        folder = try Fixtures.temporaryDirectory()
+    }
+
+    func open(zone: String? = "America/Los_Angeles", busyTimeout: TimeInterval = 5) throws -> SharedStore {
+        try SharedStore(path: path, timeZone: zone.map { TimeZone(identifier: $0)! }, busyTimeout: busyTimeout)
+    }
+}
+
+/// An instant from ISO 8601 text such as `2013-09-13T06:59:59Z`.
+func utc(_ text: String) -> Date {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    if let date = formatter.date(from: text) { return date }
+    formatter.formatOptions = [.withInternetDateTime]
+    return formatter.date(from: text)!
+}
+
+let testSource = DeviceSource(family: "dexcom", serial: "SM12345678", model: "G4Receiver")
+
+func reading(
+    _ index: Int, at time: Date, _ mgdl: Double, unit: GlucoseUnit = .milligramsPerDeciliter,
+    kind: ReadingKind = .sensor, flag: RangeFlag? = nil
+) -> GlucoseReading {
+    GlucoseReading(
+        time: time, mgdl: mgdl, unit: unit, kind: kind, flag: flag, trend: .flat, noise: 1,
+        recordKey: "egv:\(index)", deviceTime: 370_000_000 + Int64(index) * 300,
+        displayTime: nil)
+}
+
+/// Readings every five minutes from `start`, values cycling through `values`.
+func readings(count: Int, from start: Date, firstIndex: Int = 1, values: [Double] = [100, 120, 140]) -> [GlucoseReading] {
+    (0..<count).map { i in
+        reading(firstIndex + i, at: start.addingTimeInterval(Double(i) * 300), values[i % values.count])
+    }
+}
+
+func batch(
+    _ glucose: [GlucoseReading], recordsRead: Int? = nil, cursors: [String: Int64] = [:],
+    source: DeviceSource = testSource
+) -> ImportBatch {
+    ImportBatch(
+        source: source, startedAt: utc("2013-09-20T10:00:00Z"), mode: "replay-conversation",
+        origin: "fixtures/dexcom/g4.pcapng",
+        clock: ClockReport(hostTime: utc("2013-09-20T10:00:00Z"), deviceTime: utc("2013-09-20T09:58:30Z"), method: .hostAnchored),
+        glucose: glucose, recordsRead: recordsRead ?? glucose.count,
+        events: [ImportEvent(name: "display-only", count: 2)], cursors: cursors,
+        notes: ["host clock used as the anchor"])
+}
+
+/// Runs SQL through the `sqlite3` command-line program, as another app would; returns its output.
+@discardableResult
+func sqlite3(_ path: String, _ sql: String, timeoutMilliseconds: Int = 5000) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.arguments = ["-batch", "-cmd", ".timeout \(timeoutMilliseconds)", path]
+    let input = Pipe(), output = Pipe(), errors = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    input.fileHandleForWriting.write(Data(sql.utf8))
+    try input.fileHandleForWriting.close()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let failure = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0, failure.isEmpty else {
+        throw CLIError(status: process.terminationStatus, message: failure)
+    }
+    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+struct CLIError: Error {
+    var status: Int32
+    var message: String
+}
+
+/// The number of rows of `table`, read by the `sqlite3` program.
+func count(_ table: String, in path: String) throws -> Int {
+    Int(try sqlite3(path, "SELECT count(*) FROM \(table);"))!
+}
+
+/// The whole content of the store as SQL text, for before/after comparisons.
+func dump(_ path: String) throws -> String {
+    try sqlite3(path, ".dump")
+}
+
+/// Asserts that `body` throws exactly `expected`.
+func XCTAssertStoreError<T>(
+    _ expected: StoreError, file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> T
+) {
+    do {
+        _ = try body()
+        XCTFail("expected \(expected)", file: file, line: line)
+    } catch let error as StoreError {
+        XCTAssertEqual(error, expected, file: file, line: line)
+    } catch {
+        XCTFail("expected \(expected), got \(error)", file: file, line: line)
+    }
+}
