@@ -42,10 +42,8 @@ func measure(_ label: String, _ body: () throws -> Void) rethrows -> Double {
     return Double(readingsCount) / median
 }
 
-var run = 0
 func freshStorePath() -> String {
-    run += 1
-    return folder.appendingPathComponent("store-\(run).sqlite").path
+    folder.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
 }
 
 // 2. Baseline: the same number of rows (time, value) inserted by a prepared statement in one

@@ -26,7 +26,7 @@ public enum ImportError: Error, CustomStringConvertible {
         case let .unsupportedDevice(capture, ids):
             "\(capture) records \(ids.joined(separator: ", ")), which no glucobridge driver supports"
         case .driverNotDetected(let capture):
-            "\(capture) has no USB device descriptors to tell the device by; name the driver with --driver (e.g. --driver dexcom)"
+            "\(capture) has no USB device descriptors and its traffic is not that of a supported device; name the driver with --driver (e.g. --driver dexcom) to see why it does not decode"
         case let .unknownDriver(name, known): "no driver is called \(name); known drivers: \(known.joined(separator: ", "))"
         case let .ambiguousDevice(capture, devices):
             "\(capture) records several devices that could be meant (\(devices.joined(separator: ", "))); capture one device at a time"

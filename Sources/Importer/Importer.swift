@@ -59,7 +59,7 @@ public struct Importer: Sendable {
             throw .capture(error)
         }
         let name = url.lastPathComponent
-        let (device, driver) = try Self.select(in: capture, captureName: name, driverName: driverName)
+        let (device, driver, detection) = try Self.select(in: capture, captureName: name, driverName: driverName)
         let startedAt = Date()
         var replayMode = ReplayMode.conversation
         let download: DeviceDownload
@@ -80,6 +80,7 @@ public struct Importer: Sendable {
         var outcome = try write(download, mode: mode, origin: url.path, startedAt: startedAt)
         outcome.replayMode = replayMode
         outcome.captureFormat = capture.format
+        if let detection { outcome.notes.insert(detection, at: 0) }
         return outcome
     }
 
@@ -162,7 +163,7 @@ public struct Importer: Sendable {
 
     /// Picks the device to replay and its driver.
     static func select(in capture: USBCapture, captureName: String, driverName: String?) throws(ImportError)
-        -> (CapturedDevice, any USBDeviceDriver.Type)
+        -> (CapturedDevice, any USBDeviceDriver.Type, detection: String?)
     {
         let devices = CapturedDevice.devices(in: capture).filter(\.hasDataTransfers)
         guard !devices.isEmpty else { throw .noConversation(capture: captureName) }
@@ -177,10 +178,19 @@ public struct Importer: Sendable {
                 if candidates.isEmpty { throw .unsupportedDevice(capture: captureName, ids: devices.map(\.description.idString)) }
                 throw .ambiguousDevice(capture: captureName, devices: candidates.map(Self.label))
             }
-            return (candidates[0], driver)
+            return (candidates[0], driver, nil)
         }
         let described = devices.filter(\.hasDescriptors)
-        guard !described.isEmpty else { throw .driverNotDetected(capture: captureName) }
+        if described.isEmpty {
+            // No descriptors (a transcript, or a capture started after enumeration): the family
+            // whose decoder accepts the whole recorded conversation is the one.
+            for device in devices {
+                for driver in DriverRegistry.usb where (try? driver.decode(recordedExchanges: device.exchanges)) != nil {
+                    return (device, driver, "no device descriptors in the capture; the traffic was recognised as \(driver.family)")
+                }
+            }
+            throw .driverNotDetected(capture: captureName)
+        }
         let supported = described.compactMap { device in
             DriverRegistry.usbDriver(vendorID: device.description.vendorID, productID: device.description.productID).map { (device, $0) }
         }
@@ -188,7 +198,7 @@ public struct Importer: Sendable {
             if supported.isEmpty { throw .unsupportedDevice(capture: captureName, ids: described.map(\.description.idString)) }
             throw .ambiguousDevice(capture: captureName, devices: supported.map { Self.label($0.0) })
         }
-        return supported[0]
+        return (supported[0].0, supported[0].1, nil)
     }
 
     private static func label(_ device: CapturedDevice) -> String {

@@ -1,8 +1,26 @@
 import ArgumentParser
 import Foundation
+import Logging
 
 @main
 struct GlucoBridge: ParsableCommand {
+    /// Logs go to stderr; the level comes from `GLUCOBRIDGE_LOG_LEVEL` (trace … critical),
+    /// warnings by default so a command's stdout stays its report.
+    static func main() {
+        let level = ProcessInfo.processInfo.environment["GLUCOBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "glucobridge",
         abstract: "Reads CGM receivers and meters into the shared diabetes self-care store.",
