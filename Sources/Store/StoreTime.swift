@@ -17,22 +17,29 @@ enum StoreTime {
         let days = CivilDate.floorDiv(milliseconds, 86_400_000)
         let inDay = Int(milliseconds - days * 86_400_000)
         let (year, month, day) = CivilDate.civil(fromDays: days)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(23)
-        bytes.appendDigits(year, width: 4)
-        bytes.append(UInt8(ascii: "-"))
-        bytes.appendDigits(month, width: 2)
-        bytes.append(UInt8(ascii: "-"))
-        bytes.appendDigits(day, width: 2)
-        bytes.append(UInt8(ascii: " "))
-        bytes.appendDigits(inDay / 3_600_000, width: 2)
-        bytes.append(UInt8(ascii: ":"))
-        bytes.appendDigits(inDay / 60_000 % 60, width: 2)
-        bytes.append(UInt8(ascii: ":"))
-        bytes.appendDigits(inDay / 1000 % 60, width: 2)
-        bytes.append(UInt8(ascii: "."))
-        bytes.appendDigits(inDay % 1000, width: 3)
-        return String(decoding: bytes, as: UTF8.self)
+        return String(unsafeUninitializedCapacity: 23) { buffer in
+            func put(_ value: Int, at end: Int, width: Int) {
+                var rest = value
+                for index in stride(from: end, to: end - width, by: -1) {
+                    buffer[index] = UInt8(truncatingIfNeeded: 48 + rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, at: 3, width: 4)
+            buffer[4] = UInt8(ascii: "-")
+            put(month, at: 6, width: 2)
+            buffer[7] = UInt8(ascii: "-")
+            put(day, at: 9, width: 2)
+            buffer[10] = UInt8(ascii: " ")
+            put(inDay / 3_600_000, at: 12, width: 2)
+            buffer[13] = UInt8(ascii: ":")
+            put(inDay / 60_000 % 60, at: 15, width: 2)
+            buffer[16] = UInt8(ascii: ":")
+            put(inDay / 1000 % 60, at: 18, width: 2)
+            buffer[19] = UInt8(ascii: ".")
+            put(inDay % 1000, at: 22, width: 3)
+            return 23
+        }
     }
 
     /// Parses `YYYY-MM-DD HH:MM:SS` (or with `T` between date and time), with an optional fraction

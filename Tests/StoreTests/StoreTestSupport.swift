@@ -4,13 +4,17 @@ import Store
 import TestSupport
 import XCTest
 
-/// A store file in a fresh temporary folder.
-struct StoreFile {
+/// A store file in a fresh temporary folder, removed with its folder when released.
+final class StoreFile: Sendable {
     let folder: URL
     var path: String { folder.appendingPathComponent("store.sqlite").path }
 
     init() throws {
         folder = try Fixtures.temporaryDirectory()
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
     }
 
     func open(zone: String? = "America/Los_Angeles", busyTimeout: TimeInterval = 5) throws -> SharedStore {
