@@ -88,9 +88,9 @@ let fullImport = try measure("import") {
 
 // 5. Re-import into a store that has it all: the driver's cursor stops it at the newest page.
 let reimportStore = try SharedStore(path: freshStorePath(), timeZone: TimeZone(identifier: "UTC"))
-let firstImport = try medianSeconds {
-    _ = try Importer(store: reimportStore, logger: quiet).replay(captureAt: capture)
-}
+let firstStart = DispatchTime.now().uptimeNanoseconds
+_ = try Importer(store: reimportStore, logger: quiet).replay(captureAt: capture)
+let firstImport = Double(DispatchTime.now().uptimeNanoseconds - firstStart) / 1e9
 var reread = 0
 let reimport = try medianSeconds {
     let outcome = try Importer(store: reimportStore, logger: quiet).replay(captureAt: capture)
@@ -106,5 +106,5 @@ print("glucobridge benchmark: \(readingsCount) readings (\(days) days of 5-minut
 print(line("baseline: plain SQLite insert loop", baseline))
 print(line("decode only: pcap → driver → normalised", decodeOnly))
 print(line("import: pcap → driver → store (new store)", fullImport))
-print(String(format: "re-import of the same capture: %.1f ms (reads %d records from the newest page, adds 0); first import %.1f ms",
+print(String(format: "re-import of the same capture: %.1f ms (the cursor stops it after the newest page: %d records read, 0 added), against %.1f ms for the first import",
              reimport * 1000, reread, firstImport * 1000))
