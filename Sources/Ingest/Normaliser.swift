@@ -51,7 +51,7 @@ public enum Normaliser {
                 noise: record.noise,
                 recordKey: record.recordKey,
                 deviceTime: record.deviceSeconds,
-                displayTime: record.displaySeconds.map { CivilTime.format(Int64(epoch) + $0) })
+                displayTime: record.displaySeconds.map { CivilDate.wallClock(Int64(epoch) + $0) })
         }
         return ImportBatch(
             source: download.source, startedAt: startedAt, mode: mode, origin: origin, clock: report,

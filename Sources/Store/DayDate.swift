@@ -1,4 +1,5 @@
 import Foundation
+import Model
 
 /// A local calendar date, the key of a Day: `YYYY-MM-DD` in the store's time zone.
 public struct DayDate: Hashable, Comparable, Sendable, CustomStringConvertible {

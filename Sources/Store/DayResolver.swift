@@ -1,4 +1,5 @@
 import Foundation
+import Model
 import GRDB
 
 /// Finds the `day` row of instants during one write, creating Days on demand.

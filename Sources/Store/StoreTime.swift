@@ -1,4 +1,5 @@
 import Foundation
+import Model
 
 /// The one text format of instants in the store: `YYYY-MM-DD HH:MM:SS.SSS` in UTC, rounded to the
 /// millisecond (GRDB's own format for `Date`, and what SQLite's `strftime('%Y-%m-%d %H:%M:%f')`

@@ -92,7 +92,7 @@ final class NormaliserTests: XCTestCase {
         let samples: [Int64] = [0, -1, 86_399, 86_400, 951_782_400, 4_107_542_399, -2_208_988_800]
             + (0..<500).map { _ in Int64.random(in: -5_000_000_000...5_000_000_000, using: &generator) }
         for seconds in samples {
-            XCTAssertEqual(CivilTime.format(seconds), formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))), "\(seconds)")
+            XCTAssertEqual(CivilDate.wallClock(seconds), formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))), "\(seconds)")
         }
     }
 }

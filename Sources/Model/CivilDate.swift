@@ -1,0 +1,82 @@
+/// Proleptic Gregorian calendar arithmetic on day numbers (days since 1970-01-01), after
+/// Howard Hinnant's `days_from_civil` / `civil_from_days`. Exact for every year, no `Calendar` needed.
+public enum CivilDate {
+    /// The year, month and day of a day number.
+    public static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        return (Int(year), Int(month), Int(day))
+    }
+
+    /// The day number of a year, month and day.
+    public static func days(year: Int, month: Int, day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let m = Int64(month)
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    public static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// `a` divided by `b`, rounded towards negative infinity.
+    public static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+        let q = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+    }
+
+    /// `yyyy-MM-ddTHH:mm:ss` of `seconds` since 1970 read as a wall clock, without a zone.
+    public static func wallClock(_ seconds: Int64) -> String {
+        let days = floorDiv(seconds, 86_400)
+        let secondOfDay = Int(seconds - days * 86_400)
+        let (year, month, day) = civil(fromDays: days)
+        var text: [UInt8] = []
+        text.reserveCapacity(19)
+        text.appendDigits(year, width: 4)
+        text.append(UInt8(ascii: "-"))
+        text.appendDigits(month, width: 2)
+        text.append(UInt8(ascii: "-"))
+        text.appendDigits(day, width: 2)
+        text.append(UInt8(ascii: "T"))
+        text.appendDigits(secondOfDay / 3600, width: 2)
+        text.append(UInt8(ascii: ":"))
+        text.appendDigits(secondOfDay / 60 % 60, width: 2)
+        text.append(UInt8(ascii: ":"))
+        text.appendDigits(secondOfDay % 60, width: 2)
+        return String(decoding: text, as: UTF8.self)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends `value` as `width` ASCII digits, zero-padded (a negative year keeps its sign).
+    public mutating func appendDigits(_ value: Int, width: Int) {
+        if value < 0 {
+            append(UInt8(ascii: "-"))
+            appendDigits(-value, width: width)
+            return
+        }
+        let digits = Swift.max(width, String(value).count)
+        let start = count
+        append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+        var rest = value
+        for index in stride(from: start + digits - 1, through: start, by: -1) {
+            self[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
+    }
+}
