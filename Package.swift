@@ -64,6 +64,7 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["Transport", "Capture", "TestSupport"]),
         .testTarget(name: "DexcomTests", dependencies: ["Drivers", "Transport", "Capture", "Model", "TestSupport"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "Model"]),
+        .testTarget(name: "CLITests", dependencies: ["glucobridge", "Store", "Model", "TestSupport"]),
         .testTarget(
             name: "StoreTests",
             dependencies: ["Store", "Model", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
