@@ -29,7 +29,7 @@ let package = Package(
         // The wire: the USB transport protocol, libusb, replay and recording.
         .target(name: "Transport", dependencies: ["CLibUSB", "CBluetooth", "Capture"]),
         // One folder per device family; each speaks to a transport and yields device records.
-        .target(name: "Drivers", dependencies: ["Transport", "Model"]),
+        .target(name: "Drivers", dependencies: ["Capture", "Transport", "Model"]),
         // Device records to store-ready values: UTC from device clocks.
         .target(name: "Ingest", dependencies: ["Model"]),
         // The shared SQLite store (GRDB).

@@ -1,3 +1,4 @@
+import Capture
 import Drivers
 import Foundation
 import Transport
@@ -15,16 +16,16 @@ public enum DemoCapture {
     public static func record(pagesFolder: URL, to output: URL) throws {
         func page(_ name: String) throws -> [UInt8] {
             let text = try String(contentsOf: pagesFolder.appendingPathComponent(name), encoding: .utf8)
-            let digits = Array(text.utf8.filter { !($0 == 32 || $0 == 10 || $0 == 13) })
-            return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+            guard let bytes = Hex.decode(Substring(text.filter { !$0.isNewline })), bytes.count == DexcomPage.size else {
+                throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: name])
+            }
+            return bytes
         }
         let manufacturing = try page("0.0.data")
         let egv = try page("4.312.data")
-        let lastRecordOffset = 28 + 13 * 22
-        let lastSystem = UInt32(egv[lastRecordOffset]) | UInt32(egv[lastRecordOffset + 1]) << 8
-            | UInt32(egv[lastRecordOffset + 2]) << 16 | UInt32(egv[lastRecordOffset + 3]) << 24
-        let lastDisplay = UInt32(egv[lastRecordOffset + 4]) | UInt32(egv[lastRecordOffset + 5]) << 8
-            | UInt32(egv[lastRecordOffset + 6]) << 16 | UInt32(egv[lastRecordOffset + 7]) << 24
+        let lastRecordOffset = DexcomPageHeader.size + 13 * 22
+        let lastSystem = egv.u32le(at: lastRecordOffset)
+        let lastDisplay = egv.u32le(at: lastRecordOffset + 4)
         let systemNow = lastSystem + 150
         var tick = 0.0
         let clock = { () -> Date in

@@ -99,7 +99,7 @@ public final class DexcomReceiverSimulator: USBTransport {
             }
             return DexcomPacket(code: ack, payload: first.littleEndianBytes + last.littleEndianBytes)
         case .readDatabasePages? where payload.count == 6:
-            let first = payload.u32(at: 1)
+            let first = payload.u32le(at: 1)
             var bytes: [UInt8] = []
             for number in first..<(first + UInt32(payload[5])) {
                 guard let page = pages[payload[0]]?[number] else {
@@ -115,11 +115,5 @@ public final class DexcomReceiverSimulator: USBTransport {
         default:
             return DexcomPacket(code: DexcomReplyCode.invalidCommand.rawValue)
         }
-    }
-}
-
-extension Array where Element == UInt8 {
-    fileprivate func u32(at offset: Int) -> UInt32 {
-        UInt32(self[offset]) | UInt32(self[offset + 1]) << 8 | UInt32(self[offset + 2]) << 16 | UInt32(self[offset + 3]) << 24
     }
 }

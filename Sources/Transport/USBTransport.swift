@@ -167,7 +167,7 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
         case .disconnected(let what): "the device was disconnected during a transfer (\(what))"
         case let .transferFailed(ep, reason): String(format: "USB transfer on endpoint 0x%02x failed: ", ep) + reason
         case let .requestNotInCapture(request, packet):
-            "the capture holds no answer to the request \(request.prefix(16).map { String(format: "%02X", $0) }.joined(separator: " "))\(request.count > 16 ? " …" : "") (searched after packet \(packet))"
+            "the capture holds no answer to the request \(Hex.encode(Array(request.prefix(16))))\(request.count > 16 ? " …" : "") (searched after packet \(packet))"
         case .captureExhausted(let packet): "the capture ends at packet \(packet) while the driver still expects data"
         case let .recordedFailure(packet, status):
             "the capture records a failed transfer at packet \(packet) (status \(status)\(status == -108 ? ": device gone" : status == -32 ? ": stall" : ""))"

@@ -1,3 +1,4 @@
+import Capture
 import Foundation
 
 /// Paths tests read from: the repository's `fixtures/` and, when present, the `shared/` folder
@@ -28,18 +29,11 @@ public enum Fixtures {
     }
 }
 
-/// Bytes from hex text: whitespace between byte pairs is allowed; anything else that is not a hex
-/// digit is an error.
+/// Bytes from hex text (whitespace between byte pairs allowed); a test fixture that is not hex
+/// stops the test run.
 public func hexBytes(_ text: String) -> [UInt8] {
-    let digits = text.filter { !$0.isWhitespace }
-    precondition(digits.count % 2 == 0, "odd number of hex digits")
-    var out: [UInt8] = []
-    out.reserveCapacity(digits.count / 2)
-    var index = digits.startIndex
-    while index < digits.endIndex {
-        let next = digits.index(index, offsetBy: 2)
-        out.append(UInt8(digits[index..<next], radix: 16)!)
-        index = next
+    guard let bytes = Hex.decode(Substring(text.filter { !$0.isNewline })) else {
+        preconditionFailure("not hex: \(text.prefix(40))")
     }
-    return out
+    return bytes
 }

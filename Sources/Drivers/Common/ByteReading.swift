@@ -1,22 +1,24 @@
+import Capture
+
 /// Little-endian integer reads from byte arrays, bounds-checked by the caller.
 extension Array where Element == UInt8 {
-    @inlinable func u16le(at offset: Int) -> UInt16 {
+    @inlinable public func u16le(at offset: Int) -> UInt16 {
         UInt16(self[offset]) | UInt16(self[offset + 1]) << 8
     }
 
-    @inlinable func u32le(at offset: Int) -> UInt32 {
+    @inlinable public func u32le(at offset: Int) -> UInt32 {
         UInt32(self[offset]) | UInt32(self[offset + 1]) << 8 | UInt32(self[offset + 2]) << 16 | UInt32(self[offset + 3]) << 24
     }
 
-    @inlinable func i32le(at offset: Int) -> Int32 { Int32(bitPattern: u32le(at: offset)) }
+    @inlinable public func i32le(at offset: Int) -> Int32 { Int32(bitPattern: u32le(at: offset)) }
 }
 
 extension ArraySlice where Element == UInt8 {
-    @inlinable func u16le(at offset: Int) -> UInt16 {
+    @inlinable public func u16le(at offset: Int) -> UInt16 {
         UInt16(self[startIndex + offset]) | UInt16(self[startIndex + offset + 1]) << 8
     }
 
-    @inlinable func u32le(at offset: Int) -> UInt32 {
+    @inlinable public func u32le(at offset: Int) -> UInt32 {
         UInt32(self[startIndex + offset]) | UInt32(self[startIndex + offset + 1]) << 8
             | UInt32(self[startIndex + offset + 2]) << 16 | UInt32(self[startIndex + offset + 3]) << 24
     }
@@ -31,9 +33,6 @@ extension FixedWidthInteger {
 
 /// `0A 5E` style rendering of a few bytes for messages.
 func hexPreview(_ bytes: some Collection<UInt8>, limit: Int = 16) -> String {
-    let shown = bytes.prefix(limit).map { byte in
-        let digits = String(byte, radix: 16, uppercase: true)
-        return digits.count == 1 ? "0" + digits : digits
-    }.joined(separator: " ")
+    let shown = Hex.encode(Array(bytes.prefix(limit)))
     return bytes.count > limit ? shown + " …" : shown
 }
