@@ -40,18 +40,17 @@ public enum CivilDate {
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }
 
+    /// `yyyy-MM-dd`.
+    public static func dateString(year: Int, month: Int, day: Int) -> String {
+        String(decoding: dateBytes(year: year, month: month, day: day), as: UTF8.self)
+    }
+
     /// `yyyy-MM-ddTHH:mm:ss` of `seconds` since 1970 read as a wall clock, without a zone.
     public static func wallClock(_ seconds: Int64) -> String {
         let days = floorDiv(seconds, 86_400)
         let secondOfDay = Int(seconds - days * 86_400)
         let (year, month, day) = civil(fromDays: days)
-        var text: [UInt8] = []
-        text.reserveCapacity(19)
-        text.appendDigits(year, width: 4)
-        text.append(UInt8(ascii: "-"))
-        text.appendDigits(month, width: 2)
-        text.append(UInt8(ascii: "-"))
-        text.appendDigits(day, width: 2)
+        var text = dateBytes(year: year, month: month, day: day)
         text.append(UInt8(ascii: "T"))
         text.appendDigits(secondOfDay / 3600, width: 2)
         text.append(UInt8(ascii: ":"))
@@ -59,6 +58,17 @@ public enum CivilDate {
         text.append(UInt8(ascii: ":"))
         text.appendDigits(secondOfDay % 60, width: 2)
         return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func dateBytes(year: Int, month: Int, day: Int) -> [UInt8] {
+        var text: [UInt8] = []
+        text.reserveCapacity(19)
+        text.appendDigits(year, width: 4)
+        text.append(UInt8(ascii: "-"))
+        text.appendDigits(month, width: 2)
+        text.append(UInt8(ascii: "-"))
+        text.appendDigits(day, width: 2)
+        return text
     }
 }
 

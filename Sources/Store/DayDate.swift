@@ -35,16 +35,7 @@ public struct DayDate: Hashable, Comparable, Sendable, CustomStringConvertible {
         (year, month, day) = CivilDate.civil(fromDays: CivilDate.floorDiv(local, 86_400))
     }
 
-    public var description: String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(10)
-        bytes.appendDigits(year, width: 4)
-        bytes.append(UInt8(ascii: "-"))
-        bytes.appendDigits(month, width: 2)
-        bytes.append(UInt8(ascii: "-"))
-        bytes.appendDigits(day, width: 2)
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    public var description: String { CivilDate.dateString(year: year, month: month, day: day) }
 
     public static func < (lhs: DayDate, rhs: DayDate) -> Bool {
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
