@@ -64,6 +64,9 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["Transport", "Capture", "TestSupport"]),
         .testTarget(name: "DexcomTests", dependencies: ["Drivers", "Transport", "Capture", "Model", "TestSupport"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "Model"]),
+        .testTarget(
+            name: "ContourTests",
+            dependencies: ["Drivers", "Importer", "Store", "Capture", "Transport", "Model", "Simulators", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["glucobridge", "Store", "Model", "TestSupport"]),
         .testTarget(
             name: "StoreTests",

@@ -69,7 +69,7 @@ public struct Importer: Sendable {
             replayMode = .passive(reason: Self.replayMismatch(error)!)
             logger.debug("conversation replay not possible, decoding passively", metadata: ["reason": "\(replayMode)"])
             do {
-                download = try driver.decode(recordedExchanges: device.exchanges)
+                download = try driver.decode(recorded: device)
             } catch {
                 throw Self.wrap(error)
             }
@@ -185,7 +185,7 @@ public struct Importer: Sendable {
             // No descriptors (a transcript, or a capture started after enumeration): the family
             // whose decoder accepts the whole recorded conversation is the one.
             for device in devices {
-                for driver in DriverRegistry.usb where (try? driver.decode(recordedExchanges: device.exchanges)) != nil {
+                for driver in DriverRegistry.usb where (try? driver.decode(recorded: device)) != nil {
                     return (device, driver, "no device descriptors in the capture; the traffic was recognised as \(driver.family)")
                 }
             }

@@ -34,10 +34,12 @@ public struct DeviceGlucoseRecord: Sendable, Equatable {
         self.flag = flag
         self.trend = trend
         self.noise = noise
+        recordKey = "\(stream):\(index)"
     }
 
-    /// The key the store finds this record by on a re-import: `<stream>:<index>`.
-    public var recordKey: String { "\(stream):\(index)" }
+    /// The key the store finds this record by on a re-import; `<stream>:<index>` unless the
+    /// driver needs more to tell records apart.
+    public var recordKey: String
 }
 
 /// What the download learnt of the device's clock.

@@ -24,9 +24,10 @@ public protocol USBDeviceDriver: Sendable {
     /// is, `cursors` gives the highest record index already stored per stream for it; those
     /// streams are read only as far back as needed to reach it.
     static func download(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload
-    /// Decodes another program's recorded conversation: every recorded answer is taken as the
-    /// reply to the request recorded before it, whatever order and batching that program used.
-    static func decode(recordedExchanges: [USBExchange]) throws -> DeviceDownload
+    /// Decodes another program's recorded conversation with the device: every recorded answer is
+    /// taken as the reply to the request recorded before it, whatever order and batching that
+    /// program used.
+    static func decode(recorded device: CapturedDevice) throws -> DeviceDownload
 }
 
 extension USBDeviceDriver {
@@ -38,7 +39,7 @@ extension USBDeviceDriver {
 
 /// The drivers glucobridge ships.
 public enum DriverRegistry {
-    public static let usb: [any USBDeviceDriver.Type] = [DexcomDriver.self]
+    public static let usb: [any USBDeviceDriver.Type] = [DexcomDriver.self, ContourDriver.self]
 
     /// The driver for a family name, case-insensitively.
     public static func usbDriver(named name: String) -> (any USBDeviceDriver.Type)? {

@@ -18,8 +18,8 @@ public enum DexcomDriver: USBDeviceDriver {
         return try normalise(session)
     }
 
-    public static func decode(recordedExchanges: [USBExchange]) throws -> DeviceDownload {
-        try normalise(decodeSession(recordedExchanges))
+    public static func decode(recorded device: CapturedDevice) throws -> DeviceDownload {
+        try normalise(decodeSession(device.exchanges))
     }
 
     /// Holds the receiver's conversation: identity, clock, then the EGV and meter pages from the
@@ -55,7 +55,7 @@ public enum DexcomDriver: USBDeviceDriver {
         return session
     }
 
-    /// Decodes recorded exchanges (see `USBDeviceDriver.decode(recordedExchanges:)`).
+    /// Decodes recorded exchanges (see `USBDeviceDriver.decode(recorded:)`).
     public static func decodeSession(_ exchanges: [USBExchange]) throws(DexcomError) -> DexcomDownload {
         var session = DexcomDownload()
         for exchange in exchanges {

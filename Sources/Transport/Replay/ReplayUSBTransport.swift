@@ -20,10 +20,15 @@ public final class ReplayUSBTransport: USBTransport {
     private var partial: (bytes: ArraySlice<UInt8>, transfer: USBTransfer)?
     private var claimed: Set<UInt8> = []
 
+    /// A device that speaks before the host writes anything (a meter announcing itself) has its
+    /// leading IN transfers read first.
     public init(_ captured: CapturedDevice) {
         self.captured = captured
         device = captured.description
         dataTransfers = captured.transfers.filter { $0.type == .bulk || $0.type == .interrupt }
+        let leading = dataTransfers.prefix { $0.direction == .in }
+        pending = Array(leading)
+        cursor = leading.count
     }
 
     /// The interfaces the driver claimed.

@@ -1,0 +1,136 @@
+import Capture
+import Foundation
+import Model
+import Transport
+
+/// Ascensia / Bayer Contour meters: ASTM E1381/E1394 records in `ABC` HID reports. Read-only:
+/// the host only ever sends EOT, ACK and NAK, so the meter is never put in command mode.
+public enum ContourDriver: USBDeviceDriver {
+    public static let family = "contour"
+    public static let products = [
+        USBProduct(vendorID: 0x1A79, productID: 0x6002, name: "Contour USB"),
+        USBProduct(vendorID: 0x1A79, productID: 0x7410, name: "Contour Next USB"),
+        USBProduct(vendorID: 0x1A79, productID: 0x7350, name: "Contour Next"),
+        USBProduct(vendorID: 0x1A79, productID: 0x7800, name: "Contour Next One / Plus One"),
+        USBProduct(vendorID: 0x1A79, productID: 0x7900, name: "Ascensia Contour Next"),
+        USBProduct(vendorID: 0x1A79, productID: 0x7950, name: "Contour Plus Blue"),
+    ]
+
+    public static let readTimeout: Duration = .seconds(2)
+    /// EOTs sent to wake a meter that does not speak first.
+    static let wakeAttempts = 5
+    /// NAKs sent for one damaged frame before giving up.
+    static let retries = 3
+
+    public static func download(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload {
+        try readSession(over: transport).normalised()
+    }
+
+    public static func decode(recorded device: CapturedDevice) throws -> DeviceDownload {
+        var session = ContourSession()
+        var decoder = ASTMLinkDecoder()
+        for transfer in device.transfers where transfer.direction == .in && (transfer.type == .interrupt || transfer.type == .bulk) {
+            let context = "at capture packet \(transfer.packetNumber)"
+            if transfer.status != 0 { throw ContourError.transport(.recorded(status: transfer.status, in: transfer)) }
+            decoder.append(try ContourReport.payload(of: transfer.data, context: context))
+            while let event = try decoder.next(context: context) {
+                if case .frame(let frame) = event { try session.absorb(frame, hostTime: transfer.timestamp) }
+            }
+        }
+        return try session.normalised()
+    }
+
+    /// Holds the transfer: waits for (or wakes) the meter's ENQ, then acknowledges every frame
+    /// until the meter's EOT after the terminator record.
+    public static func readSession(over transport: any USBTransport) throws(ContourError) -> ContourSession {
+        let link = try ContourLink(transport: transport)
+        var session = ContourSession()
+        var decoder = ASTMLinkDecoder()
+        var established = false
+        var wakes = 0
+        var naks = 0
+        while true {
+            let read: USBRead
+            do {
+                read = try link.readReport()
+            } catch .timeout where !established && wakes < wakeAttempts {
+                wakes += 1
+                try link.send(.eot)
+                continue
+            } catch {
+                throw .transport(error)
+            }
+            decoder.append(try ContourReport.payload(of: read.bytes, context: "from the meter"))
+            do {
+                while let event = try decoder.next(context: "from the meter") {
+                    switch event {
+                    case .control(.enq):
+                        established = true
+                        try link.send(.ack)
+                    case .control(.eot) where established && session.terminated:
+                        return session
+                    case .control:
+                        break
+                    case .frame(let frame):
+                        // A frame sent before the meter's ENQ (its header, as it announces
+                        // itself) is kept but not acknowledged: only the transfer is.
+                        try session.absorb(frame, hostTime: read.hostTime)
+                        naks = 0
+                        if established { try link.send(.ack) }
+                    }
+                }
+            } catch .frameChecksumMismatch where naks < retries {
+                // Ask for the frame again; what was buffered after it is resent too.
+                naks += 1
+                decoder = ASTMLinkDecoder()
+                try link.send(.nak)
+            }
+        }
+    }
+}
+
+/// The meter's HID interface: interrupt IN for reports, interrupt OUT (or SET_REPORT) for ours.
+struct ContourLink {
+    let transport: any USBTransport
+    let interface: USBInterface
+    let inEndpoint: USBEndpoint
+    let outEndpoint: USBEndpoint?
+
+    init(transport: any USBTransport) throws(ContourError) {
+        self.transport = transport
+        guard let hid = transport.device.interfaces.first(where: {
+            $0.interfaceClass == USBInterface.classHID && $0.endpoints.contains { $0.type == .interrupt && $0.direction == .in }
+        }) ?? transport.device.interfaces.first(where: { $0.endpoints.contains { $0.direction == .in } }),
+              let inward = hid.endpoints.first(where: { $0.direction == .in }) else {
+            throw .badReport(context: "on \(transport.device.idString)", reason: "the device has no HID interface with an IN endpoint")
+        }
+        interface = hid
+        inEndpoint = inward
+        outEndpoint = hid.endpoints.first { $0.direction == .out }
+        do {
+            try transport.claimInterface(hid.number)
+        } catch {
+            throw .transport(error)
+        }
+    }
+
+    func readReport() throws(TransportError) -> USBRead {
+        try transport.read(from: inEndpoint, maxLength: ContourReport.size, timeout: ContourDriver.readTimeout)
+    }
+
+    /// Sends one link control byte; the only bytes the host ever sends.
+    func send(_ control: ASTMControl) throws(ContourError) {
+        for report in ContourReport.reports(carrying: [control.rawValue]) {
+            do {
+                if let outEndpoint {
+                    try transport.write(report, to: outEndpoint, timeout: ContourDriver.readTimeout)
+                } else {
+                    let setup = USBControlSetup(requestType: 0x21, request: 0x09, value: 0x0200, index: UInt16(interface.number), length: UInt16(report.count))
+                    _ = try transport.control(setup, data: report, timeout: ContourDriver.readTimeout)
+                }
+            } catch {
+                throw .transport(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Transport
+
+/// What went wrong reading a Contour meter or its capture.
+public enum ContourError: Error, CustomStringConvertible {
+    /// A HID report is not an `ABC`+length report.
+    case badReport(context: String, reason: String)
+    /// An ASTM frame's checksum does not match its bytes.
+    case frameChecksumMismatch(frame: String, expected: UInt8, found: String)
+    /// An ASTM frame is malformed (no ETB/ETX, bad frame number, cut short).
+    case malformedFrame(context: String, reason: String)
+    /// A record could not be read.
+    case malformedRecord(record: String, reason: String)
+    /// The session held no header record, so the meter is unknown.
+    case noHeader
+    /// The session ended before the terminator record.
+    case incompleteSession(reason: String)
+    case transport(TransportError)
+
+    public var description: String {
+        switch self {
+        case let .badReport(context, reason): "bad HID report \(context): \(reason)"
+        case let .frameChecksumMismatch(frame, expected, found):
+            "ASTM frame \(frame): checksum is \(found) but its bytes give \(String(expected, radix: 16, uppercase: true).leftPadded(2))"
+        case let .malformedFrame(context, reason): "malformed ASTM frame \(context): \(reason)"
+        case let .malformedRecord(record, reason): "cannot read the record \"\(record.prefix(60))\": \(reason)"
+        case .noHeader: "the meter sent no header record, so the meter and its units are unknown"
+        case .incompleteSession(let reason): "the meter's transfer is incomplete: \(reason)"
+        case .transport(let error): error.description
+        }
+    }
+}
+
+extension ContourError: TransportErrorCarrying {
+    public var transportError: TransportError? {
+        if case .transport(let error) = self { return error }
+        return nil
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
