@@ -143,12 +143,15 @@ extension SharedStore {
 }
 
 /// The one SELECT of glucose rows, with their Day and source.
+///
+/// `CROSS JOIN` keeps glucose the outer loop, searched through `glucose_by_time` or
+/// `glucose_by_day`: without it SQLite may choose to loop over Days instead and sort afterwards.
 enum GlucoseQuery {
     static func sql(where condition: String, orderBy: String) -> String {
         """
         SELECT g.id, g.time, g.mgdl, g.unit, g.tag, g.flag, g.kind, g.trend, g.noise, d.date,
                s.family, s.serial, g.device_record_key, g.device_time, g.device_display_time
-        FROM glucose g JOIN day d ON d.id = g.day_id LEFT JOIN source s ON s.id = g.source_id
+        FROM glucose g CROSS JOIN day d ON d.id = g.day_id LEFT JOIN source s ON s.id = g.source_id
         WHERE \(condition) ORDER BY \(orderBy)
         """
     }

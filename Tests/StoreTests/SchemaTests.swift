@@ -14,9 +14,9 @@ final class SchemaTests: XCTestCase {
             "day", "exercise", "favourite", "glucose", "grdb_migrations", "illness", "import_run", "insulin",
             "meal", "source", "source_cursor", "store_config", "stress",
         ])
-        XCTAssertEqual(try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;"), "v1-app-model-and-ingest")
+        XCTAssertEqual(try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;"), "v1-app-model-and-ingest\nv2-app-api-indexes")
         let indexes = try sqlite3(file.path, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'glucose' ORDER BY name;")
-        XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nsqlite_autoindex_glucose_1")
+        XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nglucose_summary_by_day\nsqlite_autoindex_glucose_1")
     }
 
     func testWALForeignKeysAndBusyTimeoutAreOn() throws {
@@ -66,7 +66,7 @@ final class SchemaTests: XCTestCase {
         let file = try StoreFile()
         do { _ = try file.open() }
         _ = try file.open()
-        XCTAssertEqual(try count("grdb_migrations", in: file.path), 1)
+        XCTAssertEqual(try count("grdb_migrations", in: file.path), 2)
         try sqlite3(file.path, "INSERT INTO grdb_migrations VALUES ('v9-from-the-future');")
         XCTAssertStoreError(.newerSchema(path: file.path, unknownMigrations: ["v9-from-the-future"])) {
             try file.open()
