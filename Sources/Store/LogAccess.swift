@@ -23,6 +23,48 @@ extension SharedStore {
         }
     }
 
+    // MARK: - Editing and removing
+
+    /// Replaces the values of the log `id` with `log`, and links it to the Day of its new time
+    /// (created when missing). The Day it leaves is kept, even when it holds nothing any more
+    /// (see ``remove(_:)``). Returns the log as stored.
+    ///
+    /// - Throws: ``StoreError/notFound(kind:id:)``; ``StoreError/importedLogIsReadOnly(kind:id:source:)``
+    ///   for a log imported from a device; ``StoreError/invalidLog(kind:reason:)``.
+    @discardableResult
+    public func update<Log: LogEntry>(_ id: LogID<Log>, with log: Log) throws(StoreError) -> Stored<Log> {
+        try Self.check(log)
+        let zone = timeZone
+        return try write { db in
+            try Self.checkEditable(id, db)
+            var days = DayResolver(timeZone: zone)
+            let dayID = try days.id(of: days.date(of: log.time), in: db)
+            try LogRow(id: id.rawValue, dayID: dayID, log: log, thresholds: Self.thresholds(db)).update(db)
+            return try Self.fetchStored(id, db)
+        }
+    }
+
+    /// Writes back a stored log whose ``Stored/log`` was changed: `update(stored.id, with: stored.log)`.
+    @discardableResult
+    public func update<Log: LogEntry>(_ stored: Stored<Log>) throws(StoreError) -> Stored<Log> {
+        try update(stored.id, with: stored.log)
+    }
+
+    /// Removes the log `id`.
+    ///
+    /// **The Day stays.** Removing the last log of a Day leaves the Day in the store, with no logs:
+    /// the user may have made it a favourite, and another program may be adding to it. A Day
+    /// without logs shows in ``recentDays(_:filter:)`` with a count of 0.
+    ///
+    /// - Throws: ``StoreError/notFound(kind:id:)``; ``StoreError/importedLogIsReadOnly(kind:id:source:)``
+    ///   for a log imported from a device.
+    public func remove<Log: LogEntry>(_ id: LogID<Log>) throws(StoreError) {
+        try write { db in
+            try Self.checkEditable(id, db)
+            try db.execute(sql: "DELETE FROM \(Log.kind.table) WHERE id = ?", arguments: [id.rawValue])
+        }
+    }
+
     // MARK: - Reading
 
     /// The log with `id`.
@@ -75,6 +117,23 @@ extension SharedStore {
                 kind: Log.kind, reason: "its time (\(log.time.timeIntervalSince1970) s since 1970) is outside years 0001–9999")
         }
         try log.validate()
+    }
+
+    /// Throws unless the log `id` exists and was entered in the app: a log imported from a
+    /// device is read-only, since a re-import would bring the device's record back.
+    static func checkEditable<Log: LogEntry>(_ id: LogID<Log>, _ db: Database) throws {
+        let kind = Log.kind
+        let sql = kind.hasProvenance
+            ? "SELECT s.family, s.serial FROM \(kind.table) t LEFT JOIN source s ON s.id = t.source_id WHERE t.id = ?"
+            : "SELECT NULL, NULL FROM \(kind.table) t WHERE t.id = ?"
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id.rawValue]) else {
+            throw StoreError.notFound(kind: kind, id: id.rawValue)
+        }
+        if let family: String = row[0] {
+            let serial: String = row[1]
+            throw StoreError.importedLogIsReadOnly(
+                kind: kind, id: id.rawValue, source: DeviceSource(family: family, serial: serial).description)
+        }
     }
 
     static func fetchStored<Log: LogEntry>(_ id: LogID<Log>, _ db: Database) throws -> Stored<Log> {
