@@ -15,12 +15,7 @@ extension SharedStore {
     public func add<Log: LogEntry>(_ log: Log) throws(StoreError) -> Stored<Log> {
         try Self.check(log)
         let zone = timeZone
-        return try write { db in
-            var days = DayResolver(timeZone: zone)
-            let dayID = try days.id(of: days.date(of: log.time), in: db)
-            try LogRow(id: nil, dayID: dayID, log: log, thresholds: Self.thresholds(db)).insert(db)
-            return try Self.fetchStored(LogID<Log>(db.lastInsertedRowID), db)
-        }
+        return try write { db in try Self.write(log, id: nil, db, zone) }
     }
 
     // MARK: - Editing and removing
@@ -37,10 +32,7 @@ extension SharedStore {
         let zone = timeZone
         return try write { db in
             try Self.checkEditable(id, db)
-            var days = DayResolver(timeZone: zone)
-            let dayID = try days.id(of: days.date(of: log.time), in: db)
-            try LogRow(id: id.rawValue, dayID: dayID, log: log, thresholds: Self.thresholds(db)).update(db)
-            return try Self.fetchStored(id, db)
+            return try Self.write(log, id: id, db, zone)
         }
     }
 
@@ -117,6 +109,26 @@ extension SharedStore {
                 kind: Log.kind, reason: "its time (\(log.time.timeIntervalSince1970) s since 1970) is outside years 0001–9999")
         }
         try log.validate()
+    }
+
+    /// Inserts `log` (`id` nil) or replaces the values of the log `id`, linked to the Day of its
+    /// time; the one write path of every kind.
+    static func write<Log: LogEntry>(_ log: Log, id: LogID<Log>?, _ db: Database, _ zone: TimeZone) throws -> Stored<Log> {
+        if let episode = log as? any EpisodeEntry, episode.isOpen {
+            try checkNoOpenEpisode(Log.kind, other: id?.rawValue, db)
+        }
+        var days = DayResolver(timeZone: zone)
+        let dayID = try days.id(of: days.date(of: log.time), in: db)
+        let row = LogRow(id: id?.rawValue, dayID: dayID, log: log, thresholds: try thresholds(db))
+        let stored: LogID<Log>
+        if let id {
+            try row.update(db)
+            stored = id
+        } else {
+            try row.insert(db)
+            stored = LogID(db.lastInsertedRowID)
+        }
+        return try fetchStored(stored, db)
     }
 
     /// Throws unless the log `id` exists and was entered in the app: a log imported from a

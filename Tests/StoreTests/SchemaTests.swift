@@ -87,4 +87,25 @@ final class SchemaTests: XCTestCase {
             try sqlite3(file.path, "SELECT strftime('%Y-%m-%d %H:%M:%f', 1379055599.125, 'unixepoch');"),
             StoreTime.string(instant))
     }
+
+    /// A store migrated by v1 alone may hold several open episodes of a kind: v2 ends each but
+    /// the latest when the next one started, then forbids a second open episode.
+    func testV2EndsExtraOpenEpisodesOfAnOlderStore() throws {
+        let file = try StoreFile()
+        let queue = try DatabaseQueue(path: file.path)
+        try Migrations.migrator.migrate(queue, upTo: "v1-app-model-and-ingest")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO day (date) VALUES ('2013-09-13');
+                INSERT INTO illness (day_id, start_time) VALUES
+                    (1, '2013-09-13 12:00:00.000'), (1, '2013-09-13 08:00:00.000'), (1, '2013-09-13 10:00:00.000');
+                INSERT INTO stress (day_id, start_time) VALUES (1, '2013-09-13 09:00:00.000');
+                """)
+        }
+        try queue.close()
+        let store = try file.open(zone: "UTC")
+        XCTAssertEqual(try store.logs(IllnessEpisode.self).map { $0.end.map(StoreTime.string) ?? "open" },
+                       ["2013-09-13 10:00:00.000", "2013-09-13 12:00:00.000", "open"])
+        XCTAssertEqual(try store.openEpisode(.stress)?.start, utc("2013-09-13T09:00:00Z"))
+    }
 }
