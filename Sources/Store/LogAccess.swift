@@ -53,7 +53,11 @@ extension SharedStore {
     public func remove<Log: LogEntry>(_ id: LogID<Log>) throws(StoreError) {
         try write { db in
             try Self.checkEditable(id, db)
+            let favourite = Log.self is any FavouritableLog.Type
+                ? try Int64.fetchOne(db, sql: "SELECT favourite_id FROM \(Log.kind.table) WHERE id = ?", arguments: [id.rawValue])
+                : nil
             try db.execute(sql: "DELETE FROM \(Log.kind.table) WHERE id = ?", arguments: [id.rawValue])
+            if let favourite { try Self.removeFavouriteIfUnused(favourite, db) }
         }
     }
 
@@ -128,6 +132,9 @@ extension SharedStore {
             try row.insert(db)
             stored = LogID(db.lastInsertedRowID)
         }
+        if let favouritable = log as? any FavouritableLog {
+            try linkFavourite(Log.kind, id: stored.rawValue, favouritable.isFavourite, name: favouritable.name, db)
+        }
         return try fetchStored(stored, db)
     }
 
@@ -156,9 +163,10 @@ extension SharedStore {
     }
 
     static func fetchStored<Log: LogEntry>(
-        _ type: Log.Type, where condition: String, _ arguments: StatementArguments, _ db: Database
+        _ type: Log.Type, where condition: String, _ arguments: StatementArguments, orderBy: String? = nil,
+        _ db: Database
     ) throws -> [Stored<Log>] {
-        let sql = LogQuery.sql(Log.kind, where: condition)
+        let sql = LogQuery.sql(Log.kind, where: condition, orderBy: orderBy)
         return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
             let family: String? = row[LogQuery.family]
             let serial: String? = row[LogQuery.serial]
@@ -183,7 +191,7 @@ enum LogQuery {
     static let model = "gb_source_model"
     static let recordKey = "gb_record_key"
 
-    static func sql(_ kind: LogKind, where condition: String) -> String {
+    static func sql(_ kind: LogKind, where condition: String, orderBy: String? = nil) -> String {
         let source = kind.hasProvenance
             ? "s.family AS \(family), s.serial AS \(serial), s.model AS \(model), t.device_record_key AS \(recordKey)"
             : "NULL AS \(family), NULL AS \(serial), NULL AS \(model), NULL AS \(recordKey)"
@@ -191,7 +199,7 @@ enum LogQuery {
         return """
             SELECT t.*, t.id AS \(id), d.date AS \(day), \(source)
             FROM \(kind.table) t CROSS JOIN day d ON d.id = t.day_id \(join)
-            WHERE \(condition) ORDER BY t.\(kind.timeColumn), t.id
+            WHERE \(condition) ORDER BY \(orderBy ?? "t.\(kind.timeColumn), t.id")
             """
     }
 }
