@@ -40,4 +40,13 @@ public struct DayDate: Hashable, Comparable, Sendable, CustomStringConvertible {
     public static func < (lhs: DayDate, rhs: DayDate) -> Bool {
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }
+
+    /// The first instant of the Day in `timeZone`: its local midnight, or the first instant after
+    /// it when the clocks skip midnight.
+    func start(in timeZone: TimeZone) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let noon = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12))!
+        return calendar.startOfDay(for: noon)
+    }
 }

@@ -8,6 +8,9 @@ enum Migrations {
         migrator.registerMigration("v1-app-model-and-ingest") { db in
             try db.execute(sql: v1)
         }
+        migrator.registerMigration("v2-app-api-indexes") { db in
+            try db.execute(sql: v2)
+        }
         return migrator
     }
 
@@ -157,5 +160,44 @@ enum Migrations {
             end_time TEXT CHECK (end_time \(instant) AND end_time >= start_time)
         );
         CREATE INDEX stress_by_day ON stress(day_id, start_time);
+        """
+
+    /// Indexes for the app's API (no table changes), and the rule "at most one open episode of
+    /// each kind" enforced for every writer.
+    private static let v2 = """
+        -- Logs between two instants ("meals by time"); glucose has glucose_by_time.
+        CREATE INDEX insulin_by_time ON insulin(time);
+        CREATE INDEX meal_by_time ON meal(time);
+        CREATE INDEX exercise_by_time ON exercise(time);
+        -- Episodes by start, and the episodes overlapping a Day (those starting before its end).
+        CREATE INDEX illness_by_time ON illness(start_time);
+        CREATE INDEX stress_by_time ON stress(start_time);
+
+        -- At most one open episode of each kind. An older store may hold several (v1 did not
+        -- forbid it): each but the latest is ended when the next one started.
+        UPDATE illness SET end_time = (
+            SELECT o.start_time FROM illness o
+            WHERE o.end_time IS NULL AND (o.start_time, o.id) > (illness.start_time, illness.id)
+            ORDER BY o.start_time, o.id LIMIT 1)
+        WHERE end_time IS NULL AND EXISTS (
+            SELECT 1 FROM illness o
+            WHERE o.end_time IS NULL AND (o.start_time, o.id) > (illness.start_time, illness.id));
+        UPDATE stress SET end_time = (
+            SELECT o.start_time FROM stress o
+            WHERE o.end_time IS NULL AND (o.start_time, o.id) > (stress.start_time, stress.id)
+            ORDER BY o.start_time, o.id LIMIT 1)
+        WHERE end_time IS NULL AND EXISTS (
+            SELECT 1 FROM stress o
+            WHERE o.end_time IS NULL AND (o.start_time, o.id) > (stress.start_time, stress.id));
+        CREATE UNIQUE INDEX illness_one_open ON illness((end_time IS NULL)) WHERE end_time IS NULL;
+        CREATE UNIQUE INDEX stress_one_open ON stress((end_time IS NULL)) WHERE end_time IS NULL;
+
+        -- Favourite Days by date, favourite meals and exercise by name (partial: favourites only).
+        CREATE INDEX day_favourites_by_date ON day(date) WHERE favourite_id IS NOT NULL;
+        CREATE INDEX meal_favourites_by_name ON meal(name COLLATE NOCASE, time) WHERE favourite_id IS NOT NULL;
+        CREATE INDEX exercise_favourites_by_name ON exercise(name COLLATE NOCASE, time) WHERE favourite_id IS NOT NULL;
+
+        -- Day summaries: count, low/average/high and the count of each tag from the index alone.
+        CREATE INDEX glucose_summary_by_day ON glucose(day_id, tag, mgdl);
         """
 }

@@ -81,15 +81,14 @@ extension SharedStore {
 
     /// The `count` most recent Days (with all the traits in `filter`) and their summaries, newest first.
     ///
-    /// Each summary is computed by SQLite from the Day's rows, through the `(day_id, time)` indexes.
+    /// Each summary is computed by SQLite from the Day's rows, through indexes (see
+    /// `docs/store-schema.md`): glucose low/average/high and count, the count of each tag (time
+    /// in range), food totals, and whether the Day had a hypo, a hyper, exercise, or a stress or
+    /// illness episode overlapping it in the store's zone. Rows are never loaded into memory.
     public func recentDays(_ count: Int, filter: DayFilter = []) throws(StoreError) -> [DaySummary] {
         try read { db in
-            try Row.fetchAll(db, sql: DaySummaryQuery.sql(filter), arguments: [max(count, 0)]).map { row in
-                DaySummary(
-                    date: try Decode.day(row, 0, "day.date"), glucoseCount: row[1],
-                    low: row[2], average: row[3], high: row[4],
-                    hadHypo: row[5], hadHyper: row[6], hadExercise: row[7], isFavourite: row[8])
-            }
+            try Row.fetchAll(db, sql: DaySummaryQuery.sql(filter), arguments: [max(count, 0)])
+                .map(DaySummaryQuery.summary)
         }
     }
 
@@ -143,12 +142,15 @@ extension SharedStore {
 }
 
 /// The one SELECT of glucose rows, with their Day and source.
+///
+/// `CROSS JOIN` keeps glucose the outer loop, searched through `glucose_by_time` or
+/// `glucose_by_day`: without it SQLite may choose to loop over Days instead and sort afterwards.
 enum GlucoseQuery {
     static func sql(where condition: String, orderBy: String) -> String {
         """
         SELECT g.id, g.time, g.mgdl, g.unit, g.tag, g.flag, g.kind, g.trend, g.noise, d.date,
                s.family, s.serial, g.device_record_key, g.device_time, g.device_display_time
-        FROM glucose g JOIN day d ON d.id = g.day_id LEFT JOIN source s ON s.id = g.source_id
+        FROM glucose g CROSS JOIN day d ON d.id = g.day_id LEFT JOIN source s ON s.id = g.source_id
         WHERE \(condition) ORDER BY \(orderBy)
         """
     }
@@ -172,27 +174,107 @@ enum GlucoseQuery {
 
 /// The SQL of ``SharedStore/recentDays(_:filter:)``: the newest Days first through `day.date`'s
 /// unique index, stopping after the limit; per Day, aggregates and `EXISTS` probes that search
-/// the Day's rows through the `(day_id, …)` indexes.
+/// the Day's rows through the `(day_id, …)` indexes. Glucose is read from the covering index
+/// `glucose_summary_by_day (day_id, tag, mgdl)` alone: the count of each tag, and the low,
+/// average and high. Episodes are found through `…_by_time (start_time)`: those starting before
+/// the end of the Day and not ended before its start.
 enum DaySummaryQuery {
     static let hypo = "EXISTS (SELECT 1 FROM glucose g WHERE g.day_id = d.id AND g.tag IN ('hypo-l1', 'hypo-l2'))"
     static let hyper = "EXISTS (SELECT 1 FROM glucose g WHERE g.day_id = d.id AND g.tag IN ('hyper-l1', 'hyper-l2'))"
     static let exercise = "EXISTS (SELECT 1 FROM exercise e WHERE e.day_id = d.id)"
+    static let stress = overlapping("stress")
+    static let illness = overlapping("illness")
+
+    /// An episode of `table` overlapping the Day `d` in the store's zone: started before the Day
+    /// ends, and open, or ended after the Day starts, or started within the Day (a zero-length
+    /// episode).
+    private static func overlapping(_ table: String) -> String {
+        let zone = "(SELECT time_zone FROM store_config WHERE id = 1)"
+        let start = "glucobridge_day_start(d.date, \(zone))"
+        let end = "glucobridge_day_start(date(d.date, '+1 day'), \(zone))"
+        return """
+            EXISTS (SELECT 1 FROM \(table) x WHERE x.start_time < \(end)
+                    AND (x.end_time IS NULL OR x.end_time > \(start) OR x.start_time >= \(start)))
+            """
+    }
+
+    /// The tags in the order of the columns of ``sql(_:)``.
+    static let tags: [GlucoseTag] = [.hypoLevel2, .hypoLevel1, .inRange, .hyperLevel1, .hyperLevel2]
 
     static func sql(_ filter: DayFilter) -> String {
         var conditions: [String] = []
         if filter.contains(.hadHypo) { conditions.append(hypo) }
         if filter.contains(.hadHyper) { conditions.append(hyper) }
         if filter.contains(.hadExercise) { conditions.append(exercise) }
+        if filter.contains(.hadStress) { conditions.append(stress) }
+        if filter.contains(.hadIllness) { conditions.append(illness) }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let tagCounts = tags.map { "(SELECT count(*) FROM glucose g WHERE g.day_id = d.id AND g.tag = '\($0.rawValue)')" }
         return """
             SELECT d.date,
-                   (SELECT count(*) FROM glucose g WHERE g.day_id = d.id),
                    (SELECT min(g.mgdl) FROM glucose g WHERE g.day_id = d.id),
                    (SELECT avg(g.mgdl) FROM glucose g WHERE g.day_id = d.id),
                    (SELECT max(g.mgdl) FROM glucose g WHERE g.day_id = d.id),
-                   \(hypo), \(hyper), \(exercise), d.favourite_id IS NOT NULL
+                   \(hypo), \(hyper), \(exercise), d.favourite_id IS NOT NULL,
+                   \(tagCounts.joined(separator: ", ")),
+                   (SELECT total(m.carbs_g) FROM meal m WHERE m.day_id = d.id),
+                   (SELECT total(m.protein_g) FROM meal m WHERE m.day_id = d.id),
+                   (SELECT total(m.fat_g) FROM meal m WHERE m.day_id = d.id),
+                   \(stress), \(illness)
             FROM day d \(whereClause)
             ORDER BY d.date DESC LIMIT ?
             """
+    }
+
+    static func summary(_ row: Row) throws -> DaySummary {
+        var counts: [GlucoseTag: Int] = [:]
+        for (offset, tag) in tags.enumerated() { counts[tag] = row[8 + offset] }
+        return DaySummary(
+            date: try Decode.day(row, 0, "day.date"), glucoseCount: counts.values.reduce(0, +),
+            low: row[1], average: row[2], high: row[3],
+            hadHypo: row[4], hadHyper: row[5], hadExercise: row[6], isFavourite: row[7],
+            tagCounts: counts, carbs: row[13], protein: row[14], fat: row[15],
+            hadStress: row[16], hadIllness: row[17])
+    }
+
+    /// `glucobridge_day_start(date, zone)`: the first instant (store format) of the Day `date`
+    /// in the zone `zone`; NULL for text that is not a date or a zone. Registered on every
+    /// connection of the store, each with its own cache: a summary asks for the same few Days
+    /// once per episode it looks at.
+    static func dayStartFunction() -> DatabaseFunction {
+        let cache = DayStartCache()
+        return DatabaseFunction("glucobridge_day_start", argumentCount: 2, pure: true) { values in
+            guard let text = String.fromDatabaseValue(values[0]),
+                  let identifier = String.fromDatabaseValue(values[1])
+            else { return nil }
+            return cache.start(of: text, zone: identifier)
+        }
+    }
+}
+
+/// The day starts computed by one connection's `glucobridge_day_start`.
+private final class DayStartCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var zones: [String: TimeZone] = [:]
+    private var starts: [String: String] = [:]
+
+    func start(of date: String, zone identifier: String) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        let key = identifier + " " + date
+        if let start = starts[key] { return start }
+        guard let day = DayDate(date) else { return nil }
+        let zone: TimeZone
+        if let known = zones[identifier] {
+            zone = known
+        } else {
+            guard let parsed = TimeZone(identifier: identifier) else { return nil }
+            zone = parsed
+            zones[identifier] = parsed
+        }
+        if starts.count >= 4096 { starts.removeAll(keepingCapacity: true) }
+        let start = StoreTime.string(day.start(in: zone))
+        starts[key] = start
+        return start
     }
 }

@@ -48,6 +48,7 @@ public final class SharedStore: Sendable {
         configuration.label = "glucobridge.store"
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(busyTimeout)
+        configuration.prepareDatabase { db in db.add(function: DaySummaryQuery.dayStartFunction()) }
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: configuration)

@@ -22,6 +22,18 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// An import as a whole is inconsistent (e.g. fewer records read than readings offered);
     /// nothing of it was written.
     case invalidBatch(reason: String)
+    /// A log's values are ones the store refuses (e.g. a negative weight, an episode that ends
+    /// before it starts); nothing was written.
+    case invalidLog(kind: LogKind, reason: String)
+    /// No log of `kind` has the id `id` (it was removed, or never stored).
+    case notFound(kind: LogKind, id: Int64)
+    /// The log was imported from a device (`source`): a re-import would bring the original back,
+    /// so it cannot be edited or removed through the app's path.
+    case importedLogIsReadOnly(kind: LogKind, id: Int64, source: String)
+    /// An episode of `kind` is already open (started at `since`): stop it before starting another.
+    case episodeAlreadyOpen(kind: LogKind, since: Date)
+    /// There is no open episode of `kind` to stop.
+    case noOpenEpisode(kind: LogKind)
     /// Any other SQLite failure.
     case database(String)
 
@@ -51,6 +63,19 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "reading \"\(recordKey)\" is invalid: \(reason); nothing from this import was stored"
         case let .invalidBatch(reason):
             "the import is inconsistent: \(reason); nothing from it was stored"
+        case let .invalidLog(kind, reason):
+            "the \(kind) log is invalid: \(reason); nothing was stored"
+        case let .notFound(kind, id):
+            "there is no \(kind) log #\(id) in the store; it may have been removed by another program — "
+                + "read the Day again"
+        case let .importedLogIsReadOnly(kind, id, source):
+            "\(kind) log #\(id) was imported from the device \(source) and cannot be edited or removed: "
+                + "a re-import would bring the device's record back; add a corrected log instead"
+        case let .episodeAlreadyOpen(kind, since):
+            "a \(kind) episode is already open (since \(StoreTime.string(since)) UTC); stop it before "
+                + "starting another"
+        case let .noOpenEpisode(kind):
+            "there is no open \(kind) episode to stop; start one first"
         case let .database(message):
             "database error: \(message)"
         }

@@ -137,7 +137,7 @@ final class QueryTests: XCTestCase {
             let details = try plan(DaySummaryQuery.sql(filter), [30])
             assertIndexed(details)
             XCTAssertTrue(details.contains { $0.contains("SCAN d USING") && $0.contains("INDEX sqlite_autoindex_day_1") }, "\(details)")
-            XCTAssertTrue(details.contains { $0.contains("SEARCH g USING INDEX glucose_by_day (day_id=?)") }, "\(details)")
+            XCTAssertTrue(details.contains { $0.contains("SEARCH g USING COVERING INDEX glucose_summary_by_day (day_id=?)") }, "\(details)")
             XCTAssertTrue(details.contains { $0.contains("SEARCH e USING COVERING INDEX exercise_by_day (day_id=?)") }, "\(details)")
         }
         let logs = try plan(GlucoseQuery.sql(where: "g.day_id = ?", orderBy: "g.time, g.id"), [1])
@@ -147,5 +147,26 @@ final class QueryTests: XCTestCase {
                              ["2013-09-02 00:00:00.000", "2013-09-03 00:00:00.000"])
         assertIndexed(range)
         XCTAssertTrue(range.contains { $0.contains("SEARCH g USING INDEX glucose_by_time (time>? AND time<?)") }, "\(range)")
+    }
+
+    /// Every kind's logs of a Day and logs between two instants are searched through an index,
+    /// in time order, without a sort.
+    func testLogQueriesUseIndexes() throws {
+        let file = try StoreFile()
+        let store = try file.open()
+        try store.pool.write { db in try db.execute(sql: "ANALYZE") }
+        for kind in LogKind.allCases {
+            for condition in ["t.day_id = ?", "1 AND t.\(kind.timeColumn) >= ? AND t.\(kind.timeColumn) < ?", "t.id = ?"] {
+                let arguments: StatementArguments = condition.contains("day_id") || condition.contains("id =")
+                    ? [1] : ["2013-09-02 00:00:00.000", "2013-09-03 00:00:00.000"]
+                let details = try store.pool.read { db in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + LogQuery.sql(kind, where: condition), arguments: arguments)
+                        .map { $0["detail"] as String }
+                }
+                XCTAssertEqual(details.filter { $0.hasPrefix("SCAN t") || $0.hasPrefix("SCAN d") }, [], "\(kind) \(condition): \(details)")
+                XCTAssertFalse(details.contains { $0.contains("TEMP B-TREE") }, "\(kind) \(condition): \(details)")
+                XCTAssertTrue(details.first?.hasPrefix("SEARCH t USING") == true, "\(kind) \(condition): \(details)")
+            }
+        }
     }
 }

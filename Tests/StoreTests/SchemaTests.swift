@@ -14,9 +14,9 @@ final class SchemaTests: XCTestCase {
             "day", "exercise", "favourite", "glucose", "grdb_migrations", "illness", "import_run", "insulin",
             "meal", "source", "source_cursor", "store_config", "stress",
         ])
-        XCTAssertEqual(try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;"), "v1-app-model-and-ingest")
+        XCTAssertEqual(try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;"), "v1-app-model-and-ingest\nv2-app-api-indexes")
         let indexes = try sqlite3(file.path, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'glucose' ORDER BY name;")
-        XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nsqlite_autoindex_glucose_1")
+        XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nglucose_summary_by_day\nsqlite_autoindex_glucose_1")
     }
 
     func testWALForeignKeysAndBusyTimeoutAreOn() throws {
@@ -66,7 +66,7 @@ final class SchemaTests: XCTestCase {
         let file = try StoreFile()
         do { _ = try file.open() }
         _ = try file.open()
-        XCTAssertEqual(try count("grdb_migrations", in: file.path), 1)
+        XCTAssertEqual(try count("grdb_migrations", in: file.path), 2)
         try sqlite3(file.path, "INSERT INTO grdb_migrations VALUES ('v9-from-the-future');")
         XCTAssertStoreError(.newerSchema(path: file.path, unknownMigrations: ["v9-from-the-future"])) {
             try file.open()
@@ -86,5 +86,26 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(
             try sqlite3(file.path, "SELECT strftime('%Y-%m-%d %H:%M:%f', 1379055599.125, 'unixepoch');"),
             StoreTime.string(instant))
+    }
+
+    /// A store migrated by v1 alone may hold several open episodes of a kind: v2 ends each but
+    /// the latest when the next one started, then forbids a second open episode.
+    func testV2EndsExtraOpenEpisodesOfAnOlderStore() throws {
+        let file = try StoreFile()
+        let queue = try DatabaseQueue(path: file.path)
+        try Migrations.migrator.migrate(queue, upTo: "v1-app-model-and-ingest")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO day (date) VALUES ('2013-09-13');
+                INSERT INTO illness (day_id, start_time) VALUES
+                    (1, '2013-09-13 12:00:00.000'), (1, '2013-09-13 08:00:00.000'), (1, '2013-09-13 10:00:00.000');
+                INSERT INTO stress (day_id, start_time) VALUES (1, '2013-09-13 09:00:00.000');
+                """)
+        }
+        try queue.close()
+        let store = try file.open(zone: "UTC")
+        XCTAssertEqual(try store.logs(IllnessEpisode.self).map { $0.end.map(StoreTime.string) ?? "open" },
+                       ["2013-09-13 10:00:00.000", "2013-09-13 12:00:00.000", "open"])
+        XCTAssertEqual(try store.openEpisode(.stress)?.start, utc("2013-09-13T09:00:00Z"))
     }
 }

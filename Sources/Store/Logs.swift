@@ -1,0 +1,349 @@
+import Foundation
+import GRDB
+import Model
+
+/// The kinds of log a Day holds, one table each.
+public enum LogKind: String, Sendable, CaseIterable, CustomStringConvertible {
+    case glucose, insulin, meal, exercise, illness, stress
+
+    public var description: String { rawValue }
+
+    /// The table of the kind.
+    var table: String { rawValue }
+
+    /// The column holding the instant that places a log on its Day.
+    var timeColumn: String {
+        switch self {
+        case .illness, .stress: "start_time"
+        default: "time"
+        }
+    }
+
+    /// Whether rows of this kind may come from a device (`source_id`, `device_record_key`).
+    var hasProvenance: Bool { self == .glucose || self == .exercise }
+}
+
+/// The id of a stored log of type `Log`: a `LogID<MealLog>` cannot be passed where a
+/// `LogID<InsulinLog>` is expected.
+public struct LogID<Log: LogEntry>: Hashable, Sendable, CustomStringConvertible {
+    /// The row's `id` in the kind's table.
+    public let rawValue: Int64
+
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+
+    public var description: String { "\(Log.kind) #\(rawValue)" }
+}
+
+/// A log as the store holds it: its id, the Day it is linked to, its values, and the device it
+/// came from when it was imported.
+///
+/// The log's properties can be read on the stored value directly (`stored.time`, `stored.carbs`).
+@dynamicMemberLookup
+public struct Stored<Log: LogEntry>: Sendable, Equatable {
+    public var id: LogID<Log>
+    /// The Day the log is linked to: the local date of its time (an episode's start) in the
+    /// store's zone.
+    public var day: DayDate
+    public var log: Log
+    /// The device the log was imported from, and the device's key for it; nil for a log
+    /// entered in the app. Imported logs are read-only (see ``StoreError/importedLogIsReadOnly(kind:id:source:)``).
+    public var source: DeviceSource?
+    public var recordKey: String?
+
+    /// Whether glucobridge imported the log from a device.
+    public var isImported: Bool { source != nil }
+
+    public subscript<Value>(dynamicMember keyPath: KeyPath<Log, Value>) -> Value {
+        log[keyPath: keyPath]
+    }
+}
+
+/// A value the store keeps as one row of a log table, linked to the Day of its ``time``.
+///
+/// Each conforming type declares its columns once: `init(row:)` reads them and `encode(to:)`
+/// writes them (GRDB's `FetchableRecord` and `EncodableRecord`). `encode(to:)` writes the log's
+/// own columns only; the store adds `id` and `day_id`, so a log cannot be written without its
+/// Day. Write logs through ``SharedStore/add(_:)`` and ``SharedStore/update(_:with:)``.
+public protocol LogEntry: Sendable, Equatable, FetchableRecord, EncodableRecord {
+    static var kind: LogKind { get }
+    /// The instant that places the log on its Day (an episode's start).
+    var time: Date { get }
+    /// Throws ``StoreError/invalidLog(kind:reason:)`` when a value is one the schema refuses.
+    func validate() throws(StoreError)
+    /// Writes the columns the store derives from the log when it is written (glucose: the tag,
+    /// from the thresholds in force). The default writes none.
+    func encodeDerived(to container: inout PersistenceContainer, thresholds: GlucoseThresholds)
+}
+
+extension LogEntry {
+    public func encodeDerived(to container: inout PersistenceContainer, thresholds: GlucoseThresholds) {}
+}
+
+/// Logs that can be marked favourite: meals and exercise sessions.
+///
+/// A favourite log is linked to a `favourite` row named after it (created when the log is
+/// marked, removed when nothing links to it any more). Fetch them with
+/// ``SharedStore/favourites(_:)``, sorted by name.
+public protocol FavouritableLog: LogEntry {
+    var name: String { get }
+    /// Whether the log is a favourite. Written by ``SharedStore/add(_:)`` and
+    /// ``SharedStore/update(_:with:)``, read back from the store.
+    var isFavourite: Bool { get set }
+}
+
+// MARK: - Glucose
+
+/// A glucose value entered in the app (a meter reading).
+///
+/// The store keeps the value in mg/dL with the unit it was entered in, and computes its tag
+/// from the thresholds in force when it is written (and again when they change).
+public struct GlucoseLog: LogEntry {
+    public static let kind = LogKind.glucose
+    public var time: Date
+    /// The value in ``unit``.
+    public var value: Double
+    public var unit: GlucoseUnit
+    public var kind: ReadingKind
+    /// The tag the store computed; nil on a log not read from the store. Ignored when writing.
+    public internal(set) var tag: GlucoseTag?
+
+    public init(time: Date, value: Double, unit: GlucoseUnit = .milligramsPerDeciliter, kind: ReadingKind = .fingerstick) {
+        self.time = time
+        self.value = value
+        self.unit = unit
+        self.kind = kind
+    }
+
+    /// The value in mg/dL, as stored.
+    public var mgdl: Double { unit.milligramsPerDeciliter(value) }
+
+    public init(row: Row) throws {
+        let unit: GlucoseUnit = try Decode.value(row, "unit", "glucose.unit")
+        let mgdl: Double = row["mgdl"]
+        // mmol/L back from mg/dL, without the last-bit noise of the round trip.
+        let value = unit == .milligramsPerDeciliter ? mgdl : (mgdl / GlucoseUnit.mgdlPerMmol * 1e6).rounded() / 1e6
+        self.init(time: try Decode.instant(row, "time", "glucose.time"), value: value, unit: unit,
+                  kind: try Decode.value(row, "kind", "glucose.kind"))
+        tag = try Decode.value(row, "tag", "glucose.tag")
+    }
+
+    public func encode(to container: inout PersistenceContainer) {
+        container["time"] = StoreTime.string(time)
+        container["mgdl"] = mgdl
+        container["unit"] = unit.rawValue
+        container["kind"] = kind.rawValue
+    }
+
+    public func encodeDerived(to container: inout PersistenceContainer, thresholds: GlucoseThresholds) {
+        container["tag"] = thresholds.storeTag(mgdl: mgdl, unit: unit).rawValue
+    }
+
+    public func validate() throws(StoreError) {
+        guard mgdl.isFinite, mgdl > 0, mgdl < 1000 else {
+            throw .invalidLog(kind: .glucose, reason: "\(value) \(unit.rawValue) is not within 0 < mg/dL < 1000")
+        }
+    }
+}
+
+// MARK: - Insulin
+
+/// An insulin dose, in units.
+public struct InsulinLog: LogEntry {
+    public static let kind = LogKind.insulin
+    public var time: Date
+    public var units: Double
+
+    public init(time: Date, units: Double) {
+        self.time = time
+        self.units = units
+    }
+
+    public init(row: Row) throws {
+        self.init(time: try Decode.instant(row, "time", "insulin.time"), units: row["units"])
+    }
+
+    public func encode(to container: inout PersistenceContainer) {
+        container["time"] = StoreTime.string(time)
+        container["units"] = units
+    }
+
+    public func validate() throws(StoreError) {
+        guard units.isFinite, units > 0, units < 1000 else {
+            throw .invalidLog(kind: .insulin, reason: "\(units) units is not within 0 < units < 1000")
+        }
+    }
+}
+
+// MARK: - Meal
+
+/// A meal; nutrients in grams.
+public struct MealLog: FavouritableLog {
+    public static let kind = LogKind.meal
+    public var time: Date
+    public var name: String
+    public var carbs: Double
+    public var protein: Double
+    public var fat: Double
+    public var isFavourite: Bool
+
+    public init(time: Date, name: String = "", carbs: Double = 0, protein: Double = 0, fat: Double = 0, isFavourite: Bool = false) {
+        self.time = time
+        self.name = name
+        self.carbs = carbs
+        self.protein = protein
+        self.fat = fat
+        self.isFavourite = isFavourite
+    }
+
+    public init(row: Row) throws {
+        self.init(
+            time: try Decode.instant(row, "time", "meal.time"), name: row["name"], carbs: row["carbs_g"],
+            protein: row["protein_g"], fat: row["fat_g"], isFavourite: row["favourite_id"] as Int64? != nil)
+    }
+
+    public func encode(to container: inout PersistenceContainer) {
+        container["time"] = StoreTime.string(time)
+        container["name"] = name
+        container["carbs_g"] = carbs
+        container["protein_g"] = protein
+        container["fat_g"] = fat
+    }
+
+    public func validate() throws(StoreError) {
+        for (label, grams) in [("carbs", carbs), ("protein", protein), ("fat", fat)] {
+            guard grams.isFinite, grams >= 0 else {
+                throw .invalidLog(kind: .meal, reason: "\(label) of \(grams) g is not a weight ≥ 0")
+            }
+        }
+        if isFavourite, name.isEmpty {
+            throw .invalidLog(kind: .meal, reason: "a favourite meal needs a name to be found by")
+        }
+    }
+}
+
+// MARK: - Exercise
+
+/// An exercise session: its start, name, duration and intensity.
+public struct ExerciseLog: FavouritableLog {
+    public static let kind = LogKind.exercise
+    /// The start of the session.
+    public var time: Date
+    /// E.g. `Walking`, `Running`, `Cycling`; not empty.
+    public var name: String
+    public var duration: TimeInterval
+    public var intensity: ExerciseIntensity
+    public var isFavourite: Bool
+
+    public init(time: Date, name: String, duration: TimeInterval, intensity: ExerciseIntensity, isFavourite: Bool = false) {
+        self.time = time
+        self.name = name
+        self.duration = duration
+        self.intensity = intensity
+        self.isFavourite = isFavourite
+    }
+
+    public init(row: Row) throws {
+        self.init(
+            time: try Decode.instant(row, "time", "exercise.time"), name: row["name"],
+            duration: row["duration_seconds"], intensity: try Decode.value(row, "intensity", "exercise.intensity"),
+            isFavourite: row["favourite_id"] as Int64? != nil)
+    }
+
+    public func encode(to container: inout PersistenceContainer) {
+        container["time"] = StoreTime.string(time)
+        container["name"] = name
+        container["duration_seconds"] = duration
+        container["intensity"] = intensity.rawValue
+    }
+
+    public func validate() throws(StoreError) {
+        guard !name.isEmpty else { throw .invalidLog(kind: .exercise, reason: "an exercise needs a name") }
+        guard duration.isFinite, duration >= 0 else {
+            throw .invalidLog(kind: .exercise, reason: "a duration of \(duration) s is not ≥ 0")
+        }
+    }
+}
+
+// MARK: - Episodes
+
+/// An illness or stress episode: it starts, and later ends. An episode without an end is
+/// *open*; the store holds at most one open episode of each kind.
+public protocol EpisodeEntry: LogEntry {
+    var start: Date { get set }
+    /// nil while the episode lasts.
+    var end: Date? { get set }
+    init(start: Date, end: Date?)
+}
+
+extension EpisodeEntry {
+    public var time: Date { start }
+    /// Whether the episode has started and not ended.
+    public var isOpen: Bool { end == nil }
+    /// `end − start`; nil while the episode is open.
+    public var duration: TimeInterval? { end.map { $0.timeIntervalSince(start) } }
+    /// How long the episode has lasted at `now`: `end − start`, or `now − start` while it is open.
+    public func duration(at now: Date) -> TimeInterval { (end ?? now).timeIntervalSince(start) }
+
+    public init(row: Row) throws {
+        self.init(
+            start: try Decode.instant(row, "start_time", "\(Self.kind).start_time"),
+            end: try Decode.optionalInstant(row, "end_time", "\(Self.kind).end_time"))
+    }
+
+    public func encode(to container: inout PersistenceContainer) {
+        container["start_time"] = StoreTime.string(start)
+        container["end_time"] = end.map(StoreTime.string)
+    }
+
+    public func validate() throws(StoreError) {
+        if let end {
+            guard StoreTime.representable.contains(end) else {
+                throw .invalidLog(kind: Self.kind, reason: "its end is outside years 0001–9999")
+            }
+            // Compared as stored, to the millisecond.
+            guard StoreTime.string(end) >= StoreTime.string(start) else {
+                throw .invalidLog(kind: Self.kind, reason: "it ends (\(end)) before it starts (\(start))")
+            }
+        }
+    }
+}
+
+/// An illness episode.
+public struct IllnessEpisode: EpisodeEntry {
+    public static let kind = LogKind.illness
+    public var start: Date
+    public var end: Date?
+    public init(start: Date, end: Date? = nil) {
+        self.start = start
+        self.end = end
+    }
+}
+
+/// A stress episode.
+public struct StressEpisode: EpisodeEntry {
+    public static let kind = LogKind.stress
+    public var start: Date
+    public var end: Date?
+    public init(start: Date, end: Date? = nil) {
+        self.start = start
+        self.end = end
+    }
+}
+
+// MARK: - Writing
+
+/// A log with the columns the store adds: its id (nil to insert) and its Day.
+struct LogRow<Log: LogEntry>: PersistableRecord {
+    static var databaseTableName: String { Log.kind.table }
+    var id: Int64?
+    var dayID: Int64
+    var log: Log
+    var thresholds: GlucoseThresholds
+
+    func encode(to container: inout PersistenceContainer) throws {
+        try log.encode(to: &container)
+        log.encodeDerived(to: &container, thresholds: thresholds)
+        container["day_id"] = dayID
+        if let id { container["id"] = id }
+    }
+}
