@@ -59,7 +59,7 @@ public struct Importer: Sendable {
             throw .capture(error)
         }
         let name = url.lastPathComponent
-        let (device, driver, detection) = try Self.select(in: capture, captureName: name, driverName: driverName)
+        let (device, driver, detection, detectionDecode) = try Self.select(in: capture, captureName: name, driverName: driverName)
         let startedAt = Date()
         var replayMode = ReplayMode.conversation
         let download: DeviceDownload
@@ -69,7 +69,7 @@ public struct Importer: Sendable {
             replayMode = .passive(reason: Self.replayMismatch(error)!)
             logger.debug("conversation replay not possible, decoding passively", metadata: ["reason": "\(replayMode)"])
             do {
-                download = try driver.decode(recorded: device)
+                download = try detectionDecode ?? driver.decode(recorded: device)
             } catch {
                 throw Self.wrap(error)
             }
@@ -161,9 +161,10 @@ public struct Importer: Sendable {
             clock: batch.clock, events: batch.events, notes: batch.notes)
     }
 
-    /// Picks the device to replay and its driver.
+    /// Picks the device to replay and its driver. When the traffic had to be decoded to tell the
+    /// driver, that passive decode comes back too.
     static func select(in capture: USBCapture, captureName: String, driverName: String?) throws(ImportError)
-        -> (CapturedDevice, any USBDeviceDriver.Type, detection: String?)
+        -> (CapturedDevice, any USBDeviceDriver.Type, detection: String?, passive: DeviceDownload?)
     {
         let devices = CapturedDevice.devices(in: capture).filter(\.hasDataTransfers)
         guard !devices.isEmpty else { throw .noConversation(capture: captureName) }
@@ -178,15 +179,17 @@ public struct Importer: Sendable {
                 if candidates.isEmpty { throw .unsupportedDevice(capture: captureName, ids: devices.map(\.description.idString)) }
                 throw .ambiguousDevice(capture: captureName, devices: candidates.map(Self.label))
             }
-            return (candidates[0], driver, nil)
+            return (candidates[0], driver, nil, nil)
         }
         let described = devices.filter(\.hasDescriptors)
         if described.isEmpty {
             // No descriptors (a transcript, or a capture started after enumeration): the family
             // whose decoder accepts the whole recorded conversation is the one.
             for device in devices {
-                for driver in DriverRegistry.usb where (try? driver.decode(recorded: device)) != nil {
-                    return (device, driver, "no device descriptors in the capture; the traffic was recognised as \(driver.family)")
+                for driver in DriverRegistry.usb {
+                    if let decoded = try? driver.decode(recorded: device) {
+                        return (device, driver, "no device descriptors in the capture; the traffic was recognised as \(driver.family)", decoded)
+                    }
                 }
             }
             throw .driverNotDetected(capture: captureName)
@@ -198,7 +201,7 @@ public struct Importer: Sendable {
             if supported.isEmpty { throw .unsupportedDevice(capture: captureName, ids: described.map(\.description.idString)) }
             throw .ambiguousDevice(capture: captureName, devices: supported.map { Self.label($0.0) })
         }
-        return (supported[0].0, supported[0].1, nil)
+        return (supported[0].0, supported[0].1, nil, nil)
     }
 
     private static func label(_ device: CapturedDevice) -> String {
@@ -210,8 +213,9 @@ public struct Importer: Sendable {
     static func replayMismatch(_ error: any Error) -> String? {
         guard let transportError = (error as? TransportErrorCarrying)?.transportError ?? (error as? TransportError) else { return nil }
         switch transportError {
-        case .requestNotInCapture:
-            return "the capture does not hold \(transportError.description.replacingOccurrences(of: "the capture holds no answer to ", with: ""))"
+        case let .requestNotInCapture(request, packet):
+            let shown = Hex.encode(Array(request.prefix(16))) + (request.count > 16 ? " …" : "")
+            return "the capture does not hold the request \(shown) (searched after packet \(packet))"
         case .timeout:
             return "a request the driver sends is never answered in the capture"
         case .captureExhausted:

@@ -41,14 +41,10 @@ public enum DexcomDriver: USBDeviceDriver {
             let cursor = stored[stream]
             var page = range.upperBound
             while true {
-                let before = session.pagesDecoded
                 try link.exchange(.readDatabasePages, [partition.rawValue] + page.littleEndianBytes + [1], into: &session)
-                guard session.pagesDecoded > before else { break }
-                let firstIndex = partition == .egvData
-                    ? session.egv.values.filter { $0.page == page }.map(\.index).min()
-                    : session.meter.values.filter { $0.page == page }.map(\.index).min()
+                guard let firstIndex = session.pageFirstIndex[partition.rawValue]?[page] else { break }
                 if page == range.lowerBound { break }
-                if let cursor, let firstIndex, Int64(firstIndex) <= cursor { break }
+                if let cursor, Int64(firstIndex) <= cursor { break }
                 page -= 1
             }
         }

@@ -29,6 +29,8 @@ public struct DexcomDownload: Sendable {
     public var meter: [UInt32: DexcomMeterRecord] = [:]
     /// Database pages decoded (a page read twice counts twice).
     public var pagesDecoded = 0
+    /// The running index of the first record of each decoded page, by partition and page number.
+    public var pageFirstIndex: [UInt8: [UInt32: UInt32]] = [:]
     /// Requests that got no answer, described.
     public var unanswered: [String] = []
     /// Requests whose command glucobridge does not decode (e.g. vendor extensions), by id.
@@ -120,6 +122,7 @@ public struct DexcomDownload: Sendable {
     private mutating func absorb(_ page: DexcomPage) {
         pagesDecoded += 1
         let header = page.header
+        pageFirstIndex[header.partition, default: [:]][header.pageNumber] = header.firstIndex
         switch DexcomPartition(rawValue: header.partition) {
         case .egvData?:
             for (i, record) in page.records.enumerated() {
