@@ -36,3 +36,10 @@ func hexPreview(_ bytes: some Collection<UInt8>, limit: Int = 16) -> String {
     let shown = Hex.encode(Array(bytes.prefix(limit)))
     return bytes.count > limit ? shown + " …" : shown
 }
+
+extension StringProtocol {
+    /// The text without any of `characters` at either end.
+    func trimmingCharacters(in characters: String) -> String {
+        String(drop { characters.contains($0) }.reversed().drop { characters.contains($0) }.reversed())
+    }
+}

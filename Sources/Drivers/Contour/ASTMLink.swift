@@ -1,3 +1,5 @@
+import Capture
+
 /// ASTM E1381 link-layer control bytes.
 public enum ASTMControl: UInt8, Sendable {
     case stx = 0x02, etx = 0x03, eot = 0x04, enq = 0x05, ack = 0x06, nak = 0x15, etb = 0x17, can = 0x18
@@ -27,7 +29,7 @@ public struct ASTMFrame: Sendable, Equatable {
 
     /// The frame's bytes.
     public func encoded() -> [UInt8] {
-        let digits = Array(String(Self.checksum(number: number, text: text, isFinal: isFinal), radix: 16, uppercase: true).leftPadded(2).utf8)
+        let digits = Array(Hex.encode([Self.checksum(number: number, text: text, isFinal: isFinal)]).utf8)
         return [ASTMControl.stx.rawValue, 0x30 + number] + text
             + [isFinal ? ASTMControl.etx.rawValue : ASTMControl.etb.rawValue] + digits + [0x0D, 0x0A]
     }
@@ -86,11 +88,5 @@ public struct ASTMLinkDecoder: Sendable {
         }
         buffer.removeFirst(end + 5)
         return .frame(ASTMFrame(number: number, text: text, isFinal: isFinal))
-    }
-}
-
-extension String {
-    func trimmingCharacters(in characters: String) -> String {
-        String(drop { characters.contains($0) }.reversed().drop { characters.contains($0) }.reversed())
     }
 }

@@ -1,3 +1,4 @@
+import Capture
 import Transport
 
 /// What went wrong reading a Contour meter or its capture.
@@ -20,7 +21,7 @@ public enum ContourError: Error, CustomStringConvertible {
         switch self {
         case let .badReport(context, reason): "bad HID report \(context): \(reason)"
         case let .frameChecksumMismatch(frame, expected, found):
-            "ASTM frame \(frame): checksum is \(found) but its bytes give \(String(expected, radix: 16, uppercase: true).leftPadded(2))"
+            "ASTM frame \(frame): checksum is \(found) but its bytes give \(Hex.encode([expected]))"
         case let .malformedFrame(context, reason): "malformed ASTM frame \(context): \(reason)"
         case let .malformedRecord(record, reason): "cannot read the record \"\(record.prefix(60))\": \(reason)"
         case .noHeader: "the meter sent no header record, so the meter and its units are unknown"
@@ -34,11 +35,5 @@ extension ContourError: TransportErrorCarrying {
     public var transportError: TransportError? {
         if case .transport(let error) = self { return error }
         return nil
-    }
-}
-
-extension String {
-    func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

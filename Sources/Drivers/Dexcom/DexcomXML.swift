@@ -38,9 +38,3 @@ public enum DexcomXML {
         return attributes
     }
 }
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
-    }
-}
