@@ -58,16 +58,16 @@ let package = Package(
             ],
             path: "Benchmarks/DexcomThroughput"),
 
-        .target(name: "TestSupport", dependencies: ["Capture"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Capture", "Model"], path: "Tests/TestSupport"),
         .testTarget(name: "ModelTests", dependencies: ["Model"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "Capture", "TestSupport"]),
         .testTarget(name: "DexcomTests", dependencies: ["Drivers", "Transport", "Capture", "Model", "TestSupport"]),
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "Model"]),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "Model", "TestSupport"]),
         .testTarget(
             name: "ContourTests",
             dependencies: ["Drivers", "Importer", "Store", "Capture", "Transport", "Model", "Simulators", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["glucobridge", "Store", "Model", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["glucobridge", "Store", "Model", "Ingest", "TestSupport"]),
         .testTarget(
             name: "StoreTests",
             dependencies: ["Store", "Model", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
