@@ -11,6 +11,9 @@ enum Migrations {
         migrator.registerMigration("v2-app-api-indexes") { db in
             try db.execute(sql: v2)
         }
+        migrator.registerMigration("v3-activity-minutes-and-profile") { db in
+            try db.execute(sql: v3)
+        }
         return migrator
     }
 
@@ -199,5 +202,34 @@ enum Migrations {
 
         -- Day summaries: count, low/average/high and the count of each tag from the index alone.
         CREATE INDEX glucose_summary_by_day ON glucose(day_id, tag, mgdl);
+        """
+
+    /// Per-minute activity from bands and sport sensors (heart rate for the app's plots, and what
+    /// exercise sessions were detected from), and the user profile exercise detection reads.
+    private static let v3 = """
+        CREATE TABLE activity_minute (
+            source_id INTEGER NOT NULL REFERENCES source(id),
+            minute TEXT NOT NULL CHECK (minute \(instant) AND substr(minute, 18) = '00.000'),
+            heart_rate_bpm REAL CHECK (heart_rate_bpm > 0 AND heart_rate_bpm < 300),
+            step_cadence_spm REAL CHECK (step_cadence_spm >= 0 AND step_cadence_spm < 1000),
+            crank_cadence_rpm REAL CHECK (crank_cadence_rpm >= 0 AND crank_cadence_rpm < 1000),
+            speed_mps REAL CHECK (speed_mps >= 0 AND speed_mps < 100),
+            distance_m REAL CHECK (distance_m >= 0),
+            energy_kj REAL CHECK (energy_kj >= 0),
+            gait TEXT CHECK (gait IN ('walking', 'running')),
+            sensors TEXT NOT NULL CHECK (json_valid(sensors) AND json_array_length(sensors) > 0),
+            sample_count INTEGER NOT NULL CHECK (sample_count > 0),
+            import_run_id INTEGER REFERENCES import_run(id),
+            PRIMARY KEY (source_id, minute)
+        ) WITHOUT ROWID;
+        CREATE INDEX activity_minute_by_time ON activity_minute(minute);
+
+        CREATE TABLE user_profile (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            age_years INTEGER CHECK (age_years BETWEEN 1 AND 120),
+            max_heart_rate_bpm INTEGER CHECK (max_heart_rate_bpm BETWEEN 60 AND 250),
+            resting_heart_rate_bpm INTEGER CHECK (resting_heart_rate_bpm BETWEEN 20 AND 150),
+            CHECK (resting_heart_rate_bpm < coalesce(max_heart_rate_bpm, 208 - 0.7 * age_years))
+        );
         """
 }

@@ -34,8 +34,11 @@ private struct Recorder {
     mutating func record(_ validated: ValidatedBatch) throws -> ImportSummary {
         let batch = validated.batch
         let thresholds = try SharedStore.thresholds(db)
-        let sourceID = try upsertSource(batch.source)
-        let runID = try insertRun(batch, sourceID: sourceID)
+        let sourceID = try ImportRows.upsertSource(batch.source, db)
+        let runID = try ImportRows.insertRun(
+            sourceID: sourceID, startedAt: batch.startedAt, mode: batch.mode, origin: batch.origin,
+            recordsRead: batch.recordsRead, skipped: batch.recordsRead - batch.glucose.count, clock: batch.clock,
+            events: batch.events, notes: batch.notes, db)
 
         let insert = try db.cachedStatement(sql: """
             INSERT INTO glucose (day_id, time, mgdl, unit, tag, flag, kind, trend, noise, source_id,
@@ -75,50 +78,8 @@ private struct Recorder {
             days: daysWithNewRows.sorted(),
             firstReading: batch.glucose.map(\.time).min(),
             lastReading: batch.glucose.map(\.time).max())
-        try db.execute(
-            sql: """
-                UPDATE import_run
-                SET finished_at = ?, records_added = ?, records_already_stored = ?
-                WHERE id = ?
-                """,
-            arguments: [StoreTime.string(Date()), summary.added, summary.alreadyStored, runID])
+        try ImportRows.finish(runID, added: summary.added, alreadyStored: summary.alreadyStored, db)
         return summary
-    }
-
-    private func upsertSource(_ source: DeviceSource) throws -> Int64 {
-        let id = try Int64.fetchOne(
-            db,
-            sql: """
-                INSERT INTO source (family, serial, model) VALUES (?, ?, ?)
-                ON CONFLICT (family, serial) DO UPDATE SET model = coalesce(excluded.model, source.model)
-                RETURNING id
-                """,
-            arguments: [source.family, source.serial, source.model])
-        guard let id else { throw StoreError.database("the source \(source) could not be stored") }
-        return id
-    }
-
-    private func insertRun(_ batch: ImportBatch, sourceID: Int64) throws -> Int64 {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let events = String(decoding: try encoder.encode(batch.events), as: UTF8.self)
-        let notes = String(decoding: try encoder.encode(batch.notes), as: UTF8.self)
-        let started = StoreTime.string(batch.startedAt)
-        try db.execute(
-            sql: """
-                INSERT INTO import_run (
-                    source_id, started_at, finished_at, mode, origin, records_read, records_added,
-                    records_already_stored, records_skipped, host_time, device_time,
-                    clock_offset_seconds, time_method, events_json, notes_json)
-                VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                sourceID, started, started, batch.mode, batch.origin, batch.recordsRead,
-                batch.recordsRead - batch.glucose.count,
-                batch.clock.hostTime.map(StoreTime.string), batch.clock.deviceTime.map(StoreTime.string),
-                batch.clock.offsetSeconds, batch.clock.method.rawValue, events, notes,
-            ])
-        return db.lastInsertedRowID
     }
 
     private func raiseCursors(_ cursors: [String: Int64], sourceID: Int64, runID: Int64) throws {

@@ -1,0 +1,200 @@
+import Foundation
+import GRDB
+import Model
+
+/// What one ``SharedStore/record(_:)-(ActivityBatch)`` call did.
+public struct ActivityImportSummary: Sendable, Equatable, CustomStringConvertible {
+    /// The `import_run` row written for this import.
+    public var runID: Int64
+    /// Samples the sensors sent.
+    public var samplesRead: Int
+    /// Minute rows stored by this import, and those the store already held (same source and minute).
+    public var minutesAdded: Int
+    public var minutesAlreadyStored: Int
+    /// Exercise logs stored by this import, and those the store already held (same source and key).
+    public var sessionsAdded: Int
+    public var sessionsAlreadyStored: Int
+    /// The Days that received new exercise logs, ascending.
+    public var days: [DayDate]
+
+    public var description: String {
+        "\(sessionsAdded) new exercise sessions, \(sessionsAlreadyStored) already stored; "
+            + "\(minutesAdded) new activity minutes, \(minutesAlreadyStored) already stored"
+    }
+}
+
+extension SharedStore {
+    /// Writes one activity import in one transaction: the minutes into `activity_minute`, the
+    /// sessions as imported Exercise logs on the Day of their start, and an `import_run` row.
+    ///
+    /// The batch is checked first (``StoreError/invalidBatch(reason:)`` names the minute or session
+    /// and the value). A minute or session the store already holds for the source (same minute;
+    /// same record key) is left as it is and counted as already stored, so importing the same
+    /// data again adds nothing. Any failure rolls everything back.
+    ///
+    /// In the `import_run` row, `records_read` counts samples, `records_added` and
+    /// `records_already_stored` count minute rows, `records_skipped` counts the values left out
+    /// (named in `events_json`); the sessions are the `exercise` rows carrying its id.
+    public func record(_ batch: ActivityBatch) throws(StoreError) -> ActivityImportSummary {
+        let checked = try CheckedActivityBatch(batch)
+        let zone = timeZone
+        return try write { db in
+            let sourceID = try ImportRows.upsertSource(batch.source, db)
+            let runID = try ImportRows.insertRun(
+                sourceID: sourceID, startedAt: batch.startedAt, mode: batch.mode, origin: batch.origin,
+                recordsRead: batch.samplesRead, skipped: batch.events.reduce(0) { $0 + $1.count },
+                clock: batch.clock, events: batch.events, notes: batch.notes, db)
+
+            let insertMinute = try db.cachedStatement(sql: """
+                INSERT INTO activity_minute (
+                    source_id, minute, heart_rate_bpm, step_cadence_spm, crank_cadence_rpm, speed_mps,
+                    distance_m, energy_kj, gait, sensors, sample_count, import_run_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (source_id, minute) DO NOTHING
+                """)
+            var minutesAdded = 0
+            for minute in checked.minutes {
+                try insertMinute.execute(arguments: [
+                    sourceID, StoreTime.string(minute.start), minute.heartRate, minute.stepCadence,
+                    minute.crankCadence, minute.speed, minute.distance, minute.energy, minute.gait?.rawValue,
+                    ActivityColumns.sensors(minute.sensors), minute.sampleCount, runID,
+                ])
+                minutesAdded += db.changesCount
+            }
+
+            let insertSession = try db.cachedStatement(sql: """
+                INSERT INTO exercise (day_id, time, name, duration_seconds, intensity, source_id,
+                                      device_record_key, import_run_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (source_id, device_record_key) DO NOTHING
+                """)
+            var days = DayResolver(timeZone: zone)
+            var daysWithNewRows: Set<DayDate> = []
+            var sessionsAdded = 0
+            for session in checked.sessions {
+                let date = days.date(of: session.start)
+                try insertSession.execute(arguments: [
+                    try days.id(of: date, in: db), StoreTime.string(session.start), session.kind.rawValue,
+                    session.duration, session.intensity.rawValue, sourceID, session.recordKey, runID,
+                ])
+                if db.changesCount > 0 {
+                    sessionsAdded += 1
+                    daysWithNewRows.insert(date)
+                }
+            }
+            // A Day created for a session that was stored already holds nothing: remove it.
+            for (date, id) in days.created where !daysWithNewRows.contains(date) {
+                try db.execute(sql: "DELETE FROM day WHERE id = ?", arguments: [id])
+            }
+
+            try ImportRows.finish(runID, added: minutesAdded, alreadyStored: batch.minutes.count - minutesAdded, db)
+            return ActivityImportSummary(
+                runID: runID, samplesRead: batch.samplesRead, minutesAdded: minutesAdded,
+                minutesAlreadyStored: batch.minutes.count - minutesAdded, sessionsAdded: sessionsAdded,
+                sessionsAlreadyStored: batch.sessions.count - sessionsAdded, days: daysWithNewRows.sorted())
+        }
+    }
+}
+
+/// An activity batch checked before anything is written, without exact repeats.
+private struct CheckedActivityBatch {
+    var minutes: [ActivityMinute] = []
+    var sessions: [ExerciseSession] = []
+
+    init(_ batch: ActivityBatch) throws(StoreError) {
+        guard !batch.source.family.isEmpty, !batch.source.serial.isEmpty else {
+            throw .invalidBatch(reason: "the source \"\(batch.source)\" needs a family and a serial number")
+        }
+        guard batch.samplesRead >= 0, batch.events.allSatisfy({ $0.count >= 0 }) else {
+            throw .invalidBatch(reason: "a count of samples or of left-out values is negative")
+        }
+        for instant in [batch.startedAt, batch.clock.hostTime, batch.clock.deviceTime].compactMap({ $0 }) {
+            guard StoreTime.representable.contains(instant) else {
+                throw .invalidBatch(reason: "the import time \(instant.timeIntervalSince1970) is outside years 0001–9999")
+            }
+        }
+        if let offset = batch.clock.offsetSeconds, !offset.isFinite {
+            throw .invalidBatch(reason: "the clock offset is not a number")
+        }
+
+        var minuteIndex: [Date: Int] = [:]
+        for minute in batch.minutes {
+            try Self.check(minute)
+            if let index = minuteIndex[minute.start] {
+                guard minutes[index] == minute else {
+                    throw .invalidBatch(reason: "the activity minute \(StoreTime.string(minute.start)) appears twice with different values")
+                }
+            } else {
+                minuteIndex[minute.start] = minutes.count
+                minutes.append(minute)
+            }
+        }
+        var sessionIndex: [String: Int] = [:]
+        for session in batch.sessions {
+            try Self.check(session)
+            if let index = sessionIndex[session.recordKey] {
+                guard sessions[index] == session else {
+                    throw .invalidBatch(reason: "the exercise session \"\(session.recordKey)\" appears twice with different values")
+                }
+            } else {
+                sessionIndex[session.recordKey] = sessions.count
+                sessions.append(session)
+            }
+        }
+    }
+
+    private static func check(_ minute: ActivityMinute) throws(StoreError) {
+        guard StoreTime.representable.contains(minute.start) else {
+            throw .invalidBatch(
+                reason: "an activity minute (\(minute.start.timeIntervalSince1970) s since 1970) is outside years 0001–9999")
+        }
+        let name = "the activity minute \(StoreTime.string(minute.start))"
+        guard minute.start.timeIntervalSince1970.truncatingRemainder(dividingBy: 60) == 0 else {
+            throw .invalidBatch(reason: "\(name) does not start on a whole minute")
+        }
+        let measures: [(label: String, value: Double?, unit: String, positive: Bool, limit: Double?)] = [
+            ("heart rate", minute.heartRate, "bpm", true, 300),
+            ("step cadence", minute.stepCadence, "steps/min", false, 1000),
+            ("crank cadence", minute.crankCadence, "rpm", false, 1000),
+            ("speed", minute.speed, "m/s", false, 100),
+            ("distance", minute.distance, "m", false, nil),
+            ("energy", minute.energy, "kJ", false, nil),
+        ]
+        for measure in measures {
+            guard let value = measure.value else { continue }
+            let aboveFloor = measure.positive ? value > 0 : value >= 0
+            guard value.isFinite, aboveFloor, measure.limit.map({ value < $0 }) ?? true else {
+                let range = (measure.positive ? "0 < " : "0 ≤ ") + measure.unit + (measure.limit.map { " < \(Int($0))" } ?? "")
+                throw .invalidBatch(reason: "\(name) has a \(measure.label) of \(value) \(measure.unit), not within \(range)")
+            }
+        }
+        guard !minute.sensors.isEmpty else { throw .invalidBatch(reason: "\(name) names no sensor") }
+        guard minute.sampleCount > 0 else { throw .invalidBatch(reason: "\(name) was computed from \(minute.sampleCount) samples") }
+    }
+
+    private static func check(_ session: ExerciseSession) throws(StoreError) {
+        guard !session.recordKey.isEmpty else { throw .invalidBatch(reason: "an exercise session has an empty record key") }
+        guard StoreTime.representable.contains(session.start) else {
+            throw .invalidBatch(reason: "the exercise session \"\(session.recordKey)\" starts outside years 0001–9999")
+        }
+        guard session.minutes > 0 else {
+            throw .invalidBatch(reason: "the exercise session \"\(session.recordKey)\" lasts \(session.minutes) minutes")
+        }
+    }
+}
+
+/// How activity values are written in their columns.
+enum ActivityColumns {
+    /// The sensors as a JSON array of their names, sorted: `["heart-rate-band","running-pod"]`.
+    static func sensors(_ sensors: Set<ActivitySensor>) -> String {
+        "[" + sensors.sorted().map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
+    }
+
+    /// The sensors of a JSON array written by ``sensors(_:)`` or another program; nil for text
+    /// that is not an array of known sensor names.
+    static func sensors(_ json: String) -> Set<ActivitySensor>? {
+        guard let names = try? JSONDecoder().decode([String].self, from: Data(json.utf8)) else { return nil }
+        let sensors = names.compactMap(ActivitySensor.init(rawValue:))
+        return sensors.count == names.count ? Set(sensors) : nil
+    }
+}
