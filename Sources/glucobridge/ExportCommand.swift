@@ -5,11 +5,18 @@ import Store
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "export", abstract: "Writes the stored glucose readings as CSV or JSON on stdout.")
+        commandName: "export", abstract: "Writes the stored glucose readings or exercise sessions as CSV or JSON on stdout.")
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case csv, json
     }
+
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        case glucose, exercise
+    }
+
+    @Option(name: .long, help: "glucose (readings) or exercise (sessions, by their start).")
+    var kind: Kind = .glucose
 
     @Option(name: .long, help: "csv or json.")
     var format: Format = .csv
@@ -28,10 +35,16 @@ struct ExportCommand: ParsableCommand {
             let store = try storeOptions.open()
             let start = try from.map { try Self.instant($0, zone: store.timeZone, endOfDay: false) }
             let end = try to.map { try Self.instant($0, zone: store.timeZone, endOfDay: true) }
-            let readings = try store.glucose(from: start, to: end)
+            let columns: [String], rows: [[String?]]
+            switch kind {
+            case .glucose:
+                (columns, rows) = (GlucoseExport.columns, try store.glucose(from: start, to: end).map(GlucoseExport.fields))
+            case .exercise:
+                (columns, rows) = (ExerciseExport.columns, try store.logs(ExerciseLog.self, from: start, to: end).map(ExerciseExport.fields))
+            }
             switch format {
-            case .csv: FileHandle.standardOutput.write(Data(GlucoseExport.csv(readings).utf8))
-            case .json: FileHandle.standardOutput.write(try GlucoseExport.json(readings))
+            case .csv: FileHandle.standardOutput.write(Data(ExportTable.csv(columns: columns, rows: rows).utf8))
+            case .json: FileHandle.standardOutput.write(try ExportTable.json(columns: columns, rows: rows))
             }
         }
     }
@@ -52,36 +65,22 @@ struct ExportCommand: ParsableCommand {
     }
 }
 
-/// The export formats. Columns are documented in README.md and never renamed.
+/// The glucose export. Columns are documented in README.md and never renamed.
 enum GlucoseExport {
     static let columns = ["time", "day", "mgdl", "mmol", "tag", "flag", "kind", "trend", "source", "record_key", "device_display_time"]
 
     static func csv(_ readings: [StoredGlucose]) -> String {
-        var out = columns.joined(separator: ",") + "\n"
-        for reading in readings {
-            let row = fields(reading).map { field -> String in
-                guard let field else { return "" }
-                return field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
-                    ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
-            }
-            out += row.joined(separator: ",") + "\n"
-        }
-        return out
+        ExportTable.csv(columns: columns, rows: readings.map(fields))
     }
 
     static func json(_ readings: [StoredGlucose]) throws -> Data {
-        let objects = readings.map { reading in
-            Dictionary(uniqueKeysWithValues: zip(columns, fields(reading)).compactMap { key, value in value.map { (key, $0) } })
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        return try encoder.encode(objects) + Data("\n".utf8)
+        try ExportTable.json(columns: columns, rows: readings.map(fields))
     }
 
-    private static func fields(_ r: StoredGlucose) -> [String?] {
+    static func fields(_ r: StoredGlucose) -> [String?] {
         let source = r.sourceFamily.map { family in r.sourceSerial.map { "\(family):\($0)" } ?? family }
         return [
-            timestamp(r.time), r.day.description, number(r.mgdl),
+            timestamp(r.time), r.day.description, ExportTable.number(r.mgdl),
             String(format: "%.1f", r.mgdl / GlucoseUnit.mgdlPerMmol), r.tag.rawValue, r.flag?.rawValue, r.kind.rawValue,
             r.trend?.rawValue, source, r.recordKey, r.displayTime,
         ]
@@ -92,9 +91,5 @@ enum GlucoseExport {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded()))
-    }
-
-    private static func number(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
     }
 }

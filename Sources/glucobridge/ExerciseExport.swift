@@ -1,0 +1,25 @@
+import Foundation
+import Store
+
+/// The exercise export: one row per session, app-entered or imported. Columns are documented in
+/// README.md and never renamed.
+enum ExerciseExport {
+    static let columns = ["start", "day", "name", "duration_min", "intensity", "source", "record_key"]
+
+    static func csv(_ sessions: [Stored<ExerciseLog>]) -> String {
+        ExportTable.csv(columns: columns, rows: sessions.map(fields))
+    }
+
+    static func json(_ sessions: [Stored<ExerciseLog>]) throws -> Data {
+        try ExportTable.json(columns: columns, rows: sessions.map(fields))
+    }
+
+    static func fields(_ session: Stored<ExerciseLog>) -> [String?] {
+        let minutes = session.duration / 60
+        return [
+            GlucoseExport.timestamp(session.time), session.day.description, session.name,
+            minutes == minutes.rounded() ? String(Int(minutes)) : String(format: "%.1f", minutes),
+            session.intensity.rawValue, session.source.map { "\($0.family):\($0.serial)" }, session.recordKey,
+        ]
+    }
+}
