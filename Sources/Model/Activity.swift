@@ -102,6 +102,19 @@ public struct ActivityMinute: Sendable, Equatable, Codable {
     }
 }
 
+extension ActivityMinute {
+    /// The instants activity can be placed at, in seconds since 1970: years 0001–9999, as the
+    /// store keeps instants.
+    public static let representableSeconds = -62_135_596_800.0 ..< 253_402_300_800.0
+
+    /// The UTC minute holding `instant`, counted from 1970; nil outside ``representableSeconds``.
+    public static func number(of instant: Date) -> Int64? {
+        let seconds = instant.timeIntervalSince1970
+        guard representableSeconds.contains(seconds) else { return nil }
+        return CivilDate.floorDiv(Int64(seconds.rounded(.down)), 60)
+    }
+}
+
 /// How hard an activity was, in the three bands of the physical-activity guidelines.
 public enum ActivityIntensity: String, Sendable, Codable, CaseIterable, Comparable {
     case light, moderate, vigorous
@@ -152,10 +165,11 @@ public struct ExerciseSession: Sendable, Equatable, Codable {
     /// The minutes counted active (the sum of ``minutesByIntensity``).
     public var activeMinutes: Int { minutesByIntensity.values.reduce(0, +) }
 
-    /// `exercise:YYYY-MM-DDTHH:MMZ` of the minute holding `start`.
+    /// `exercise:YYYY-MM-DDTHH:MMZ` of the minute holding `start`; `exercise:out-of-range` for
+    /// an instant outside years 0001–9999 (which the store refuses).
     public static func recordKey(start: Date) -> String {
-        let minute = CivilDate.floorDiv(Int64(start.timeIntervalSince1970.rounded(.down)), 60) * 60
-        return "exercise:" + CivilDate.wallClock(minute).dropLast(3) + "Z"
+        guard let minute = ActivityMinute.number(of: start) else { return "exercise:out-of-range" }
+        return "exercise:" + CivilDate.wallClock(minute * 60).dropLast(3) + "Z"
     }
 }
 

@@ -285,6 +285,26 @@ final class ExerciseDetectionTests: XCTestCase {
         XCTAssertEqual(try detect(samples, profile: profile).map(\.recordKey), ["exercise:2024-05-01T06:30Z"])
     }
 
+    /// Instants no store can hold are counted and left out, never a crash.
+    func testSamplesAndMinutesOutsideYears1To9999AreLeftOut() throws {
+        let walk = ActivityStreams.pod(from: start, minutes: Array(0..<12), cadence: 115, speed: 1.6, gait: .walking)
+        let broken = [
+            ActivitySample(time: Date(timeIntervalSince1970: .infinity), sensor: .runningPod, cadence: 115),
+            ActivitySample(time: Date(timeIntervalSince1970: .nan), sensor: .runningPod, cadence: 115),
+            ActivitySample(time: Date(timeIntervalSince1970: 1e15), sensor: .heartRateBand, heartRate: 90),
+        ]
+        let resampled = ActivityResampler.minutes(from: broken + walk)
+        XCTAssertEqual(resampled.minutes.count, 12)
+        XCTAssertEqual(resampled.events, [ImportEvent(name: "invalid-time", count: 3)])
+
+        let farOff = ActivityMinute(start: Date(timeIntervalSince1970: -1e15), stepCadence: 150, sensors: [.runningPod], sampleCount: 1)
+        var unknown = farOff
+        unknown.start = Date(timeIntervalSince1970: .nan)
+        let mixed = resampled.minutes[..<6] + [farOff, unknown] + resampled.minutes[6...]
+        XCTAssertEqual(ExerciseDetector().sessions(in: Array(mixed)).map(\.minutes), [12])
+        XCTAssertEqual(ExerciseSession.recordKey(start: Date(timeIntervalSince1970: .infinity)), "exercise:out-of-range")
+    }
+
     func testRecordKeyIsTheUTCStartMinute() {
         XCTAssertEqual(ExerciseSession.recordKey(start: Date(timeIntervalSince1970: 1_714_545_059.9)), "exercise:2024-05-01T06:30Z")
         XCTAssertEqual(ExerciseSession.recordKey(start: Date(timeIntervalSince1970: -30)), "exercise:1969-12-31T23:59Z")

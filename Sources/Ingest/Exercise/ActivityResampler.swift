@@ -26,22 +26,29 @@ public struct ResampledActivity: Sendable, Equatable {
 ///   interpolated or carried forward. The session builder treats an absent minute as inactive.
 /// - Values left out are counted in ``ResampledActivity/events``: `heart-rate-without-contact`,
 ///   `heart-rate-out-of-range`, `invalid-cadence`, `invalid-speed`, `invalid-distance`,
-///   `invalid-energy`.
+///   `invalid-energy`, and whole samples timed outside years 0001–9999: `invalid-time`.
 public enum ActivityResampler {
     /// Heart rates outside this range are sensor artefacts (research §5.3, step 1).
     public static let plausibleHeartRate = 30.0...220.0
 
     public static func minutes(from samples: [ActivitySample]) -> ResampledActivity {
-        let ordered = samples.enumerated().sorted { a, b in
-            a.element.time == b.element.time ? a.offset < b.offset : a.element.time < b.element.time
-        }.map(\.element)
-        var minutes: [ActivityMinute] = []
         var events: [String: Int] = [:]
+        // Timed samples in time order (stable), each with its minute; a time outside years
+        // 0001–9999 (or NaN, which would also break the sort) leaves its sample out.
+        let ordered = samples.enumerated().compactMap { offset, sample -> (offset: Int, minute: Int64, sample: ActivitySample)? in
+            guard let minute = ActivityMinute.number(of: sample.time) else {
+                events["invalid-time", default: 0] += 1
+                return nil
+            }
+            return (offset, minute, sample)
+        }.sorted { a, b in
+            a.sample.time == b.sample.time ? a.offset < b.offset : a.sample.time < b.sample.time
+        }
+        var minutes: [ActivityMinute] = []
         var lastTotals: [ActivitySensor: (distance: Double?, energy: Double?)] = [:]
         var current: Accumulator?
 
-        for sample in ordered {
-            let minute = CivilDate.floorDiv(Int64(sample.time.timeIntervalSince1970.rounded(.down)), 60)
+        for (_, minute, sample) in ordered {
             if let open = current, open.minute != minute {
                 if let finished = open.result() { minutes.append(finished) }
                 current = nil

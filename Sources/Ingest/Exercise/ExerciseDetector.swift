@@ -1,9 +1,9 @@
 import Foundation
 import Model
 
-/// Finds exercise sessions in activity samples: resamples them to minutes
-/// (``ActivityResampler``), classes each minute (``IntensityClassifier``), joins active minutes
-/// into sessions, then names and grades each session. Pure: the same samples and profile always
+/// Finds exercise sessions in the activity samples of one device (one source): resamples them
+/// to minutes (``ActivityResampler``), classes each minute (``IntensityClassifier``), joins
+/// active minutes into sessions, then names and grades each session. Pure: the same samples and profile always
 /// give the same sessions, with the same keys, so a re-import adds nothing.
 ///
 /// Sessions (research §5.3, steps 4–7, after the accelerometer convention of Troiano et al.,
@@ -72,15 +72,17 @@ public struct ExerciseDetector: Sendable {
         self.configuration = configuration
     }
 
-    /// The sessions in `minutes` (any order; of two minutes with the same start the first is used).
+    /// The sessions in `minutes` of one device (any order; of two minutes with the same start
+    /// the first is used; minutes outside years 0001–9999 are ignored).
     public func sessions(in minutes: [ActivityMinute]) -> [ExerciseSession] {
         var seen: Set<Int64> = []
         let active: [ActiveMinute] = minutes.enumerated()
-            .sorted { a, b in a.element.start == b.element.start ? a.offset < b.offset : a.element.start < b.element.start }
-            .compactMap { _, minute in
-                let number = CivilDate.floorDiv(Int64(minute.start.timeIntervalSince1970.rounded(.down)), 60)
-                guard seen.insert(number).inserted,
-                      let assessment = classifier.assess(minute), assessment.isActive
+            .compactMap { offset, minute in
+                ActivityMinute.number(of: minute.start).map { (number: $0, offset: offset, minute: minute) }
+            }
+            .sorted { ($0.number, $0.offset) < ($1.number, $1.offset) }
+            .compactMap { number, _, minute in
+                guard seen.insert(number).inserted, let assessment = classifier.assess(minute), assessment.isActive
                 else { return nil }
                 return ActiveMinute(number: number, minute: minute, intensity: assessment.intensity)
             }
