@@ -57,6 +57,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Benchmarks/DexcomThroughput"),
+        .executableTarget(
+            name: "glucobridge-exercise-bench", dependencies: ["Ingest", "Model"], path: "Benchmarks/ExerciseDetection"),
 
         .target(name: "TestSupport", dependencies: ["Capture", "Model"], path: "Tests/TestSupport"),
         .testTarget(name: "ModelTests", dependencies: ["Model"]),
