@@ -77,7 +77,7 @@ public struct CSCRates: Sendable, Equatable {
 /// stop). A difference of more than 64 s cannot be told from a rollover; sensors notify about
 /// once a second.
 public struct CSCRateCalculator: Sendable {
-    /// The default wheel circumference, m (a 700×23C road tyre, the usual default of cycling apps).
+    /// The wheel circumference used unless the rider's own is set, m.
     public static let defaultWheelCircumference = 2.096
 
     public var wheelCircumferenceMetres: Double

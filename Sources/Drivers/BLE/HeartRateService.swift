@@ -25,7 +25,8 @@ public struct HeartRateMeasurement: Sendable, Equatable {
     public var isUInt16: Bool
     /// Flag bits 1–2 as sent (0…3).
     public var contactBits: UInt8
-    /// Cumulative energy expended since the last reset, kJ.
+    /// Cumulative energy expended since the last reset, kJ (the XML's flag text says kJ while the
+    /// field's unit tag says joule; research §1.5 takes kJ).
     public var energyExpendedKilojoules: Int?
     /// RR-intervals as sent, in 1/1024 s, oldest first.
     public var rrIntervals: [UInt16]
