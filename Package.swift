@@ -66,6 +66,7 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["Transport", "Capture", "TestSupport"]),
         .testTarget(name: "DexcomTests", dependencies: ["Drivers", "Transport", "Capture", "Model", "TestSupport"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "Model", "TestSupport"]),
+        .testTarget(name: "BLEServiceTests", dependencies: ["Drivers", "Model", "TestSupport"]),
         .testTarget(
             name: "ContourTests",
             dependencies: ["Drivers", "Importer", "Store", "Capture", "Transport", "Model", "Simulators", "TestSupport"]),

@@ -1,0 +1,79 @@
+/// The CGMS E2E-CRC: CRC-CCITT x¹⁶+x¹²+x⁵+1 with seed 0xFFFF, bits processed least significant
+/// first, no final XOR (the CRC-16/MCRF4XX parameters), over every byte of the record or value
+/// before the CRC, size byte included; it travels little-endian.
+///
+/// Source: research/ble-band.md §1.6.2 (gatt-xml cgm_measurement.xml E2E-CRC field;
+/// Android-BLE-Common-Library CRC16.MCRF4XX). Check values: "123456789" → 0x6F91, "A" → 0x5C0A.
+public enum E2ECRC {
+    private static let table: [UInt16] = (0..<256).map { byte -> UInt16 in
+        var crc = UInt16(byte)
+        for _ in 0..<8 {
+            crc = crc & 1 != 0 ? (crc >> 1) ^ 0x8408 : crc >> 1
+        }
+        return crc
+    }
+
+    /// The CRC of `bytes`.
+    public static func checksum<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
+        var crc: UInt16 = 0xFFFF
+        for byte in bytes {
+            crc = (crc >> 8) ^ table[Int(UInt8(truncatingIfNeeded: crc) ^ byte)]
+        }
+        return crc
+    }
+
+    /// `bytes` followed by their CRC, little-endian: what a sensor sends.
+    public static func appending(to bytes: [UInt8]) -> [UInt8] {
+        let crc = checksum(bytes)
+        return bytes + [UInt8(truncatingIfNeeded: crc), UInt8(truncatingIfNeeded: crc >> 8)]
+    }
+}
+
+/// Whether a CGMS value carries an E2E-CRC, and what it was.
+public enum E2ECRCCheck: Sendable, Equatable {
+    /// The value has no CRC field.
+    case absent
+    /// The value's CRC matched its bytes.
+    case valid(UInt16)
+}
+
+extension GATTValueReader {
+    /// Reads the trailing E2E-CRC of the bytes from `start` up to here, when `present`, and checks it.
+    mutating func e2eCRC(present: Bool) throws(BLEValueError) -> E2ECRCCheck {
+        guard present else { return .absent }
+        let covered = bytes[start..<offset]
+        let at = offset
+        let carried = try u16("E2E-CRC")
+        let computed = E2ECRC.checksum(covered)
+        guard carried == computed else {
+            throw .crcMismatch(characteristic: characteristic, offset: at, carried: carried, computed: computed)
+        }
+        return .valid(carried)
+    }
+
+    /// Whether the value being read ends in an E2E-CRC: `supported` is what the CGM Feature said
+    /// (nil when not read yet, in which case the length decides); `bare` is the value's length
+    /// without a CRC, from `start`.
+    func crcPresent(supported: Bool?, bareLength bare: Int) throws(BLEValueError) -> Bool {
+        let length = end - start
+        switch supported {
+        case .some(true):
+            if length == bare { throw .missingCRC(characteristic: characteristic, offset: start + bare) }
+            guard length == bare + 2 else {
+                throw .unexpectedLength(characteristic: characteristic, offset: start, expected: [bare + 2], found: length)
+            }
+            return true
+        case .some(false):
+            guard length == bare else {
+                throw .unexpectedLength(characteristic: characteristic, offset: start, expected: [bare], found: length)
+            }
+            return false
+        case .none:
+            guard length == bare || length == bare + 2 else {
+                throw .unexpectedLength(
+                    characteristic: characteristic, offset: start, expected: [bare, bare + 2], found: length)
+            }
+            return length == bare + 2
+        }
+    }
+}

@@ -1,0 +1,88 @@
+/// 16-bit UUIDs of the GATT services and characteristics whose values glucobridge decodes.
+///
+/// Sources: BlueZ src/shared/util.c UUID names; Bluetooth SIG GATT XML (oesmith/gatt-xml) service
+/// definitions; research/ble-band.md §1.5 and §1.6.
+public enum BLEService: UInt16, Sendable, CaseIterable, CustomStringConvertible {
+    case glucose = 0x1808
+    case heartRate = 0x180D
+    case runningSpeedAndCadence = 0x1814
+    case cyclingSpeedAndCadence = 0x1816
+    case continuousGlucoseMonitoring = 0x181F
+    case fitnessMachine = 0x1826
+
+    public var name: String {
+        switch self {
+        case .glucose: "Glucose"
+        case .heartRate: "Heart Rate"
+        case .runningSpeedAndCadence: "Running Speed and Cadence"
+        case .cyclingSpeedAndCadence: "Cycling Speed and Cadence"
+        case .continuousGlucoseMonitoring: "Continuous Glucose Monitoring"
+        case .fitnessMachine: "Fitness Machine"
+        }
+    }
+
+    public var description: String { "\(name) (0x\(hex4(rawValue)))" }
+}
+
+/// The characteristics decoded under `Sources/Drivers/BLE`.
+public enum BLECharacteristic: UInt16, Sendable, CaseIterable, CustomStringConvertible {
+    case glucoseMeasurement = 0x2A18
+    case glucoseMeasurementContext = 0x2A34
+    case heartRateMeasurement = 0x2A37
+    case bodySensorLocation = 0x2A38
+    case heartRateControlPoint = 0x2A39
+    case recordAccessControlPoint = 0x2A52
+    case rscMeasurement = 0x2A53
+    case cscMeasurement = 0x2A5B
+    case cgmMeasurement = 0x2AA7
+    case cgmFeature = 0x2AA8
+    case cgmStatus = 0x2AA9
+    case cgmSessionStartTime = 0x2AAA
+    case cgmSessionRunTime = 0x2AAB
+    case fitnessMachineFeature = 0x2ACC
+    case treadmillData = 0x2ACD
+    case indoorBikeData = 0x2AD2
+
+    public var name: String {
+        switch self {
+        case .glucoseMeasurement: "Glucose Measurement"
+        case .glucoseMeasurementContext: "Glucose Measurement Context"
+        case .heartRateMeasurement: "Heart Rate Measurement"
+        case .bodySensorLocation: "Body Sensor Location"
+        case .heartRateControlPoint: "Heart Rate Control Point"
+        case .recordAccessControlPoint: "Record Access Control Point"
+        case .rscMeasurement: "RSC Measurement"
+        case .cscMeasurement: "CSC Measurement"
+        case .cgmMeasurement: "CGM Measurement"
+        case .cgmFeature: "CGM Feature"
+        case .cgmStatus: "CGM Status"
+        case .cgmSessionStartTime: "CGM Session Start Time"
+        case .cgmSessionRunTime: "CGM Session Run Time"
+        case .fitnessMachineFeature: "Fitness Machine Feature"
+        case .treadmillData: "Treadmill Data"
+        case .indoorBikeData: "Indoor Bike Data"
+        }
+    }
+
+    /// The service the characteristic belongs to (RACP: the glucose services share it; CGMS is given).
+    public var service: BLEService {
+        switch self {
+        case .glucoseMeasurement, .glucoseMeasurementContext: .glucose
+        case .heartRateMeasurement, .bodySensorLocation, .heartRateControlPoint: .heartRate
+        case .rscMeasurement: .runningSpeedAndCadence
+        case .cscMeasurement: .cyclingSpeedAndCadence
+        case .recordAccessControlPoint, .cgmMeasurement, .cgmFeature, .cgmStatus, .cgmSessionStartTime,
+            .cgmSessionRunTime:
+            .continuousGlucoseMonitoring
+        case .fitnessMachineFeature, .treadmillData, .indoorBikeData: .fitnessMachine
+        }
+    }
+
+    public var description: String { "\(name) (0x\(hex4(rawValue)))" }
+}
+
+/// `2A37` style: four uppercase hex digits.
+func hex4(_ value: UInt16) -> String {
+    let digits = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}
