@@ -30,7 +30,7 @@ struct GlucoBridge: ParsableCommand {
             Glucose logs on their Day, tagged hypo / in range / hyper.
             """,
         version: "0.1.0",
-        subcommands: [DevicesCommand.self, ImportCommand.self, ReplayCommand.self, ExportCommand.self, DaysCommand.self])
+        subcommands: [DevicesCommand.self, ScanCommand.self, ImportCommand.self, ReplayCommand.self, ExportCommand.self, DaysCommand.self])
 }
 
 /// Options every command that opens the store shares.
