@@ -273,3 +273,32 @@ final class BTSnoopUnitTests: XCTestCase {
         XCTAssertNil(BluetoothAddress("C0:11:22:33:44:GG"))
     }
 }
+
+/// Datalink 1001 (no H4 byte): the flags say command, event or data, and the direction.
+final class BTSnoopH1Tests: XCTestCase {
+    func testUnencapsulatedHCI() throws {
+        var file = BTSnoopReader.identification
+        file.appendBE(1)
+        file.appendBE(1001)
+        let records: [(UInt32, [UInt8])] = [
+            (2, hexBytes("0b2007 01100010000000")),
+            (3, hexBytes("0e04 010b2000")),
+            (3, hexBytes("3e13 0100400000015544332211c027000000f40100")),
+            (0, hexBytes("4000 0700 0300 0400 0a1500")),
+            (1, hexBytes("4020 0600 0200 0400 0b01")),
+        ]
+        for (index, (flags, body)) in records.enumerated() {
+            for word in [UInt32(body.count), UInt32(body.count), flags, 0, 0x00E2_ECAA, 0x75B5_0000 + UInt32(index) * 1000] {
+                file.appendBE(word)
+            }
+            file += body
+        }
+        let snoop = try BTSnoopReader.parse(file, name: "h1.btsnoop")
+        XCTAssertEqual(snoop.datalink, .hciUnencapsulated)
+        XCTAssertEqual(snoop.records.map(\.packet?.type), [.command, .event, .event, .acl, .acl])
+        XCTAssertEqual(snoop.records.map(\.direction), [.sent, .received, .received, .sent, .received])
+        let link = try XCTUnwrap(LECapture(snoop).connections.first)
+        XCTAssertEqual(link.att.map(\.bytes), [hexBytes("0a1500"), hexBytes("0b01")])
+        XCTAssertEqual(link.att[1].timestamp.unixMicroseconds - link.att[0].timestamp.unixMicroseconds, 1000)
+    }
+}

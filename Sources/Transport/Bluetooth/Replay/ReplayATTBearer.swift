@@ -99,9 +99,9 @@ public final class ReplayATTBearer: ATTBearer {
                 detail: "no LE connection\(target) carrying ATT in this capture (connections seen: "
                     + (seen.isEmpty ? "none" : seen.joined(separator: ", ")) + ")")
         }
-        let name = capture.advertisingReports.last { $0.report.address == connection.peerAddress && $0.record < connection.openedAtRecord }
-            .flatMap { $0.report.advertisingData.localName }
-            ?? capture.advertisingReports.lazy.compactMap { $0.report.address == connection.peerAddress ? $0.report.advertisingData.localName : nil }.first
+        let name = capture.advertisingReports.lazy.reversed()
+            .filter { $0.report.address == connection.peerAddress }
+            .compactMap { $0.report.advertisingData.localName }.first
         self.init(connection: connection, file: capture.name, name: name, pacing: pacing)
     }
 
@@ -119,14 +119,16 @@ public final class ReplayATTBearer: ATTBearer {
     public func send(_ pdu: [UInt8]) throws(BLEError) {
         guard !closed else { throw .disconnected("closed by glucobridge") }
         walk()
-        let hostIndices = pdus.indices.lazy.filter { !self.isDevicePDU[$0] }
-        if let match = hostIndices.first(where: { $0 >= self.frontier && self.marks[$0] == .pending && self.pdus[$0].bytes == pdu }) {
-            for index in hostIndices where index >= frontier && index < match && marks[index] == .pending {
+        func sameHostPDU(_ index: Int, _ mark: Mark) -> Bool {
+            !isDevicePDU[index] && marks[index] == mark && pdus[index].bytes == pdu
+        }
+        if let match = (frontier..<pdus.count).first(where: { sameHostPDU($0, .pending) }) {
+            for index in frontier..<match where !isDevicePDU[index] && marks[index] == .pending {
                 marks[index] = .steppedOver
             }
             matched(match)
             walk()
-        } else if let earlier = hostIndices.first(where: { $0 < self.frontier && self.marks[$0] == .steppedOver && self.pdus[$0].bytes == pdu }) {
+        } else if let earlier = (0..<frontier).first(where: { sameHostPDU($0, .steppedOver) }) {
             matched(earlier)
             if let answer = answerOf[earlier], answer < frontier { due.append(answer) }
         } else {
