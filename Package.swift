@@ -64,6 +64,7 @@ let package = Package(
         .testTarget(name: "ModelTests", dependencies: ["Model"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "Capture", "TestSupport"]),
+        .testTarget(name: "BLETransportTests", dependencies: ["Transport", "Capture", "TestSupport"]),
         .testTarget(name: "DexcomTests", dependencies: ["Drivers", "Transport", "Capture", "Model", "TestSupport"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "Model", "TestSupport"]),
         .testTarget(name: "BLEServiceTests", dependencies: ["Drivers", "Model", "TestSupport"]),

@@ -31,8 +31,8 @@ struct GlucoBridge: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            DevicesCommand.self, ImportCommand.self, ReplayCommand.self, ExportCommand.self, DaysCommand.self,
-            ProfileCommand.self,
+            DevicesCommand.self, ScanCommand.self, ImportCommand.self, ReplayCommand.self, ExportCommand.self,
+            DaysCommand.self, ProfileCommand.self,
         ])
 }
 

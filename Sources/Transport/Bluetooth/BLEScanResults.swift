@@ -1,0 +1,60 @@
+import Capture
+import Foundation
+
+/// A device heard during an LE scan: every report from its address merged.
+public struct ScannedDevice: Sendable, Equatable {
+    public var address: BluetoothAddress
+    /// The raw address type of its latest report (0 public, 1 random, 2/3 resolved identity).
+    public var addressType: UInt8
+    /// The advertised name (complete preferred; from advertising data or a scan response).
+    public var name: String?
+    /// The latest RSSI in dBm, when the controller reported one.
+    public var rssi: Int8?
+    /// Every service UUID it advertised, in the order first heard.
+    public var serviceUUIDs: [BluetoothUUID]
+    public var reports: Int
+    public var lastSeen: Date
+
+    /// The peer to connect to, when the address type is one a connection can name.
+    public var peer: BLEPeer? {
+        LEAddressType(rawValue: addressType).map { BLEPeer(address: address, addressType: $0, name: name) }
+    }
+}
+
+/// Merges advertising reports by address, keeping devices in the order first heard.
+public struct BLEScanResults: Sendable, Equatable {
+    public private(set) var devices: [ScannedDevice] = []
+    private var positions: [BluetoothAddress: Int] = [:]
+
+    public init() {}
+
+    public mutating func add(_ report: AdvertisingReport, at time: Date) {
+        let data = report.advertisingData
+        let index: Int
+        if let known = positions[report.address] {
+            index = known
+        } else {
+            index = devices.count
+            positions[report.address] = index
+            devices.append(ScannedDevice(
+                address: report.address, addressType: report.addressType, name: nil, rssi: nil, serviceUUIDs: [], reports: 0,
+                lastSeen: time))
+        }
+        var device = devices[index]
+        device.addressType = report.addressType
+        device.reports += 1
+        device.lastSeen = max(device.lastSeen, time)
+        if report.rssi != 127 { device.rssi = report.rssi }
+        if let name = data.localName, !name.isEmpty {
+            let complete = data.structures.contains { $0.type == AdvertisingData.completeNameType }
+            if device.name == nil || complete { device.name = name }
+        }
+        for uuid in data.serviceUUIDs where !device.serviceUUIDs.contains(uuid) { device.serviceUUIDs.append(uuid) }
+        devices[index] = device
+    }
+
+    /// The devices the advertising reports of a capture describe.
+    public init(capture: LECapture) {
+        for captured in capture.advertisingReports { add(captured.report, at: captured.timestamp.date) }
+    }
+}
