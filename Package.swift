@@ -67,6 +67,9 @@ let package = Package(
         .testTarget(
             name: "ContourTests",
             dependencies: ["Drivers", "Importer", "Store", "Capture", "Transport", "Model", "Simulators", "TestSupport"]),
+        .testTarget(
+            name: "FreeStyleTests",
+            dependencies: ["Drivers", "Importer", "Store", "Capture", "Transport", "Model", "Simulators", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["glucobridge", "Store", "Model", "TestSupport"]),
         .testTarget(
             name: "StoreTests",
