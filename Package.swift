@@ -69,7 +69,10 @@ let package = Package(
             dependencies: ["Drivers", "Importer", "Store", "Capture", "Transport", "Model", "Simulators", "TestSupport"]),
         .testTarget(
             name: "FreeStyleTests",
-            dependencies: ["Drivers", "Importer", "Store", "Capture", "Transport", "Model", "Simulators", "TestSupport"]),
+            dependencies: [
+                "Drivers", "Importer", "Store", "Capture", "Transport", "Model", "Simulators", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "CLITests", dependencies: ["glucobridge", "Store", "Model", "TestSupport"]),
         .testTarget(
             name: "StoreTests",
