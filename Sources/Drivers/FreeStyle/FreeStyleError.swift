@@ -27,6 +27,10 @@ public enum FreeStyleError: Error, CustomStringConvertible {
     case replyTooLong(command: String, limit: Int)
     /// A Libre 2 or Libre 3 reader: its traffic is encrypted with vendor keys glucobridge does not have.
     case encryptedReader(reader: String)
+    /// A binary-protocol (ATP/AAP) frame, packet or record that cannot be read.
+    case malformedBinary(context: String, reason: String)
+    /// A binary-protocol CRC (ATP CRC32, record CRC16) that does not match its bytes.
+    case binaryChecksumMismatch(what: String, stated: UInt32, computed: UInt32)
     /// The device has no HID interface with an IN endpoint.
     case noHIDInterface(device: String)
     /// Neither the HID serial query nor a text serial command was answered.
@@ -49,6 +53,9 @@ public enum FreeStyleError: Error, CustomStringConvertible {
         case let .replyTooLong(command, limit): "the reply to \(command) went on past \(limit) bytes without CMD OK; the reader may be faulty"
         case .encryptedReader(let reader):
             "\(reader) readers encrypt their USB traffic with keys Abbott does not publish; glucobridge cannot read them and stored nothing"
+        case let .malformedBinary(context, reason): "malformed binary-protocol data \(context): \(reason)"
+        case let .binaryChecksumMismatch(what, stated, computed):
+            "\(what) is corrupt: its CRC says \(Self.hex8(stated)) but its bytes give \(Self.hex8(computed))"
         case .noHIDInterface(let device): "the device \(device) has no HID interface with an IN endpoint; is it a FreeStyle reader?"
         case .noSerialNumber: "the reader's serial number was not read (neither the HID serial query nor a serial command was answered)"
         case .transport(let error): error.description
