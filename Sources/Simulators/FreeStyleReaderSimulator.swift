@@ -21,6 +21,8 @@ public final class FreeStyleReaderSimulator: USBTransport {
     public var hostClock: () -> Date
     /// A keep-alive `22 01 xx` goes before every third reply.
     public var keepAliveByte: UInt8 = 0x05
+    /// When set, a keep-alive also goes between the reports of a text reply, after every this many.
+    public var keepAliveWithinReplies: Int?
     /// Answer every text command with `33 01 15`, as an encrypted reader (Libre 2 / 3) does
     /// before its encryption is set up.
     public var encrypted = false
@@ -149,7 +151,12 @@ public final class FreeStyleReaderSimulator: USBTransport {
             }
         }
         pieces += Self.chunks(text[offset...])
-        for piece in pieces { queue(FreeStyleMessage(type: FreeStyleMessage.Kind.text, payload: Array(piece))) }
+        for (index, piece) in pieces.enumerated() {
+            if let every = keepAliveWithinReplies, index > 0, index % every == 0 {
+                queue(FreeStyleMessage(type: FreeStyleMessage.Kind.keepAlive, payload: [keepAliveByte]))
+            }
+            queue(FreeStyleMessage(type: FreeStyleMessage.Kind.text, payload: Array(piece)))
+        }
     }
 
     private static func chunks(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {

@@ -44,11 +44,13 @@ final class FreeStyleBehaviourTests: XCTestCase {
     ]
 
     /// HI / LO are flags (stored at the reader limits), ketones and insulin are counted, unknown
-    /// row types are counted; reports go to the OUT endpoint when there is one.
+    /// row types are counted; reports go to the OUT endpoint when there is one; keep-alives
+    /// between the reports of a reply are skipped.
     func testNeoSession() throws {
         let store = try makeStore()
         let reader = neo(records: neoRows)
         reader.lineReports = true
+        reader.keepAliveWithinReplies = 2
         let outcome = try Importer(store: store).importSession(over: reader, driver: FreeStyleDriver.self, origin: "simulated")
         XCTAssertEqual(reader.setReportsReceived, 0)
         XCTAssertEqual(reader.messagesReceived.count, 8)
