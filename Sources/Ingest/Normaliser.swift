@@ -58,7 +58,8 @@ public enum Normaliser {
                 noise: record.noise,
                 recordKey: record.recordKey,
                 deviceTime: record.deviceSeconds,
-                displayTime: record.displaySeconds.map { CivilDate.wallClock(Int64(epoch) + $0) })
+                displayTime: record.displaySeconds.map { CivilDate.wallClock(Int64(epoch) + $0) },
+                note: record.note)
         }
         return ImportBatch(
             source: download.source, startedAt: startedAt, mode: mode, origin: origin, clock: report,

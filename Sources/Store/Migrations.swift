@@ -11,6 +11,9 @@ enum Migrations {
         migrator.registerMigration("v2-app-api-indexes") { db in
             try db.execute(sql: v2)
         }
+        migrator.registerMigration("v3-glucose-note") { db in
+            try db.execute(sql: v3)
+        }
         return migrator
     }
 
@@ -199,5 +202,11 @@ enum Migrations {
 
         -- Day summaries: count, low/average/high and the count of each tag from the index alone.
         CREATE INDEX glucose_summary_by_day ON glucose(day_id, tag, mgdl);
+        """
+
+    /// A note on a glucose reading: what the device recorded with it (a meter's meal, activity
+    /// or feeling markers). NULL when there is none; never empty.
+    private static let v3 = """
+        ALTER TABLE glucose ADD COLUMN note TEXT CHECK (note IS NULL OR note <> '');
         """
 }

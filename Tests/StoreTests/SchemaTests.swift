@@ -14,7 +14,7 @@ final class SchemaTests: XCTestCase {
             "day", "exercise", "favourite", "glucose", "grdb_migrations", "illness", "import_run", "insulin",
             "meal", "source", "source_cursor", "store_config", "stress",
         ])
-        XCTAssertEqual(try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;"), "v1-app-model-and-ingest\nv2-app-api-indexes")
+        XCTAssertEqual(try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;"), "v1-app-model-and-ingest\nv2-app-api-indexes\nv3-glucose-note")
         let indexes = try sqlite3(file.path, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'glucose' ORDER BY name;")
         XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nglucose_summary_by_day\nsqlite_autoindex_glucose_1")
     }
@@ -66,7 +66,7 @@ final class SchemaTests: XCTestCase {
         let file = try StoreFile()
         do { _ = try file.open() }
         _ = try file.open()
-        XCTAssertEqual(try count("grdb_migrations", in: file.path), 2)
+        XCTAssertEqual(try count("grdb_migrations", in: file.path), 3)
         try sqlite3(file.path, "INSERT INTO grdb_migrations VALUES ('v9-from-the-future');")
         XCTAssertStoreError(.newerSchema(path: file.path, unknownMigrations: ["v9-from-the-future"])) {
             try file.open()
@@ -107,5 +107,26 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(try store.logs(IllnessEpisode.self).map { $0.end.map(StoreTime.string) ?? "open" },
                        ["2013-09-13 10:00:00.000", "2013-09-13 12:00:00.000", "open"])
         XCTAssertEqual(try store.openEpisode(.stress)?.start, utc("2013-09-13T09:00:00Z"))
+    }
+
+    /// v3 adds `glucose.note` to a store that already holds readings: they keep no note, and an
+    /// empty note is refused by any writer.
+    func testV3AddsTheGlucoseNote() throws {
+        let file = try StoreFile()
+        let queue = try DatabaseQueue(path: file.path)
+        try Migrations.migrator.migrate(queue, upTo: "v2-app-api-indexes")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO day (date) VALUES ('2013-09-13');
+                INSERT INTO glucose (day_id, time, mgdl, tag) VALUES (1, '2013-09-13 08:00:00.000', 112, 'in-range');
+                """)
+        }
+        try queue.close()
+        let store = try file.open(zone: "UTC")
+        XCTAssertEqual(try store.glucose().map(\.mgdl), [112])
+        XCTAssertEqual(try store.glucose().map(\.note), [nil])
+        XCTAssertThrowsError(try sqlite3(file.path, "UPDATE glucose SET note = '';"))
+        try sqlite3(file.path, "UPDATE glucose SET note = 'before meal';")
+        XCTAssertEqual(try store.glucose().map(\.note), ["before meal"])
     }
 }
