@@ -115,7 +115,7 @@ final class FreeStyleBehaviourTests: XCTestCase {
         XCTAssertEqual(outcome.clock.method, .deviceLocalTime)
         XCTAssertNil(outcome.clock.offsetSeconds)
         XCTAssertNil(outcome.clock.deviceTime)
-        XCTAssertTrue(outcome.notes.contains { $0.hasPrefix("the reader's clock is not set (it answers 255)") }, "\(outcome.notes)")
+        XCTAssertTrue(outcome.notes.contains("the reader's clock is not set (it answers 255, as after losing power): it was not trusted, and its offset from the host clock is unknown"), "\(outcome.notes)")
         XCTAssertTrue(outcome.notes.contains("the device's clock was not read: record times were read as local time in Europe/Berlin"))
         // Wall clock 09:16:05 in Berlin (UTC+1).
         XCTAssertEqual(try store.glucose().last?.time, utc("2025-03-14T08:16:05Z"))

@@ -151,7 +151,7 @@ public struct FreeStyleSession: Sendable {
         var deviceNow = clock.seconds
         if clock.isUnset {
             deviceNow = nil
-            notes.append("the reader's clock is not set (it answers 255): its offset from the host clock is unknown and record times were read as local wall-clock time")
+            notes.append("the reader's clock is not set (it answers 255, as after losing power): it was not trusted, and its offset from the host clock is unknown")
         } else if deviceNow == nil, clock.date != nil || clock.time != nil {
             notes.append("the reader's clock did not give a valid date and time; record times were read as local wall-clock time")
         }
