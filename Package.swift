@@ -71,6 +71,12 @@ let package = Package(
         .testTarget(
             name: "ContourTests",
             dependencies: ["Drivers", "Importer", "Store", "Capture", "Transport", "Model", "Simulators", "TestSupport"]),
+        .testTarget(
+            name: "FreeStyleTests",
+            dependencies: [
+                "Drivers", "Importer", "Store", "Capture", "Transport", "Model", "Simulators", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "CLITests", dependencies: ["glucobridge", "Store", "Model", "Ingest", "TestSupport"]),
         .testTarget(
             name: "StoreTests",

@@ -30,13 +30,20 @@ public enum Normaliser {
                 notes.append("the device clock is \(describe(offset)) \(offset > 0 ? "behind" : "ahead of") the host clock; readings were placed by the host clock")
             }
         } else {
+            // No host anchor: the capture has no timestamps, or the device's clock was not read
+            // (or not trusted).
+            let clockRead = clock.deviceNow != nil
             switch clock.basis {
             case .universal:
                 report = ClockReport(hostTime: nil, deviceTime: deviceNowInstant, method: .deviceClockAsUTC)
-                notes.append("no host timestamps: the device's internal clock was taken as UTC")
+                notes.append(clockRead
+                    ? "no host timestamps: the device's internal clock was taken as UTC"
+                    : "the device's clock was not read: record times were taken as UTC")
             case .localWallClock:
                 report = ClockReport(hostTime: nil, deviceTime: deviceNowInstant, method: .deviceLocalTime)
-                notes.append("no host timestamps: the device's clock was read as local time in \(timeZone.identifier)")
+                notes.append(clockRead
+                    ? "no host timestamps: the device's clock was read as local time in \(timeZone.identifier)"
+                    : "the device's clock was not read: record times were read as local time in \(timeZone.identifier)")
             }
             instant = { deviceInstant(epoch + TimeInterval($0), clock.basis, timeZone) }
         }
@@ -51,7 +58,8 @@ public enum Normaliser {
                 noise: record.noise,
                 recordKey: record.recordKey,
                 deviceTime: record.deviceSeconds,
-                displayTime: record.displaySeconds.map { CivilDate.wallClock(Int64(epoch) + $0) })
+                displayTime: record.displaySeconds.map { CivilDate.wallClock(Int64(epoch) + $0) },
+                note: record.note)
         }
         return ImportBatch(
             source: download.source, startedAt: startedAt, mode: mode, origin: origin, clock: report,

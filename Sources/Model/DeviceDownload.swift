@@ -18,11 +18,14 @@ public struct DeviceGlucoseRecord: Sendable, Equatable {
     public var flag: RangeFlag?
     public var trend: Trend?
     public var noise: Int?
+    /// What the device recorded with the reading (e.g. a meter's meal or activity markers, in
+    /// words), nil when nothing.
+    public var note: String?
 
     public init(
         stream: String, index: Int64, deviceSeconds: Int64, displaySeconds: Int64?, value: Double,
         unit: GlucoseUnit = .milligramsPerDeciliter, kind: ReadingKind, flag: RangeFlag? = nil,
-        trend: Trend? = nil, noise: Int? = nil
+        trend: Trend? = nil, noise: Int? = nil, note: String? = nil
     ) {
         self.stream = stream
         self.index = index
@@ -34,6 +37,7 @@ public struct DeviceGlucoseRecord: Sendable, Equatable {
         self.flag = flag
         self.trend = trend
         self.noise = noise
+        self.note = note
         recordKey = "\(stream):\(index)"
     }
 

@@ -69,11 +69,13 @@ public struct GlucoseReading: Sendable, Equatable, Codable {
     /// The wall-clock time the device displayed for the record, without a zone
     /// (`yyyy-MM-dd'T'HH:mm:ss`), when the device keeps one.
     public var displayTime: String?
+    /// What the device recorded with the reading (a meter's meal or activity markers), when anything.
+    public var note: String?
 
     public init(
         time: Date, mgdl: Double, unit: GlucoseUnit = .milligramsPerDeciliter, kind: ReadingKind,
         flag: RangeFlag? = nil, trend: Trend? = nil, noise: Int? = nil,
-        recordKey: String, deviceTime: Int64, displayTime: String? = nil
+        recordKey: String, deviceTime: Int64, displayTime: String? = nil, note: String? = nil
     ) {
         self.time = time
         self.mgdl = mgdl
@@ -85,5 +87,6 @@ public struct GlucoseReading: Sendable, Equatable, Codable {
         self.recordKey = recordKey
         self.deviceTime = deviceTime
         self.displayTime = displayTime
+        self.note = note
     }
 }

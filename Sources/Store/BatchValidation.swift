@@ -14,8 +14,8 @@ struct ValidatedBatch {
     /// Checks every reading and the batch as a whole.
     ///
     /// A reading is invalid when its value is not finite or not within 0 < mg/dL < 1000, its time
-    /// is outside years 0001–9999, its record key is empty, or its record key appeared earlier in
-    /// the batch with different values. A reading repeated exactly is kept once.
+    /// is outside years 0001–9999, its record key or its note is empty, or its record key appeared
+    /// earlier in the batch with different values. A reading repeated exactly is kept once.
     init(_ batch: ImportBatch) throws(StoreError) {
         guard !batch.source.family.isEmpty, !batch.source.serial.isEmpty else {
             throw .invalidBatch(reason: "the source \"\(batch.source)\" needs a family and a serial number")
@@ -68,6 +68,9 @@ struct ValidatedBatch {
         guard reading.mgdl.isFinite, reading.mgdl > 0, reading.mgdl < 1000 else {
             throw .invalidReading(
                 recordKey: reading.recordKey, reason: "\(reading.mgdl) mg/dL is not within 0 < mg/dL < 1000")
+        }
+        if let note = reading.note, note.isEmpty {
+            throw .invalidReading(recordKey: reading.recordKey, reason: "its note is empty (leave it out instead)")
         }
         guard StoreTime.representable.contains(reading.time) else {
             throw .invalidReading(

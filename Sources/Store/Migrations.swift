@@ -14,6 +14,9 @@ enum Migrations {
         migrator.registerMigration("v3-activity-minutes-and-profile") { db in
             try db.execute(sql: v3)
         }
+        migrator.registerMigration("v4-glucose-note") { db in
+            try db.execute(sql: v4)
+        }
         return migrator
     }
 
@@ -231,5 +234,11 @@ enum Migrations {
             resting_heart_rate_bpm INTEGER CHECK (resting_heart_rate_bpm BETWEEN 20 AND 150),
             CHECK (resting_heart_rate_bpm < coalesce(max_heart_rate_bpm, 208 - 0.7 * age_years))
         );
+        """
+
+    /// A note on a glucose reading: what the device recorded with it (a meter's meal, activity
+    /// or feeling markers). NULL when there is none; never empty.
+    private static let v4 = """
+        ALTER TABLE glucose ADD COLUMN note TEXT CHECK (note IS NULL OR note <> '');
         """
 }

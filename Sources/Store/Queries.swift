@@ -149,7 +149,7 @@ enum GlucoseQuery {
     static func sql(where condition: String, orderBy: String) -> String {
         """
         SELECT g.id, g.time, g.mgdl, g.unit, g.tag, g.flag, g.kind, g.trend, g.noise, d.date,
-               s.family, s.serial, g.device_record_key, g.device_time, g.device_display_time
+               s.family, s.serial, g.device_record_key, g.device_time, g.device_display_time, g.note
         FROM glucose g CROSS JOIN day d ON d.id = g.day_id LEFT JOIN source s ON s.id = g.source_id
         WHERE \(condition) ORDER BY \(orderBy)
         """
@@ -167,7 +167,7 @@ enum GlucoseQuery {
                 kind: try Decode.value(row, 6, "glucose.kind"),
                 trend: try Decode.optionalValue(row, 7, "glucose.trend"), noise: row[8],
                 day: try Decode.day(row, 9, "day.date"), sourceFamily: row[10], sourceSerial: row[11],
-                recordKey: row[12], deviceTime: row[13], displayTime: row[14])
+                recordKey: row[12], deviceTime: row[13], displayTime: row[14], note: row[15])
         }
     }
 }

@@ -42,8 +42,8 @@ private struct Recorder {
 
         let insert = try db.cachedStatement(sql: """
             INSERT INTO glucose (day_id, time, mgdl, unit, tag, flag, kind, trend, noise, source_id,
-                                 device_record_key, device_time, device_display_time, import_run_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 device_record_key, device_time, device_display_time, import_run_id, note)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (source_id, device_record_key) DO NOTHING
             """)
         var added = 0
@@ -55,7 +55,7 @@ private struct Recorder {
                 dayID, StoreTime.string(reading.time), reading.mgdl, reading.unit.rawValue,
                 thresholds.storeTag(mgdl: reading.mgdl, unit: reading.unit).rawValue,
                 reading.flag?.rawValue, reading.kind.rawValue, reading.trend?.rawValue, reading.noise,
-                sourceID, reading.recordKey, reading.deviceTime, reading.displayTime, runID,
+                sourceID, reading.recordKey, reading.deviceTime, reading.displayTime, runID, reading.note,
             ])
             if db.changesCount > 0 {
                 added += 1

@@ -46,6 +46,8 @@ public struct StoredGlucose: Sendable, Equatable {
     public var recordKey: String?
     public var deviceTime: Int64?
     public var displayTime: String?
+    /// What the device recorded with the reading (a meter's meal or activity markers).
+    public var note: String?
 }
 
 /// An insulin dose entered in the app.

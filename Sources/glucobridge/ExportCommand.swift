@@ -67,7 +67,7 @@ struct ExportCommand: ParsableCommand {
 
 /// The glucose export. Columns are documented in README.md and never renamed.
 enum GlucoseExport {
-    static let columns = ["time", "day", "mgdl", "mmol", "tag", "flag", "kind", "trend", "source", "record_key", "device_display_time"]
+    static let columns = ["time", "day", "mgdl", "mmol", "tag", "flag", "kind", "trend", "source", "record_key", "device_display_time", "note"]
 
     static func csv(_ readings: [StoredGlucose]) -> String {
         ExportTable.csv(columns: columns, rows: readings.map(fields))
@@ -82,7 +82,7 @@ enum GlucoseExport {
         return [
             timestamp(r.time), r.day.description, ExportTable.number(r.mgdl),
             String(format: "%.1f", r.mgdl / GlucoseUnit.mgdlPerMmol), r.tag.rawValue, r.flag?.rawValue, r.kind.rawValue,
-            r.trend?.rawValue, source, r.recordKey, r.displayTime,
+            r.trend?.rawValue, source, r.recordKey, r.displayTime, r.note,
         ]
     }
 

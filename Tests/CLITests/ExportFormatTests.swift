@@ -19,10 +19,10 @@ final class ExportFormatTests: XCTestCase {
 
     func testCSV() throws {
         let lines = GlucoseExport.csv(try readings()).split(separator: "\n", omittingEmptySubsequences: false)
-        XCTAssertEqual(lines.first, "time,day,mgdl,mmol,tag,flag,kind,trend,source,record_key,device_display_time")
+        XCTAssertEqual(lines.first, "time,day,mgdl,mmol,tag,flag,kind,trend,source,record_key,device_display_time,note")
         XCTAssertEqual(lines.count, 1 + 23 + 1)
-        XCTAssertEqual(lines[1], "2015-07-18T00:18:17Z,2015-07-17,79,4.4,in-range,,sensor,Flat,dexcom:SM44792675,egv:11856,2016-02-24T16:46:53")
-        XCTAssertEqual(lines[23], "2015-07-18T02:08:16Z,2015-07-17,224,12.4,hyper-l1,,sensor,Flat,dexcom:SM44792675,egv:11878,2016-02-24T18:36:53")
+        XCTAssertEqual(lines[1], "2015-07-18T00:18:17Z,2015-07-17,79,4.4,in-range,,sensor,Flat,dexcom:SM44792675,egv:11856,2016-02-24T16:46:53,")
+        XCTAssertEqual(lines[23], "2015-07-18T02:08:16Z,2015-07-17,224,12.4,hyper-l1,,sensor,Flat,dexcom:SM44792675,egv:11878,2016-02-24T18:36:53,")
     }
 
     func testJSON() throws {

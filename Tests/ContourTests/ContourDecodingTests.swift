@@ -126,6 +126,14 @@ final class ContourDecodingTests: XCTestCase {
         XCTAssertEqual(session.results.count, 1)
     }
 
+    func testMarkersBecomeANote() throws {
+        let result = try ContourResult("R|4|^^^Glucose|120|mg/dL^P||F/Z6/</D||201505261150", delimiters: ASTMDelimiters())
+        XCTAssertEqual(result.note, "fasting; 90 min after meal; don't feel right")
+        XCTAssertTrue(result.isBelowRange)
+        XCTAssertNil(try ContourResult("R|5|^^^Glucose|120|mg/dL^P||>||201505261150", delimiters: ASTMDelimiters()).note)
+        XCTAssertNil(try ContourResult("R|6|^^^Glucose|120|mg/dL^P||||201505261150", delimiters: ASTMDelimiters()).note)
+    }
+
     func testImpossibleRecordsAreRefused() {
         XCTAssertThrowsError(try ContourResult("R|x|^^^Glucose|93|mg/dL^P||||201505261150", delimiters: ASTMDelimiters()))
         XCTAssertThrowsError(try ContourResult("R|3|^^^Glucose|93|mg/dL^P||||201513261150", delimiters: ASTMDelimiters())) { error in

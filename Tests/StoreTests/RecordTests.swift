@@ -121,6 +121,11 @@ final class RecordTests: XCTestCase {
         bad[13].mgdl = 0
         XCTAssertThrowsError(try store.record(batch(bad)))
         bad[13].mgdl = 120
+        bad[13].note = ""
+        XCTAssertStoreError(.invalidReading(recordKey: "egv:19", reason: "its note is empty (leave it out instead)")) {
+            try store.record(batch(bad))
+        }
+        bad[13].note = nil
         bad[13].recordKey = ""
         XCTAssertStoreError(.invalidReading(recordKey: "", reason: "the record key is empty")) {
             try store.record(batch(bad))

@@ -16,7 +16,10 @@ final class SchemaTests: XCTestCase {
         ])
         XCTAssertEqual(
             try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;"),
-            "v1-app-model-and-ingest\nv2-app-api-indexes\nv3-activity-minutes-and-profile")
+            "v1-app-model-and-ingest
+v2-app-api-indexes
+v3-activity-minutes-and-profile
+v4-glucose-note")
         let indexes = try sqlite3(file.path, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'glucose' ORDER BY name;")
         XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nglucose_summary_by_day\nsqlite_autoindex_glucose_1")
     }
@@ -109,5 +112,26 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(try store.logs(IllnessEpisode.self).map { $0.end.map(StoreTime.string) ?? "open" },
                        ["2013-09-13 10:00:00.000", "2013-09-13 12:00:00.000", "open"])
         XCTAssertEqual(try store.openEpisode(.stress)?.start, utc("2013-09-13T09:00:00Z"))
+    }
+
+    /// v3 adds `glucose.note` to a store that already holds readings: they keep no note, and an
+    /// empty note is refused by any writer.
+    func testV3AddsTheGlucoseNote() throws {
+        let file = try StoreFile()
+        let queue = try DatabaseQueue(path: file.path)
+        try Migrations.migrator.migrate(queue, upTo: "v2-app-api-indexes")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO day (date) VALUES ('2013-09-13');
+                INSERT INTO glucose (day_id, time, mgdl, tag) VALUES (1, '2013-09-13 08:00:00.000', 112, 'in-range');
+                """)
+        }
+        try queue.close()
+        let store = try file.open(zone: "UTC")
+        XCTAssertEqual(try store.glucose().map(\.mgdl), [112])
+        XCTAssertEqual(try store.glucose().map(\.note), [nil])
+        XCTAssertThrowsError(try sqlite3(file.path, "UPDATE glucose SET note = '';"))
+        try sqlite3(file.path, "UPDATE glucose SET note = 'before meal';")
+        XCTAssertEqual(try store.glucose().map(\.note), ["before meal"])
     }
 }

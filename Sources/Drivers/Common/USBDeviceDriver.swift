@@ -39,7 +39,7 @@ extension USBDeviceDriver {
 
 /// The drivers glucobridge ships.
 public enum DriverRegistry {
-    public static let usb: [any USBDeviceDriver.Type] = [DexcomDriver.self, ContourDriver.self]
+    public static let usb: [any USBDeviceDriver.Type] = [DexcomDriver.self, ContourDriver.self, FreeStyleDriver.self]
 
     /// The driver for a family name, case-insensitively.
     public static func usbDriver(named name: String) -> (any USBDeviceDriver.Type)? {

@@ -106,6 +106,31 @@ public struct ContourResult: Sendable, Equatable {
         self.time = time
     }
 
+    /// The meal, activity and feeling markers in words, `; `-separated (`before meal; activity`),
+    /// with markers of unknown meaning (`M0`, `T1`) kept as written; nil when there are none.
+    /// `<`, `>` (flags) and `C` (control solution) are not part of it.
+    public var note: String? {
+        let words = markers.compactMap { marker -> String? in
+            switch marker {
+            case "<", ">", "C": return nil
+            case "B": return "before meal"
+            case "A": return "after meal"
+            case "F": return "fasting"
+            case "D": return "don't feel right"
+            case "I": return "sick"
+            case "S": return "stress"
+            case "X": return "activity"
+            default:
+                // Z1…ZC: quarter hours after a meal, one hex digit.
+                if marker.count == 2, marker.first == "Z", let quarters = Int(marker.dropFirst(), radix: 16), quarters > 0 {
+                    return "\(quarters * 15) min after meal"
+                }
+                return marker.isEmpty ? nil : marker
+            }
+        }
+        return words.isEmpty ? nil : words.joined(separator: "; ")
+    }
+
     public var isControlSolution: Bool { markers.contains("C") }
     public var isBelowRange: Bool { markers.contains("<") }
     public var isAboveRange: Bool { markers.contains(">") }

@@ -91,43 +91,29 @@ public enum ContourDriver: USBDeviceDriver {
 
 /// The meter's HID interface: interrupt IN for reports, interrupt OUT (or SET_REPORT) for ours.
 struct ContourLink {
-    let transport: any USBTransport
-    let interface: USBInterface
-    let inEndpoint: USBEndpoint
-    let outEndpoint: USBEndpoint?
+    let channel: HIDChannel
 
     init(transport: any USBTransport) throws(ContourError) {
-        self.transport = transport
-        guard let hid = transport.device.interfaces.first(where: {
-            $0.interfaceClass == USBInterface.classHID && $0.endpoints.contains { $0.type == .interrupt && $0.direction == .in }
-        }) ?? transport.device.interfaces.first(where: { $0.endpoints.contains { $0.direction == .in } }),
-              let inward = hid.endpoints.first(where: { $0.direction == .in }) else {
+        guard let channel = HIDChannel(transport: transport) else {
             throw .badReport(context: "on \(transport.device.idString)", reason: "the device has no HID interface with an IN endpoint")
         }
-        interface = hid
-        inEndpoint = inward
-        outEndpoint = hid.endpoints.first { $0.direction == .out }
+        self.channel = channel
         do {
-            try transport.claimInterface(hid.number)
+            try channel.claim()
         } catch {
             throw .transport(error)
         }
     }
 
     func readReport() throws(TransportError) -> USBRead {
-        try transport.read(from: inEndpoint, maxLength: ContourReport.size, timeout: ContourDriver.readTimeout)
+        try channel.receive(maxLength: ContourReport.size, timeout: ContourDriver.readTimeout)
     }
 
     /// Sends one link control byte; the only bytes the host ever sends.
     func send(_ control: ASTMControl) throws(ContourError) {
         for report in ContourReport.reports(carrying: [control.rawValue]) {
             do {
-                if let outEndpoint {
-                    try transport.write(report, to: outEndpoint, timeout: ContourDriver.readTimeout)
-                } else {
-                    let setup = USBControlSetup(requestType: 0x21, request: 0x09, value: 0x0200, index: UInt16(interface.number), length: UInt16(report.count))
-                    _ = try transport.control(setup, data: report, timeout: ContourDriver.readTimeout)
-                }
+                try channel.send(report, timeout: ContourDriver.readTimeout)
             } catch {
                 throw .transport(error)
             }

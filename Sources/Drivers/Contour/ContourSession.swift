@@ -76,7 +76,7 @@ public struct ContourSession: Sendable {
             var record = DeviceGlucoseRecord(
                 stream: "result", index: Int64(result.sequence), deviceSeconds: result.time, displaySeconds: result.time,
                 value: result.value, unit: unit, kind: .fingerstick,
-                flag: result.isBelowRange ? .belowRange : result.isAboveRange ? .aboveRange : nil)
+                flag: result.isBelowRange ? .belowRange : result.isAboveRange ? .aboveRange : nil, note: result.note)
             // Sequence numbers restart when the meter's memory is cleared: the time keeps keys apart.
             record.recordKey = "result:\(result.sequence)@\(result.timeText)"
             glucose.append(record)

@@ -72,12 +72,21 @@ public struct CapturedDevice: Sendable {
         transfers.contains { $0.type == .bulk || $0.type == .interrupt }
     }
 
-    /// The recorded conversation as request/answer exchanges: each OUT transfer on a bulk or
-    /// interrupt endpoint opens an exchange, and the IN transfers completed after it, up to the
-    /// next OUT, are its answers. IN transfers before the first OUT have no request and are left out.
+    /// The transfers that carry the device's conversation, in capture order: bulk and interrupt
+    /// transfers, and HID SET_REPORT requests carrying a report (how a HID device without an OUT
+    /// endpoint is sent its reports). Other control transfers (enumeration, descriptors, a serial
+    /// port's line settings) are left out.
+    public var conversation: [USBTransfer] {
+        transfers.filter(\.isConversation)
+    }
+
+    /// The recorded conversation as request/answer exchanges: each host message (an OUT transfer
+    /// on a bulk or interrupt endpoint, or a HID SET_REPORT) opens an exchange, and the IN
+    /// transfers completed after it, up to the next host message, are its answers. IN transfers
+    /// before the first host message have no request and are left out.
     public var exchanges: [USBExchange] {
         var result: [USBExchange] = []
-        for transfer in transfers where transfer.type == .bulk || transfer.type == .interrupt {
+        for transfer in conversation {
             if transfer.direction == .out {
                 result.append(USBExchange(request: transfer, replies: []))
             } else if !result.isEmpty {
@@ -85,6 +94,21 @@ public struct CapturedDevice: Sendable {
             }
         }
         return result
+    }
+}
+
+extension USBTransfer {
+    /// Whether the transfer is part of a device's conversation (see `CapturedDevice.conversation`).
+    public var isConversation: Bool {
+        switch type {
+        case .bulk, .interrupt:
+            return true
+        case .control:
+            guard direction == .out, !data.isEmpty, let setup, setup.count == 8 else { return false }
+            return setup[0] == HIDChannel.classInterfaceOut && setup[1] == HIDChannel.setReportRequest
+        case .isochronous:
+            return false
+        }
     }
 }
 

@@ -10,6 +10,10 @@ import Foundation
 /// and then from the start (a driver may ask for the same thing again, or in another order). A
 /// request the capture never holds throws `requestNotInCapture`: the capture was made by a program
 /// that asked differently, and only a passive decode of its exchanges can use it.
+///
+/// A HID SET_REPORT is a request like an OUT transfer: the device's interrupt IN reports that
+/// followed it are its answers. A transcript does not say how a report was sent, so its `out`
+/// lines answer both an OUT-endpoint write and a SET_REPORT carrying the same bytes.
 public final class ReplayUSBTransport: USBTransport {
     public let device: USBDeviceDescription
     private let captured: CapturedDevice
@@ -25,7 +29,7 @@ public final class ReplayUSBTransport: USBTransport {
     public init(_ captured: CapturedDevice) {
         self.captured = captured
         device = captured.description
-        dataTransfers = captured.transfers.filter { $0.type == .bulk || $0.type == .interrupt }
+        dataTransfers = captured.conversation
         let leading = dataTransfers.prefix { $0.direction == .in }
         pending = Array(leading)
         cursor = leading.count
@@ -42,7 +46,12 @@ public final class ReplayUSBTransport: USBTransport {
     }
 
     public func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
-        guard let position = findRequest(bytes, endpoint: endpoint.address) else {
+        try answer(bytes, sentAs: .endpoint(endpoint.address))
+    }
+
+    /// Finds the request in the capture and queues what the device answered to it.
+    private func answer(_ bytes: [UInt8], sentAs route: Route) throws(TransportError) {
+        guard let position = findRequest(bytes, route: route) else {
             throw .requestNotInCapture(request: bytes, afterPacket: lastMatchedPacket)
         }
         let request = dataTransfers[position]
@@ -80,6 +89,11 @@ public final class ReplayUSBTransport: USBTransport {
     }
 
     public func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
+        let request = USBTransfer(packetNumber: 0, endpoint: 0, type: .control, direction: setup.direction, setup: setup.bytes, data: data)
+        if request.isConversation {
+            try answer(data, sentAs: .setReport(setup))
+            return USBRead(bytes: [], hostTime: nil)
+        }
         if let recorded = captured.transfers.first(where: {
             $0.type == .control && $0.setup == setup.bytes && ($0.direction == .in || $0.data == data)
         }) {
@@ -95,14 +109,29 @@ public final class ReplayUSBTransport: USBTransport {
         claimed.removeAll()
     }
 
+    /// How the driver sent a request.
+    private enum Route {
+        /// To a bulk or interrupt OUT endpoint.
+        case endpoint(UInt8)
+        /// As a HID SET_REPORT control request.
+        case setReport(USBControlSetup)
+    }
+
     /// The capture position of `bytes` as a request: the first answered occurrence after the
     /// previous match, else the first answered one before it, else an unanswered one (which
     /// replays as a device that does not answer).
-    private func findRequest(_ bytes: [UInt8], endpoint: UInt8) -> Int? {
+    private func findRequest(_ bytes: [UInt8], route: Route) -> Int? {
         func matches(_ index: Int) -> Bool {
             let transfer = dataTransfers[index]
-            return transfer.direction == .out && transfer.data == bytes
-                && (transfer.endpoint == nil || transfer.endpoint == endpoint)
+            guard transfer.direction == .out, transfer.data == bytes else { return false }
+            // A transcript line names neither endpoint nor setup: it matches either route.
+            guard let recordedEndpoint = transfer.endpoint else { return true }
+            switch route {
+            case .endpoint(let address):
+                return transfer.type != .control && recordedEndpoint == address
+            case .setReport(let setup):
+                return transfer.type == .control && transfer.setup == setup.bytes
+            }
         }
         func answered(_ index: Int) -> Bool {
             index + 1 < dataTransfers.count && dataTransfers[index + 1].direction == .in

@@ -1,0 +1,195 @@
+import Capture
+import Foundation
+import Model
+import Transport
+
+/// Abbott FreeStyle readers speaking the shared HID protocol (USB 1A61): Libre and Libre Pro
+/// (`$history?` sensor readings, `$arresult?` scans, strips and time changes), Precision / Optium
+/// Neo and InsuLinx (`$result?`). Read-only: the host sends the init sequence and query commands
+/// (`$…?`) only. Libre 2 readers encrypt their traffic and are refused.
+public enum FreeStyleDriver: USBDeviceDriver {
+    public static let family = "freestyle"
+    public static let products: [USBProduct] = FreeStyleModel.allCases.flatMap { model in
+        model.productIDs.map {
+            USBProduct(vendorID: FreeStyleModel.vendorID, productID: $0, name: model.rawValue + (model.isEncrypted ? " (encrypted: refused)" : ""))
+        }
+    }
+
+    /// How long one report may take to arrive.
+    public static let readTimeout: Duration = .seconds(3)
+    /// The records commands asked when the model is not known (a capture without descriptors).
+    static let allRecordCommands = ["$history?", "$arresult?", "$result?"]
+
+    public static func download(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload {
+        try readSession(over: transport).normalised()
+    }
+
+    public static func decode(recorded device: CapturedDevice) throws -> DeviceDownload {
+        try decodeSession(device).normalised()
+    }
+
+    /// The model a device description names, refusing encrypted readers.
+    static func model(of device: USBDeviceDescription) throws(FreeStyleError) -> FreeStyleModel? {
+        let model = FreeStyleModel(vendorID: device.vendorID, productID: device.productID)
+        if let model, model.isEncrypted { throw .encryptedReader(reader: model.rawValue) }
+        return model
+    }
+
+    /// Holds the reader's conversation: the init sequence (with the serial and software version
+    /// queries), the clock, then the model's records commands. Every text reply is verified.
+    public static func readSession(over transport: any USBTransport) throws(FreeStyleError) -> FreeStyleSession {
+        var session = FreeStyleSession(model: try model(of: transport.device))
+        let link = try FreeStyleLink(transport: transport)
+        _ = try link.request(FreeStyleMessage.Kind.hello, expecting: FreeStyleMessage.Kind.helloReply)
+        session.hidSerial = try link.request(FreeStyleMessage.Kind.serial, expecting: FreeStyleMessage.Kind.serialReply).nulTerminatedText
+        session.softwareVersion = try link.request(FreeStyleMessage.Kind.version, expecting: FreeStyleMessage.Kind.versionReply).nulTerminatedText
+        _ = try link.request(FreeStyleMessage.Kind.ready, expecting: FreeStyleMessage.Kind.readyReply)
+        var commands = session.model.map { [$0.serialCommand] } ?? []
+        commands += ["$date?", "$time?"] + (session.model?.recordCommands ?? allRecordCommands)
+        for command in commands {
+            let (reply, hostTime) = try link.text(command)
+            try session.absorb(textReply: FreeStyleText.verifiedMessage(of: reply, command: command), command: command, hostTime: hostTime)
+        }
+        return session
+    }
+
+    /// Decodes another program's recorded conversation: host messages are read for the text
+    /// commands they carry, and each completed text reply is matched to the oldest command not yet
+    /// answered (replies come in the order of their commands, even when a program sends several
+    /// before reading).
+    public static func decodeSession(_ device: CapturedDevice) throws(FreeStyleError) -> FreeStyleSession {
+        var session = FreeStyleSession(model: device.hasDescriptors ? try model(of: device.description) : nil)
+        var waiting: [String] = []
+        var lastRequest = "(none recorded)"
+        var reply: [UInt8] = []
+        var replyEnd: Date?
+        for transfer in device.conversation {
+            let context = "at capture packet \(transfer.packetNumber)"
+            if transfer.direction == .out {
+                let message = try FreeStyleMessage.decode(transfer.data, context: "sent \(context)")
+                lastRequest = FreeStyleLink.describe(message) + " " + context
+                if message.type == FreeStyleMessage.Kind.text || message.type == FreeStyleMessage.Kind.textAlternative {
+                    waiting.append(FreeStyleText.commandName(message.payload))
+                }
+                continue
+            }
+            // A poll the program cancelled or that failed carries no report.
+            guard transfer.status == 0, !transfer.data.isEmpty else { continue }
+            let message = try FreeStyleMessage.decode(transfer.data, context: "from the reader \(context)")
+            switch message.type {
+            case FreeStyleMessage.Kind.keepAlive, FreeStyleMessage.Kind.helloReply, FreeStyleMessage.Kind.readyReply:
+                continue
+            case FreeStyleMessage.Kind.serialReply:
+                session.hidSerial = message.nulTerminatedText
+            case FreeStyleMessage.Kind.versionReply:
+                session.softwareVersion = message.nulTerminatedText
+            case FreeStyleMessage.Kind.text:
+                reply += message.payload
+                let command = waiting.first ?? "an unrequested text reply"
+                guard reply.count <= FreeStyleText.replyLimit else { throw .replyTooLong(command: command, limit: FreeStyleText.replyLimit) }
+                replyEnd = transfer.timestamp
+                guard FreeStyleText.isComplete(reply) else { continue }
+                if !waiting.isEmpty { waiting.removeFirst() }
+                try session.absorb(textReply: FreeStyleText.verifiedMessage(of: reply, command: command), command: command, hostTime: replyEnd)
+                reply = []
+            case FreeStyleMessage.Kind.binaryResponse, FreeStyleMessage.Kind.binaryDeviceAck:
+                session.binaryMessages += 1
+            default:
+                throw FreeStyleLink.refusal(message, context: context, request: lastRequest, expected: "a reply of the shared HID protocol")
+            }
+        }
+        if !reply.isEmpty {
+            throw .incompleteReply(command: waiting.first ?? "an unrequested text reply", received: reply.count)
+        }
+        return session
+    }
+}
+
+/// The reader's HID interface, claimed, with the shared protocol's messages on top.
+struct FreeStyleLink {
+    let channel: HIDChannel
+
+    init(transport: any USBTransport) throws(FreeStyleError) {
+        guard let channel = HIDChannel(transport: transport) else { throw .noHIDInterface(device: transport.device.idString) }
+        self.channel = channel
+        do {
+            try channel.claim()
+        } catch {
+            throw .transport(error)
+        }
+    }
+
+    func send(_ message: FreeStyleMessage) throws(FreeStyleError) {
+        do {
+            try channel.send(message.report, timeout: FreeStyleDriver.readTimeout)
+        } catch {
+            throw .transport(error)
+        }
+    }
+
+    /// The next message that is not a keep-alive, with the host's clock when it arrived.
+    func receive(answering request: String) throws(FreeStyleError) -> (FreeStyleMessage, Date?) {
+        while true {
+            let read: USBRead
+            do {
+                read = try channel.receive(maxLength: FreeStyleMessage.reportSize, timeout: FreeStyleDriver.readTimeout)
+            } catch {
+                throw .transport(error)
+            }
+            let message = try FreeStyleMessage.decode(read.bytes, context: "from the reader answering \(request)")
+            if !message.isKeepAlive { return (message, read.hostTime) }
+        }
+    }
+
+    /// Sends a message without payload and returns the reply of the expected type.
+    func request(_ type: UInt8, expecting replyType: UInt8) throws(FreeStyleError) -> FreeStyleMessage {
+        let request = FreeStyleMessage(type: type)
+        let name = Self.describe(request)
+        try send(request)
+        let (reply, _) = try receive(answering: name)
+        guard reply.type == replyType else {
+            throw Self.refusal(reply, context: "answering \(name)", request: name, expected: "0x\(Hex.encode([replyType]))")
+        }
+        return reply
+    }
+
+    /// Sends a text command and gathers its reply up to `CMD OK` / `CMD Fail!` (unverified),
+    /// with the host's clock when its last report arrived.
+    func text(_ command: String) throws(FreeStyleError) -> (reply: [UInt8], hostTime: Date?) {
+        try send(FreeStyleText.message(for: command))
+        var reply: [UInt8] = []
+        while true {
+            let message: FreeStyleMessage
+            let hostTime: Date?
+            do {
+                (message, hostTime) = try receive(answering: command)
+            } catch .transport(.timeout) where !reply.isEmpty {
+                throw .incompleteReply(command: command, received: reply.count)
+            }
+            guard message.type == FreeStyleMessage.Kind.text else {
+                throw Self.refusal(message, context: "answering \(command)", request: command, expected: "text replies (0x60)")
+            }
+            reply += message.payload
+            guard reply.count <= FreeStyleText.replyLimit else { throw .replyTooLong(command: command, limit: FreeStyleText.replyLimit) }
+            if FreeStyleText.isComplete(reply) { return (reply, hostTime) }
+        }
+    }
+
+    /// The error a message out of place stands for: the reader's refusal (unknown message,
+    /// encryption not set up), or a type that does not belong here.
+    static func refusal(_ message: FreeStyleMessage, context: String, request: String, expected: String) -> FreeStyleError {
+        switch message.type {
+        case FreeStyleMessage.Kind.unknownMessage: .unknownMessage(request: request)
+        case FreeStyleMessage.Kind.encryption: .encryptedReader(reader: "FreeStyle Libre 2 / Libre 3")
+        default: .unexpectedMessage(context: context, type: message.type, expected: expected)
+        }
+    }
+
+    /// `$date?`, or `message 0x05` for the HID queries.
+    static func describe(_ message: FreeStyleMessage) -> String {
+        if message.type == FreeStyleMessage.Kind.text || message.type == FreeStyleMessage.Kind.textAlternative {
+            return FreeStyleText.commandName(message.payload)
+        }
+        return "message 0x\(Hex.encode([message.type]))"
+    }
+}

@@ -1,0 +1,76 @@
+import Capture
+import Transport
+
+/// What went wrong reading an Abbott FreeStyle reader or its capture. Messages name the report,
+/// command or row involved.
+public enum FreeStyleError: Error, CustomStringConvertible {
+    /// A HID report too short for its header, or whose length byte does not fit it.
+    case badReport(context: String, reason: String)
+    /// A message of a type that does not belong where it came.
+    case unexpectedMessage(context: String, type: UInt8, expected: String)
+    /// The reader answered `30 01 85`: it does not know the message it was sent.
+    case unknownMessage(request: String)
+    /// A checksum in a text reply does not match the bytes it covers (`part` is `CKSM` for the
+    /// whole reply, `record trailer` for the records of a multi-record reply).
+    case checksumMismatch(command: String, part: String, stated: UInt32, computed: UInt32)
+    /// A text reply that is not `<message>CKSM:<8 hex>\r\nCMD OK\r\n`.
+    case malformedReply(command: String, reason: String)
+    /// A multi-record reply whose `N,<checksum>` trailer is missing or miscounts the records.
+    case badTrailer(command: String, reason: String)
+    /// The reader answered `CMD Fail!`.
+    case commandFailed(command: String)
+    /// A record row that cannot be read (too few fields, not a number, an impossible date).
+    case malformedRow(command: String, row: Int, text: String, reason: String)
+    /// The bytes stopped inside a text reply.
+    case incompleteReply(command: String, received: Int)
+    /// A text reply longer than any reader memory holds.
+    case replyTooLong(command: String, limit: Int)
+    /// A Libre 2 or Libre 3 reader: its traffic is encrypted with vendor keys glucobridge does not have.
+    case encryptedReader(reader: String)
+    /// A binary-protocol (ATP/AAP) frame, packet or record that cannot be read.
+    case malformedBinary(context: String, reason: String)
+    /// A binary-protocol CRC (ATP CRC32, record CRC16) that does not match its bytes.
+    case binaryChecksumMismatch(what: String, stated: UInt32, computed: UInt32)
+    /// The device has no HID interface with an IN endpoint.
+    case noHIDInterface(device: String)
+    /// Neither the HID serial query nor a text serial command was answered.
+    case noSerialNumber
+    case transport(TransportError)
+
+    public var description: String {
+        switch self {
+        case let .badReport(context, reason): "bad FreeStyle HID report \(context): \(reason)"
+        case let .unexpectedMessage(context, type, expected):
+            "unexpected FreeStyle message type 0x\(Hex.encode([type])) \(context); expected \(expected)"
+        case .unknownMessage(let request): "the reader does not know the message \(request) (it answered 30 01 85)"
+        case let .checksumMismatch(command, part, stated, computed):
+            "the reply to \(command) is corrupt: its \(part) checksum says \(Self.hex8(stated)) but its bytes sum to \(Self.hex8(computed)); nothing from this reply was stored"
+        case let .malformedReply(command, reason): "the reply to \(command) is malformed: \(reason)"
+        case let .badTrailer(command, reason): "the records of \(command) are not complete: \(reason); nothing from this reply was stored"
+        case .commandFailed(let command): "the reader refused \(command) (CMD Fail!)"
+        case let .malformedRow(command, row, text, reason): "\(command) row \(row) \"\(text.prefix(60))\": \(reason)"
+        case let .incompleteReply(command, received): "the reply to \(command) stopped after \(received) bytes, before CMD OK"
+        case let .replyTooLong(command, limit): "the reply to \(command) went on past \(limit) bytes without CMD OK; the reader may be faulty"
+        case .encryptedReader(let reader):
+            "\(reader) readers encrypt their USB traffic with keys Abbott does not publish; glucobridge cannot read them and stored nothing"
+        case let .malformedBinary(context, reason): "malformed binary-protocol data \(context): \(reason)"
+        case let .binaryChecksumMismatch(what, stated, computed):
+            "\(what) is corrupt: its CRC says \(Self.hex8(stated)) but its bytes give \(Self.hex8(computed))"
+        case .noHIDInterface(let device): "the device \(device) has no HID interface with an IN endpoint; is it a FreeStyle reader?"
+        case .noSerialNumber: "the reader's serial number was not read (neither the HID serial query nor a serial command was answered)"
+        case .transport(let error): error.description
+        }
+    }
+
+    static func hex8(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+    }
+}
+
+extension FreeStyleError: TransportErrorCarrying {
+    public var transportError: TransportError? {
+        if case .transport(let error) = self { return error }
+        return nil
+    }
+}

@@ -1,0 +1,62 @@
+import Drivers
+import Foundation
+import Transport
+
+/// The synthetic FreeStyle Libre session in `fixtures/freestyle/` (see its PROVENANCE.md): a
+/// simulated Libre reader (1a61:3650, no OUT endpoint, so the host sends SET_REPORTs) holding
+/// records written here by hand in the documented text layouts, read by `FreeStyleDriver` and
+/// recorded as `glucobridge import --record` records a live session. No byte of it comes from a
+/// real reader.
+public enum FreeStyleDemo {
+    /// The reader's clock: 2025-03-14 09:30 on its wall clock.
+    public static let date = "3,14,25"
+    public static let time = "9,30"
+    /// The simulated host clock at the start of the session: 2025-03-14 08:32:00 UTC, that is
+    /// 09:32 in Central European Time, two minutes ahead of the reader.
+    public static let hostStart = Date(timeIntervalSince1970: 1_741_941_120)
+
+    /// `$history?`, newest first: `id,12,M,D,YY,h,m,s,1,0,0,0,first,glucose,age,errors`.
+    /// Row 410 is flagged invalid (0x8000 = 32768); row 407 is the first of its sensor.
+    public static let history = [
+        "412,12,3,14,25,9,16,5,1,0,0,0,0,112,7246,0",
+        "411,12,3,14,25,9,1,5,1,0,0,0,0,118,7231,0",
+        "410,12,3,14,25,8,46,5,1,0,0,0,0,0,7216,32768",
+        "409,12,3,14,25,8,31,5,1,0,0,0,0,131,7201,0",
+        "408,12,3,14,25,8,16,5,1,0,0,0,0,38,7186,0",
+        "407,12,3,14,25,8,1,5,1,0,0,0,1,64,7171,0",
+    ]
+
+    /// `$arresult?`, newest first. Type 2 rows: 9 reading type (0 strip, 1 ketone, 2 scan),
+    /// 12 value, 13 strip/sensor, 14 trend arrow, 28 error bits, 29–34 comments. Type 5 rows:
+    /// 2–7 new time, 9–14 old time.
+    public static let arresult = [
+        "1205,2,3,14,25,9,12,40,1,2,0,0,115,1,4,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\"\",\"\",\"\",\"\",\"\",\"\"",
+        "1204,2,3,14,25,8,50,2,1,2,0,0,126,1,4,0,0,0,0,0,0,0,0,0,0,0,0,0,32768,\"\",\"\",\"\",\"\",\"\",\"\"",
+        "1203,2,3,14,25,7,56,30,1,1,0,0,9,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\"\",\"\",\"\",\"\",\"\",\"\"",
+        "1202,2,3,14,25,7,55,12,1,0,0,0,96,0,0,0,0,0,0,0,0,0,0,0,0,1,30,0,0,\"\",\"\",\"\",\"\",\"\",\"\"",
+        "1201,5,3,13,25,22,0,0,1,3,13,25,21,0,0",
+        "1200,2,3,13,25,20,41,9,1,2,0,0,500,1,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\"\",\"\",\"\",\"\",\"\",\"\"",
+    ]
+
+    public static let serial = "JCMV000-S0001"
+
+    /// The simulated reader, its host clock advancing 1 ms at each reading of it.
+    public static func reader() -> FreeStyleReaderSimulator {
+        var tick = 0.0
+        let clock = { () -> Date in
+            tick += 0.001
+            return hostStart.addingTimeInterval(tick)
+        }
+        return FreeStyleReaderSimulator(
+            productID: 0x3650, outEndpoint: false, serial: serial, softwareVersion: "2.3.2", date: date, time: time,
+            records: ["$history?": history, "$arresult?": arresult], hostClock: clock)
+    }
+
+    /// Records the demo session to `output` as a usbmon pcap.
+    public static func record(to output: URL) throws {
+        let reader = reader()
+        let recorder = try RecordingUSBTransport(recording: reader, to: output, clock: reader.hostClock)
+        _ = try FreeStyleDriver.download(over: recorder, after: { _ in [:] })
+        try recorder.finish()
+    }
+}

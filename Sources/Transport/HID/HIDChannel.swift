@@ -1,0 +1,69 @@
+import Capture
+
+/// A USB HID interface used as a report pipe, as meters that speak over HID use it: reports come
+/// from the device on the interface's interrupt IN endpoint; the host's go out on the interrupt
+/// OUT endpoint when the interface has one, and otherwise as a HID SET_REPORT (output report)
+/// control transfer on endpoint 0 — some readers, such as the FreeStyle InsuLinx, have no OUT
+/// endpoint.
+///
+/// Claiming goes through `USBTransport.claimInterface`, which detaches the kernel's HID driver
+/// (`usbhid`) and gives it back when the transport closes.
+public struct HIDChannel {
+    public let transport: any USBTransport
+    public let interface: USBInterface
+    public let inEndpoint: USBEndpoint
+    /// nil when the interface has no OUT endpoint: reports are then sent with SET_REPORT.
+    public let outEndpoint: USBEndpoint?
+
+    /// The HID class request SET_REPORT.
+    public static let setReportRequest: UInt8 = 0x09
+    /// Host to device, class request, recipient interface.
+    public static let classInterfaceOut: UInt8 = 0x21
+    /// wValue high byte: report type 2, output.
+    public static let outputReportType: UInt8 = 0x02
+
+    /// The HID interface of `transport`'s device: the first HID-class interface with an interrupt
+    /// IN endpoint, else the first interface with any IN endpoint (a capture without descriptors
+    /// only tells the endpoints its traffic used). Nil when there is none. Nothing is claimed yet.
+    public init?(transport: any USBTransport) {
+        let interfaces = transport.device.interfaces
+        guard let hid = interfaces.first(where: {
+            $0.interfaceClass == USBInterface.classHID && $0.endpoints.contains { $0.type == .interrupt && $0.direction == .in }
+        }) ?? interfaces.first(where: { $0.endpoints.contains { $0.direction == .in } }),
+              let inward = hid.endpoints.first(where: { $0.direction == .in && $0.type == .interrupt })
+                ?? hid.endpoints.first(where: { $0.direction == .in }) else {
+            return nil
+        }
+        self.transport = transport
+        interface = hid
+        inEndpoint = inward
+        outEndpoint = hid.endpoints.first { $0.direction == .out && $0.type != .control }
+    }
+
+    /// Takes the interface from the kernel's HID driver.
+    public func claim() throws(TransportError) {
+        try transport.claimInterface(interface.number)
+    }
+
+    /// The SET_REPORT request that sends an output report of `length` bytes (report id 0) to the
+    /// interface `interface`.
+    public static func setReport(interface: UInt8, length: Int) -> USBControlSetup {
+        USBControlSetup(
+            requestType: classInterfaceOut, request: setReportRequest, value: UInt16(outputReportType) << 8,
+            index: UInt16(interface), length: UInt16(clamping: length))
+    }
+
+    /// Sends one report: to the OUT endpoint, or with SET_REPORT when there is none.
+    public func send(_ report: [UInt8], timeout: Duration) throws(TransportError) {
+        if let outEndpoint {
+            try transport.write(report, to: outEndpoint, timeout: timeout)
+        } else {
+            _ = try transport.control(Self.setReport(interface: interface.number, length: report.count), data: report, timeout: timeout)
+        }
+    }
+
+    /// Receives one report of at most `maxLength` bytes from the IN endpoint.
+    public func receive(maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
+        try transport.read(from: inEndpoint, maxLength: maxLength, timeout: timeout)
+    }
+}
