@@ -16,10 +16,7 @@ final class SchemaTests: XCTestCase {
         ])
         XCTAssertEqual(
             try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;"),
-            "v1-app-model-and-ingest
-v2-app-api-indexes
-v3-activity-minutes-and-profile
-v4-glucose-note")
+            "v1-app-model-and-ingest\nv2-app-api-indexes\nv3-activity-minutes-and-profile\nv4-glucose-note")
         let indexes = try sqlite3(file.path, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'glucose' ORDER BY name;")
         XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nglucose_summary_by_day\nsqlite_autoindex_glucose_1")
     }
@@ -71,7 +68,7 @@ v4-glucose-note")
         let file = try StoreFile()
         do { _ = try file.open() }
         _ = try file.open()
-        XCTAssertEqual(try count("grdb_migrations", in: file.path), 3)
+        XCTAssertEqual(try count("grdb_migrations", in: file.path), 4)
         try sqlite3(file.path, "INSERT INTO grdb_migrations VALUES ('v9-from-the-future');")
         XCTAssertStoreError(.newerSchema(path: file.path, unknownMigrations: ["v9-from-the-future"])) {
             try file.open()
@@ -114,12 +111,12 @@ v4-glucose-note")
         XCTAssertEqual(try store.openEpisode(.stress)?.start, utc("2013-09-13T09:00:00Z"))
     }
 
-    /// v3 adds `glucose.note` to a store that already holds readings: they keep no note, and an
+    /// v4 adds `glucose.note` to a store that already holds readings: they keep no note, and an
     /// empty note is refused by any writer.
-    func testV3AddsTheGlucoseNote() throws {
+    func testV4AddsTheGlucoseNote() throws {
         let file = try StoreFile()
         let queue = try DatabaseQueue(path: file.path)
-        try Migrations.migrator.migrate(queue, upTo: "v2-app-api-indexes")
+        try Migrations.migrator.migrate(queue, upTo: "v3-activity-minutes-and-profile")
         try queue.write { db in
             try db.execute(sql: """
                 INSERT INTO day (date) VALUES ('2013-09-13');
