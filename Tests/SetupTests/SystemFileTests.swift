@@ -112,7 +112,10 @@ final class SystemFileTests: XCTestCase {
         XCTAssertTrue(exec.hasPrefix("%h/.local/bin/glucobridge daemon --spool %h/.local/share/glucobridge/spool "), exec)
         XCTAssertFalse(exec.contains("--no-usb-hotplug"), "without root, the daemon's hotplug is what imports readers")
         XCTAssertEqual(Self.storeArgument(exec), "%h/.local/share/glucobridge/store.sqlite")
-        try assertHardened(unit, writable: "%h/.local/share/glucobridge")
+        XCTAssertEqual(unit["Service", "NoNewPrivileges"], ["yes"])
+        for option in ["ProtectSystem", "ReadWritePaths", "PrivateTmp", "PrivateUsers"] {
+            XCTAssertTrue(unit["Service", option].isEmpty, "\(option) implies a user namespace in a user manager, where older libudev ignores hotplug events")
+        }
         XCTAssertEqual(unit["Service", "CapabilityBoundingSet"], [""])
         XCTAssertTrue(unit["Service", "AmbientCapabilities"].isEmpty)
         XCTAssertEqual(unit["Install", "WantedBy"], ["default.target"])
