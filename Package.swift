@@ -95,6 +95,8 @@ let package = Package(
             dependencies: [
                 "Daemon", "Importer", "Store", "Transport", "Capture", "Drivers", "Model", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .testTarget(
             name: "StoreTests",

@@ -60,7 +60,9 @@ public enum GlucoBridgeDaemon {
                 usbStatus = "hotplug unavailable: \(error)"
             }
         }
-        if hotplug == nil {
+        if !configuration.usbHotplug {
+            logger.info("USB hotplug is off", metadata: ["usb": "\(usbStatus)"])
+        } else if hotplug == nil {
             logger.notice("USB readers are not watched; continuing without them", metadata: ["usb": "\(usbStatus)"])
         }
         if !FileManager.default.fileExists(atPath: "/sys/bus/usb"), hotplug != nil {

@@ -304,7 +304,7 @@ public struct InstallRunner {
 /// Why an install, uninstall or check could not be done.
 public enum SetupError: Error, Equatable, CustomStringConvertible {
     case invalidPrefix(String, String)
-    case needsRoot(InstallMode)
+    case needsRoot
     case fileFailed(String, String)
     case commandMissing(String)
     case commandFailed(String, String)

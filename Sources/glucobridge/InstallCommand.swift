@@ -29,7 +29,7 @@ struct InstallOptions: ParsableArguments {
     /// Runs `steps`, printing each; throws exit status 1 when one fails.
     func perform(_ verb: String, _ steps: [InstallAction], layout: InstallLayout) throws {
         if effectiveMode == .system, geteuid() != 0, !dryRun, destdir == nil {
-            throw CLIError(SetupError.needsRoot(.system).description)
+            throw CLIError(SetupError.needsRoot.description)
         }
         print("\(verb) glucobridge \(GlucoBridgeVersion.current) for the \(layout.mode == .system ? "system" : "user \(NSUserName())"), prefix \(layout.prefix)"
             + (dryRun ? " (dry run: nothing is changed)" : ""))

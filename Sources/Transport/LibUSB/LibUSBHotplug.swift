@@ -38,8 +38,10 @@ extension LibUSBContext {
 /// `libusb_handle_events_completed` until `stop()` wakes it with `libusb_interrupt_event_handler`:
 /// there is no polling and no periodic wake-up.
 ///
-/// Sendable: the mutable state (`stopped`, the callback handle) is guarded by `lock`, and the
-/// callback only reads immutable properties and yields to an `AsyncStream` continuation.
+/// Sendable: the mutable state (the stop flag, the callback handle) is guarded by a lock, and the
+/// callback only reads immutable properties and yields to an `AsyncStream` continuation. The
+/// event thread holds the context and the stop flag, not the monitor, so dropping the monitor
+/// stops it.
 public final class LibUSBHotplugMonitor: @unchecked Sendable {
     /// Arrivals and departures of devices whose ids are in the list given at `init`, in order.
     /// Finishes when the monitor stops.
@@ -49,7 +51,7 @@ public final class LibUSBHotplugMonitor: @unchecked Sendable {
     private let context: LibUSBContext
     private let ids: [(vendor: UInt16, product: UInt16)]
     private let lock = NSLock()
-    private var stopped = false
+    private let stopFlag = StopFlag()
     private var callbackHandle: libusb_hotplug_callback_handle = 0
     private var eventThreadDone: DispatchSemaphore?
 
@@ -84,8 +86,9 @@ public final class LibUSBHotplugMonitor: @unchecked Sendable {
             callbackHandle = handle
             eventThreadDone = done
         }
-        let thread = Thread { [self] in
-            while !isStopped {
+        let stopFlag = self.stopFlag
+        let thread = Thread {
+            while !stopFlag.isSet {
                 _ = libusb_handle_events_completed(context.pointer, nil)
             }
             done.signal()
@@ -101,19 +104,14 @@ public final class LibUSBHotplugMonitor: @unchecked Sendable {
     /// Stops reporting: deregisters the callback, wakes and ends the event thread, and finishes
     /// `events`. Safe to call more than once.
     public func stop() {
-        let (handle, done): (libusb_hotplug_callback_handle, DispatchSemaphore?) = lock.withLock {
-            if stopped { return (0, nil) }
-            stopped = true
-            return (callbackHandle, eventThreadDone)
-        }
+        guard stopFlag.set() else { return }
+        let (handle, done) = lock.withLock { (callbackHandle, eventThreadDone) }
         guard let done else { return }
         libusb_hotplug_deregister_callback(context.pointer, handle)
         libusb_interrupt_event_handler(context.pointer)
         done.wait()
         continuation.finish()
     }
-
-    private var isStopped: Bool { lock.withLock { stopped } }
 
     /// Called by libusb on the event thread (or during registration, for devices already there).
     private func deliver(_ device: OpaquePointer, _ event: libusb_hotplug_event) {
@@ -122,5 +120,21 @@ public final class LibUSBHotplugMonitor: @unchecked Sendable {
         let kind: USBHotplugEvent.Kind = event == LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT ? .left : .arrived
         let location = USBDeviceLocation(bus: UInt16(libusb_get_bus_number(device)), address: libusb_get_device_address(device))
         continuation.yield(USBHotplugEvent(kind: kind, vendorID: descriptor.idVendor, productID: descriptor.idProduct, location: location))
+    }
+}
+
+/// A flag set once, read from any thread.
+private final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    var isSet: Bool { lock.withLock { value } }
+
+    /// Sets the flag; false when it was set already.
+    func set() -> Bool {
+        lock.withLock {
+            defer { value = true }
+            return !value
+        }
     }
 }
