@@ -60,10 +60,7 @@ final class DaemonEndToEndTests: XCTestCase {
             $0.hasPrefix("  dexcom SM44792675 (G4Receiver): ") && $0.hasSuffix(" replay-conversation from \(spool.path)/again.pcap: 23 read, 0 new, 23 already stored")
         }, status.stdout)
 
-        kill(daemon.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(patience)
-        while daemon.isRunning, Date() < deadline { usleep(50_000) }
-        XCTAssertFalse(daemon.isRunning, "the daemon did not stop within \(patience) s of SIGTERM")
+        try stop(daemon, with: SIGTERM)
         XCTAssertEqual(daemon.terminationReason, .exit)
         XCTAssertEqual(daemon.terminationStatus, 0)
 
@@ -83,6 +80,46 @@ final class DaemonEndToEndTests: XCTestCase {
 
         let stopped = try runProcess(BuiltProducts.executable("glucobridge"), ["status", "--store", store.path])
         XCTAssertTrue(stopped.stdout.split(separator: "\n")[1].hasPrefix("daemon: stopped "), stopped.stdout)
+    }
+
+    /// Files already in the spool when the daemon starts are taken once settled; names used
+    /// while writing are left alone.
+    func testFilesWaitingAtStartUp() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let spool = folder.appendingPathComponent("spool")
+        try FileManager.default.createDirectory(at: spool, withIntermediateDirectories: true)
+        let waiting = spool.appendingPathComponent("yesterday.pcap")
+        try FileManager.default.copyItem(at: Fixtures.url("dexcom/ecc1-g4-receiver.pcap"), to: waiting)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: waiting.path)
+        let partial = spool.appendingPathComponent("upload.pcap.part")
+        try Data(contentsOf: Fixtures.url("dexcom/ecc1-g4-receiver.pcap")).prefix(1000).write(to: partial)
+        // Settled as long ago as the other: only its name keeps it out.
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: partial.path)
+
+        let daemon = Process()
+        daemon.executableURL = BuiltProducts.executable("glucobridge")
+        daemon.arguments = ["daemon", "--spool", spool.path, "--store", folder.appendingPathComponent("s.sqlite").path, "--no-usb-hotplug"]
+        daemon.standardOutput = FileHandle.nullDevice
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        try waitFor(spool.appendingPathComponent("done/yesterday.pcap.report.txt"))
+        try stop(daemon, with: SIGINT)
+        XCTAssertEqual(daemon.terminationReason, .exit)
+        XCTAssertEqual(daemon.terminationStatus, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: partial.path), "a file still being written is not taken")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spool.appendingPathComponent("failed").path), [])
+    }
+
+    /// Sends `signal` and waits (bounded) for the daemon to exit.
+    private func stop(_ daemon: Process, with signal: Int32, line: UInt = #line) throws {
+        kill(daemon.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(patience)
+        while daemon.isRunning, Date() < deadline { usleep(50_000) }
+        guard !daemon.isRunning else {
+            XCTFail("the daemon did not stop within \(patience) s of signal \(signal)", line: line)
+            throw CancellationError()
+        }
     }
 
     private func waitFor(_ file: URL, line: UInt = #line) throws {
