@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
     ],
     targets: [
         // C libraries, through pkg-config.
@@ -41,12 +42,30 @@ let package = Package(
                 "Capture", "Transport", "Drivers", "Ingest", "Store", "Model",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // Living on a Linux machine: the udev rules and systemd units (embedded from udev/ and
+        // systemd/ through the symlinks in Sources/Setup/Files), install and uninstall, doctor.
+        .target(
+            name: "Setup", dependencies: ["Transport", "Drivers", "Store"],
+            resources: [
+                .embedInCode("Files/60-glucobridge.rules"), .embedInCode("Files/glucobridge-import@.service"),
+                .embedInCode("Files/glucobridge.service"), .embedInCode("Files/glucobridge-user.service"),
+                .embedInCode("Files/glucobridge.sysusers"),
+            ]),
+        // The background importer: USB hotplug, the spool folder, serialized imports, status.
+        .target(
+            name: "Daemon",
+            dependencies: [
+                "Importer", "Store", "Transport", "Drivers", "Model",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         .executableTarget(
             name: "glucobridge",
             dependencies: [
-                "Importer", "Store", "Transport", "Model",
+                "Importer", "Store", "Transport", "Model", "Setup", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         // A receiver in software: records demo and benchmark captures, drives behaviour tests.
         .target(name: "Simulators", dependencies: ["Drivers", "Transport", "Capture"]),
@@ -78,6 +97,17 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "CLITests", dependencies: ["glucobridge", "Store", "Model", "Ingest", "TestSupport"]),
+        .testTarget(
+            name: "SetupTests",
+            dependencies: ["Setup", "Drivers", "Transport", "Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: [
+                "Daemon", "Importer", "Store", "Transport", "Capture", "Drivers", "Model", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         .testTarget(
             name: "StoreTests",
             dependencies: ["Store", "Model", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -121,7 +121,7 @@ extension SharedStore {
         }
     }
 
-    private static func importRun(_ row: Row) throws -> ImportRun {
+    static func importRun(_ row: Row) throws -> ImportRun {
         var clock = ClockReport(
             hostTime: try Decode.optionalInstant(row, 12, "import_run.host_time"),
             deviceTime: try Decode.optionalInstant(row, 13, "import_run.device_time"),

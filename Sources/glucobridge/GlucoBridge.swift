@@ -1,21 +1,31 @@
 import ArgumentParser
+import Daemon
 import Foundation
 import Logging
+import Setup
 
 @main
-struct GlucoBridge: ParsableCommand {
+struct GlucoBridge: AsyncParsableCommand {
     /// Logs go to stderr; the level comes from `GLUCOBRIDGE_LOG_LEVEL` (trace … critical),
-    /// warnings by default so a command's stdout stays its report.
-    static func main() {
-        let level = ProcessInfo.processInfo.environment["GLUCOBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+    /// warnings by default so a command's stdout stays its report. The daemon logs at info by
+    /// default, one line per event (with a syslog priority under systemd's journal).
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            let isDaemon = command is DaemonCommand
+            let level = ProcessInfo.processInfo.environment["GLUCOBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+                ?? (isDaemon ? .info : .warning)
+            LoggingSystem.bootstrap { label in
+                if isDaemon { return LineLogHandler(label: label, level: level, forJournal: LineLogHandler.stderrIsJournal) }
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch {
             exit(withError: error)
         }
@@ -29,10 +39,11 @@ struct GlucoBridge: ParsableCommand {
             device session with `glucobridge replay CAPTURE`. Readings land in the store as \
             Glucose logs on their Day, tagged hypo / in range / hyper.
             """,
-        version: "0.1.0",
+        version: GlucoBridgeVersion.current,
         subcommands: [
             DevicesCommand.self, ScanCommand.self, ImportCommand.self, ReplayCommand.self, ExportCommand.self,
             DaysCommand.self, ProfileCommand.self,
+            DaemonCommand.self, StatusCommand.self, DoctorCommand.self, InstallCommand.self, UninstallCommand.self,
         ])
 }
 

@@ -5,7 +5,11 @@ import Transport
 
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "import", abstract: "Imports from the supported reader plugged in over USB.")
+        commandName: "import", abstract: "Imports from the supported reader plugged in over USB.",
+        discussion: """
+            Without --device, the first supported reader found is read. glucobridge-import@.service \
+            passes --device /dev/bus/usb/BUS/DEVICE for the reader udev saw arrive.
+            """)
 
     @OptionGroup var storeOptions: StoreOptions
 
@@ -14,11 +18,20 @@ struct ImportCommand: ParsableCommand {
         valueName: "file"))
     var record: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "The reader to read: BUS:ADDRESS (1:5), /dev/bus/usb/001/005, or its sysfs folder (/sys/bus/usb/devices/1-1.4).",
+        valueName: "device"))
+    var device: String?
+
     func run() throws {
         try reportingErrors {
+            let location = try device.map { try USBDeviceLocation(parsing: $0) }
             let context = try LibUSBContext()
             let store = try storeOptions.open()
-            let outcome = try Importer(store: store).importLive(context: context, recordTo: record.map { URL(fileURLWithPath: $0) })
+            let importer = Importer(store: store)
+            let recordURL = record.map { URL(fileURLWithPath: $0) }
+            let outcome = try location.map { try importer.importDevice(at: $0, context: context, recordTo: recordURL) }
+                ?? importer.importLive(context: context, recordTo: recordURL)
             print(ImportReport(outcome: outcome, store: store).text)
             if let record { print("session recorded to \(record)") }
         }

@@ -1,0 +1,140 @@
+import Drivers
+import Foundation
+import Importer
+import Logging
+import ServiceLifecycle
+import Store
+import Transport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What `glucobridge daemon` runs.
+public struct DaemonConfiguration: Sendable {
+    /// The spool folder, when capture files are to be imported from one.
+    public var spool: URL?
+    /// Whether to import readers that libusb reports arriving (off when udev starts
+    /// `glucobridge-import@.service` for them instead).
+    public var usbHotplug: Bool
+    public var spoolTiming: SpoolTiming
+    /// Sources read on a schedule (the extension point for Bluetooth; none ship yet).
+    public var polledSources: [any PolledSource]
+    public var backOff: BackOff
+
+    public init(
+        spool: URL?, usbHotplug: Bool, spoolTiming: SpoolTiming = SpoolTiming(), polledSources: [any PolledSource] = [],
+        backOff: BackOff = BackOff()
+    ) {
+        self.spool = spool
+        self.usbHotplug = usbHotplug
+        self.spoolTiming = spoolTiming
+        self.polledSources = polledSources
+        self.backOff = backOff
+    }
+}
+
+/// The background importer: a swift-service-lifecycle `ServiceGroup` of the spool folder, USB
+/// hotplug and polled sources, all importing through one `ImportQueue` into one store.
+///
+/// SIGTERM and SIGINT start a graceful shutdown: the spool finishes the file in progress, USB
+/// imports in flight are abandoned before they write, the hotplug thread stops; then the status
+/// file says the daemon stopped, the store is closed, and libusb is released.
+public enum GlucoBridgeDaemon {
+    public static func run(_ configuration: DaemonConfiguration, store: SharedStore, logger: Logger) async throws {
+        let importer = Importer(store: store)
+        let queue = ImportQueue()
+        var usbStatus: String
+        var hotplug: (LibUSBContext, LibUSBHotplugMonitor)?
+        if !configuration.usbHotplug {
+            usbStatus = "hotplug off (--no-usb-hotplug: udev starts glucobridge-import@.service for each reader)"
+        } else if !LibUSBContext.supportsHotplug {
+            usbStatus = "hotplug unavailable: this libusb cannot report devices arriving"
+        } else {
+            do {
+                let context = try LibUSBContext()
+                let ids = DriverRegistry.usbProducts.map { (vendor: $0.vendorID, product: $0.productID) }
+                hotplug = (context, try LibUSBHotplugMonitor(context: context, ids: ids))
+                usbStatus = "hotplug: importing supported readers when they are plugged in"
+            } catch {
+                usbStatus = "hotplug unavailable: \(error)"
+            }
+        }
+        if !configuration.usbHotplug {
+            logger.info("USB hotplug is off", metadata: ["usb": "\(usbStatus)"])
+        } else if hotplug == nil {
+            logger.notice("USB readers are not watched; continuing without them", metadata: ["usb": "\(usbStatus)"])
+        }
+        if !FileManager.default.fileExists(atPath: "/sys/bus/usb"), hotplug != nil {
+            usbStatus += " (this kernel has no USB bus, so none will arrive)"
+            logger.notice("this kernel has no USB bus; no reader can arrive", metadata: ["usb": "\(usbStatus)"])
+        }
+        let bluetoothStatus = configuration.polledSources.isEmpty
+            ? "no Bluetooth sources: background Bluetooth reading is not part of this release"
+            : configuration.polledSources.map(\.name).joined(separator: ", ")
+
+        let state = StateRecorder(
+            storePath: store.path,
+            initial: DaemonState(
+                pid: getpid(), startedAt: Date(), spool: configuration.spool?.path, usb: usbStatus, bluetooth: bluetoothStatus),
+            logger: logger)
+        await state.save()
+
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        func add(_ service: any Service) {
+            services.append(.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        if let spool = configuration.spool {
+            add(SpoolService(
+                folder: SpoolFolder(url: spool), importer: importer, queue: queue, state: state, timing: configuration.spoolTiming,
+                logger: logger))
+        }
+        if let (context, monitor) = hotplug {
+            add(USBHotplugService(context: context, monitor: monitor, importer: importer, queue: queue, state: state, logger: logger))
+        }
+        for source in configuration.polledSources {
+            add(PolledSourceService(source: source, importer: importer, queue: queue, state: state, backOff: configuration.backOff, logger: logger))
+        }
+        if services.isEmpty {
+            // Without a spool or USB there is nothing to wait for: wait for the signal anyway, so
+            // a unit without --spool does not restart in a loop.
+            add(IdleService())
+        }
+
+        logger.info("daemon started", metadata: [
+            "pid": "\(getpid())", "store": "\(store.path)", "spool": "\(configuration.spool?.path ?? "-")", "usb": "\(usbStatus)",
+        ])
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger))
+        var failure: (any Error)?
+        do {
+            try await group.run()
+        } catch {
+            failure = error
+        }
+
+        hotplug?.1.stop()
+        await state.update {
+            $0.running = false
+            $0.activity = nil
+        }
+        do {
+            try store.pool.close()
+        } catch {
+            logger.error("the store did not close cleanly", metadata: ["error": "\(error)"])
+        }
+        if let failure {
+            logger.error("daemon stopped by an error", metadata: ["error": "\(failure)"])
+            throw failure
+        }
+        logger.info("daemon stopped", metadata: ["pid": "\(getpid())"])
+    }
+}
+
+/// Waits for the graceful shutdown and does nothing else.
+struct IdleService: Service {
+    func run() async throws {
+        try await gracefulShutdown()
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+
+/// What the daemon is doing, kept in a small JSON file beside the store so that
+/// `glucobridge status` can tell without a network port. Import results themselves are in the
+/// store's `import_run` table; this file adds what the store cannot hold: whether the daemon
+/// runs, what it watches, and the imports that failed (they write nothing to the store).
+public struct DaemonState: Codable, Sendable, Equatable {
+    public struct Failure: Codable, Sendable, Equatable {
+        public var time: Date
+        /// `spool corrupt.pcap`, `usb 22a3:0047 on bus 1 address 5`.
+        public var what: String
+        public var error: String
+    }
+
+    public var pid: Int32
+    public var startedAt: Date
+    public var updatedAt: Date
+    /// False once the daemon has stopped cleanly.
+    public var running: Bool
+    public var spool: String?
+    /// How USB readers are noticed: `hotplug`, or why not.
+    public var usb: String
+    public var bluetooth: String
+    /// The import in progress, if any.
+    public var activity: String?
+    public var spoolImported = 0
+    public var spoolFailed = 0
+    public var usbImported = 0
+    public var usbFailed = 0
+    /// The most recent failures, newest last, at most `failureLimit`.
+    public var failures: [Failure] = []
+
+    public static let failureLimit = 10
+
+    public init(pid: Int32, startedAt: Date, spool: String?, usb: String, bluetooth: String) {
+        self.pid = pid
+        self.startedAt = startedAt
+        self.updatedAt = startedAt
+        self.running = true
+        self.spool = spool
+        self.usb = usb
+        self.bluetooth = bluetooth
+    }
+
+    /// The state file of the store at `storePath`: `store.sqlite.daemon.json` beside it.
+    public static func fileURL(forStore storePath: String) -> URL {
+        URL(fileURLWithPath: storePath + ".daemon.json")
+    }
+
+    /// The state a daemon last wrote for this store, or nil when none ever ran (or the file is unreadable).
+    public static func read(forStore storePath: String) -> DaemonState? {
+        guard let data = FileManager.default.contents(atPath: fileURL(forStore: storePath).path) else { return nil }
+        return try? decoder.decode(DaemonState.self, from: data)
+    }
+
+    mutating func recordFailure(_ what: String, _ error: String, at time: Date) {
+        failures.append(Failure(time: time, what: what, error: error))
+        if failures.count > Self.failureLimit { failures.removeFirst(failures.count - Self.failureLimit) }
+    }
+
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return encoder
+    }
+
+    static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
+
+/// Keeps the state file up to date: every change is written at once, atomically (a reader
+/// never sees half a file).
+public actor StateRecorder {
+    public private(set) var state: DaemonState
+    private let url: URL
+    private let logger: Logger
+    private var lastSaveFailed = false
+
+    public init(storePath: String, initial: DaemonState, logger: Logger) {
+        url = DaemonState.fileURL(forStore: storePath)
+        state = initial
+        self.logger = logger
+    }
+
+    public func update(_ change: @Sendable (inout DaemonState) -> Void) {
+        change(&state)
+        state.updatedAt = Date()
+        save()
+    }
+
+    /// Writes the state file. A failure is logged (once until a write succeeds again) and does
+    /// not stop imports; `status` then shows the last state written.
+    public func save() {
+        do {
+            try DaemonState.encoder.encode(state).write(to: url, options: .atomic)
+            lastSaveFailed = false
+        } catch {
+            if !lastSaveFailed {
+                logger.warning("cannot write the status file", metadata: ["file": "\(url.path)", "error": "\(error.localizedDescription)"])
+            }
+            lastSaveFailed = true
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Importer
+import Logging
+import ServiceLifecycle
+
+/// The daemon's extension point for sources that are read on a schedule rather than when they
+/// appear: Bluetooth bands and sensors. A source is handed to `DaemonConfiguration.polledSources`;
+/// the daemon reads it every `interval` through the shared `ImportQueue` (never at the same time
+/// as another import), backs off after failures, and logs and records each result like any
+/// other import. This release ships no such source: Bluetooth reading lands separately.
+public protocol PolledSource: Sendable {
+    /// How the source is named in logs and status, e.g. `bluetooth AA:BB:CC:DD:EE:FF`.
+    var name: String { get }
+    /// The time between two reads that succeeded.
+    var interval: Duration { get }
+    /// Reads what is new from the source and stores it through `importer`. Blocks; called on the
+    /// import queue's thread. Throws when the source cannot be read now (out of range, busy).
+    func importNow(with importer: Importer) throws -> ImportOutcome
+}
+
+/// Exponential back-off after failures: `base`, 2×, 4×, … up to `limit`.
+public struct BackOff: Sendable, Equatable {
+    public var base: Duration
+    public var limit: Duration
+
+    public init(base: Duration = .seconds(30), limit: Duration = .seconds(30 * 60)) {
+        self.base = base
+        self.limit = limit
+    }
+
+    /// The wait after `failures` consecutive failures (1 or more).
+    public func delay(afterFailures failures: Int) -> Duration {
+        var delay = base
+        for _ in 1..<max(failures, 1) {
+            if delay >= limit { break }
+            delay *= 2
+        }
+        return min(delay, limit)
+    }
+}
+
+/// Reads one `PolledSource` on its schedule until the daemon stops.
+final class PolledSourceService: Service {
+    let source: any PolledSource
+    let importer: Importer
+    let queue: ImportQueue
+    let state: StateRecorder
+    let backOff: BackOff
+    let logger: Logger
+
+    init(source: any PolledSource, importer: Importer, queue: ImportQueue, state: StateRecorder, backOff: BackOff, logger: Logger) {
+        self.source = source
+        self.importer = importer
+        self.queue = queue
+        self.state = state
+        self.backOff = backOff
+        self.logger = logger
+    }
+
+    func run() async {
+        var failures = 0
+        while !Task.isShuttingDownGracefully {
+            let (source, importer) = (self.source, self.importer)
+            let result = await queue.run { Result { try source.importNow(with: importer) } }
+            switch result {
+            case .success(let outcome):
+                failures = 0
+                logger.info("source read", metadata: [
+                    "source": "\(source.name)", "serial": "\(outcome.source.serial)", "read": "\(outcome.summary.recordsRead)",
+                    "added": "\(outcome.summary.added)", "alreadyStored": "\(outcome.summary.alreadyStored)",
+                ])
+            case .failure(let error):
+                failures += 1
+                let wait = backOff.delay(afterFailures: failures)
+                logger.warning("source not read; backing off", metadata: [
+                    "source": "\(source.name)", "error": "\(error)", "failures": "\(failures)", "retryIn": "\(wait)",
+                ])
+                await state.update { $0.recordFailure(source.name, "\(error)", at: Date()) }
+            }
+            let wait = failures == 0 ? source.interval : backOff.delay(afterFailures: failures)
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
+            } catch {
+                return
+            }
+        }
+    }
+}

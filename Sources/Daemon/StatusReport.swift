@@ -1,0 +1,67 @@
+import Foundation
+import Store
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `glucobridge status`: what the daemon is doing (from its state file beside the store) and the
+/// last import of every source (from the store's `import_run` table). Reads files only; there is
+/// no port to ask.
+public enum StatusReport {
+    public static func text(storePath: String) throws(StoreError) -> String {
+        var lines: [String] = []
+        let storeExists = FileManager.default.fileExists(atPath: storePath)
+        lines.append(storeExists ? "store: \(storePath)" : "store: \(storePath) does not exist yet (nothing imported)")
+        lines += daemonLines(DaemonState.read(forStore: storePath))
+        guard storeExists else { return lines.joined(separator: "\n") }
+
+        let runs = try SharedStore(path: storePath).latestImportRuns()
+        if runs.isEmpty {
+            lines.append("last import per source: none yet")
+        } else {
+            lines.append("last import per source:")
+            for run in runs {
+                let model = run.source.model.map { " (\($0))" } ?? ""
+                let origin = run.origin.map { " from \($0)" } ?? ""
+                var counts = "\(run.recordsRead) read, \(run.added) new, \(run.alreadyStored) already stored"
+                if run.skipped > 0 { counts += ", \(run.skipped) not readings" }
+                lines.append("  \(run.source.family) \(run.source.serial)\(model): \(timestamp(run.finishedAt)) \(run.mode)\(origin): \(counts)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func daemonLines(_ state: DaemonState?) -> [String] {
+        guard let state else { return ["daemon: has not run with this store"] }
+        var lines: [String]
+        if state.running && isAlive(state.pid) {
+            lines = ["daemon: running, pid \(state.pid), since \(timestamp(state.startedAt)) (status of \(timestamp(state.updatedAt)))"]
+        } else if state.running {
+            lines = ["daemon: not running: pid \(state.pid) ended without stopping cleanly (last status \(timestamp(state.updatedAt)))"]
+        } else {
+            lines = ["daemon: stopped \(timestamp(state.updatedAt)) (it ran from \(timestamp(state.startedAt)))"]
+        }
+        if let spool = state.spool {
+            let waiting = SpoolFolder(url: URL(fileURLWithPath: spool)).entries().count
+            lines.append("  spool: \(spool): \(state.spoolImported) imported, \(state.spoolFailed) failed since start, \(waiting) waiting")
+        }
+        lines.append("  usb: \(state.usb)" + (state.usbImported + state.usbFailed > 0
+            ? "; \(state.usbImported) imported, \(state.usbFailed) failed since start" : ""))
+        lines.append("  bluetooth: \(state.bluetooth)")
+        if state.running { lines.append("  now: \(state.activity ?? "idle")") }
+        if !state.failures.isEmpty {
+            lines.append("  recent failures:")
+            lines += state.failures.reversed().map { "    \(timestamp($0.time)) \($0.what): \($0.error)" }
+        }
+        return lines
+    }
+
+    static func isAlive(_ pid: Int32) -> Bool {
+        pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        ISO8601DateFormatter().string(from: date)
+    }
+}

@@ -1,0 +1,134 @@
+import Drivers
+import Foundation
+import Importer
+import Logging
+import ServiceLifecycle
+import Transport
+
+/// Imports a supported reader when libusb reports it arriving.
+///
+/// Imports go through the shared `ImportQueue`, one at a time. A reader that leaves while its
+/// import runs makes that import stop at its next transfer (its `AbortSwitch`), before anything
+/// is written; one that leaves while still queued is skipped. On graceful shutdown every import
+/// in flight is aborted the same way, the hotplug thread stops, and `run` returns once the
+/// aborted imports have closed their devices (releasing the interfaces and re-binding kernel drivers).
+public final class USBHotplugService: Service {
+    let context: LibUSBContext
+    let monitor: LibUSBHotplugMonitor
+    let importer: Importer
+    let queue: ImportQueue
+    let state: StateRecorder
+    let logger: Logger
+    private let inFlight = InFlightImports()
+
+    public init(
+        context: LibUSBContext, monitor: LibUSBHotplugMonitor, importer: Importer, queue: ImportQueue, state: StateRecorder,
+        logger: Logger
+    ) {
+        self.context = context
+        self.monitor = monitor
+        self.importer = importer
+        self.queue = queue
+        self.state = state
+        self.logger = logger
+    }
+
+    public func run() async {
+        let inFlight = self.inFlight
+        let monitor = self.monitor
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                for await event in monitor.events {
+                    let device = "\(event.idString) on \(event.location)"
+                    switch event.kind {
+                    case .arrived:
+                        // libusb may report a device present at start-up twice; one import is enough.
+                        guard let abortSwitch = inFlight.begin(event.location) else { continue }
+                        logger.info("reader arrived", metadata: ["device": "\(event.idString)", "bus": "\(event.location.bus)", "address": "\(event.location.address)"])
+                        group.addTask {
+                            await self.importReader(event, abortSwitch: abortSwitch)
+                            inFlight.end(event.location)
+                        }
+                    case .left:
+                        if inFlight.abort(event.location, with: .disconnected(device)) {
+                            logger.warning("reader left during its import; the import is abandoned, nothing of it is stored", metadata: [
+                                "device": "\(event.idString)", "bus": "\(event.location.bus)", "address": "\(event.location.address)",
+                            ])
+                        } else {
+                            logger.info("reader left", metadata: ["device": "\(event.idString)", "bus": "\(event.location.bus)", "address": "\(event.location.address)"])
+                        }
+                    }
+                }
+            }
+        } onGracefulShutdown: {
+            inFlight.abortAll(with: .transferFailed(endpoint: 0, reason: "glucobridge is stopping; the import was abandoned before anything was written"))
+            monitor.stop()
+        }
+    }
+
+    private func importReader(_ event: USBHotplugEvent, abortSwitch: AbortSwitch) async {
+        let what = "usb \(event.idString) on \(event.location)"
+        let location = event.location
+        var metadata: Logger.Metadata = ["device": "\(event.idString)", "bus": "\(location.bus)", "address": "\(location.address)"]
+        await state.update { $0.activity = "importing \(what)" }
+        let (importer, context) = (self.importer, self.context)
+        let result = await queue.run { () -> Result<ImportOutcome, ImportError> in
+            if let error = abortSwitch.abortError { return .failure(.transport(error)) }
+            return Result { () throws(ImportError) -> ImportOutcome in
+                try importer.importDevice(at: location, context: context) { AbortableTransport($0, abortSwitch: abortSwitch) }
+            }
+        }
+        switch result {
+        case .success(let outcome):
+            metadata["source"] = "\(outcome.source.family)"
+            metadata["serial"] = "\(outcome.source.serial)"
+            metadata["read"] = "\(outcome.summary.recordsRead)"
+            metadata["added"] = "\(outcome.summary.added)"
+            metadata["alreadyStored"] = "\(outcome.summary.alreadyStored)"
+            logger.info("reader imported", metadata: metadata)
+            await state.update {
+                $0.usbImported += 1
+                $0.activity = nil
+            }
+        case .failure(let error):
+            metadata["error"] = "\(error)"
+            logger.error("reader import failed; nothing of it is stored", metadata: metadata)
+            await state.update {
+                $0.usbFailed += 1
+                $0.recordFailure(what, "\(error)", at: Date())
+                $0.activity = nil
+            }
+        }
+    }
+}
+
+/// The readers with an import queued or running, each with the switch that aborts it.
+final class InFlightImports: @unchecked Sendable {
+    private let lock = NSLock()
+    private var switches: [USBDeviceLocation: AbortSwitch] = [:]
+
+    /// A new switch for `location`, or nil when an import for it is already queued or running.
+    func begin(_ location: USBDeviceLocation) -> AbortSwitch? {
+        lock.withLock {
+            guard switches[location] == nil else { return nil }
+            let abortSwitch = AbortSwitch()
+            switches[location] = abortSwitch
+            return abortSwitch
+        }
+    }
+
+    func end(_ location: USBDeviceLocation) {
+        lock.withLock { _ = switches.removeValue(forKey: location) }
+    }
+
+    /// Aborts the import for `location`; false when there is none.
+    func abort(_ location: USBDeviceLocation, with error: TransportError) -> Bool {
+        guard let abortSwitch = lock.withLock({ switches[location] }) else { return false }
+        abortSwitch.abort(error)
+        return true
+    }
+
+    func abortAll(with error: TransportError) {
+        for abortSwitch in lock.withLock({ Array(switches.values) }) { abortSwitch.abort(error) }
+    }
+}
