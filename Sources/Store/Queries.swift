@@ -34,49 +34,10 @@ extension SharedStore {
         }
     }
 
-    /// Every log of `day`, each kind sorted by time ascending. A Day the store does not hold has no logs.
+    /// Every log of `day`, each kind sorted by time ascending (an episode's start), then by id,
+    /// read in one transaction. A Day the store does not hold has no logs.
     public func logs(of day: DayDate) throws(StoreError) -> DayLogs {
-        try read { db in
-            var logs = DayLogs(day: day, glucose: [], insulin: [], meals: [], exercise: [], illness: [], stress: [])
-            guard let dayID = try Int64.fetchOne(db, sql: "SELECT id FROM day WHERE date = ?", arguments: [day.description])
-            else { return logs }
-            logs.glucose = try GlucoseQuery.fetch(db, where: "g.day_id = ?", orderBy: "g.time, g.id", arguments: [dayID])
-            logs.insulin = try Row.fetchAll(
-                db, sql: "SELECT id, time, units FROM insulin WHERE day_id = ? ORDER BY time, id", arguments: [dayID]
-            ).map { row in
-                StoredInsulin(id: row[0], time: try Decode.instant(row, 1, "insulin.time"), units: row[2])
-            }
-            logs.meals = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, time, name, carbs_g, protein_g, fat_g, favourite_id
-                    FROM meal WHERE day_id = ? ORDER BY time, id
-                    """,
-                arguments: [dayID]
-            ).map { row in
-                StoredMeal(
-                    id: row[0], time: try Decode.instant(row, 1, "meal.time"), name: row[2],
-                    carbs: row[3], protein: row[4], fat: row[5], favouriteID: row[6])
-            }
-            logs.exercise = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT e.id, e.time, e.name, e.duration_seconds, e.intensity, e.favourite_id,
-                           s.family, s.serial, e.device_record_key
-                    FROM exercise e LEFT JOIN source s ON s.id = e.source_id
-                    WHERE e.day_id = ? ORDER BY e.time, e.id
-                    """,
-                arguments: [dayID]
-            ).map { row in
-                StoredExercise(
-                    id: row[0], time: try Decode.instant(row, 1, "exercise.time"), name: row[2],
-                    durationSeconds: row[3], intensity: try Decode.value(row, 4, "exercise.intensity"),
-                    favouriteID: row[5], sourceFamily: row[6], sourceSerial: row[7], recordKey: row[8])
-            }
-            logs.illness = try episodes(db, table: "illness", dayID: dayID)
-            logs.stress = try episodes(db, table: "stress", dayID: dayID)
-            return logs
-        }
+        try read { db in try Self.fetchDayLogs(day, db) }
     }
 
     /// The `count` most recent Days (with all the traits in `filter`) and their summaries, newest first.
@@ -107,17 +68,6 @@ extension SharedStore {
                     """,
                 arguments: [max(limit, 0)]
             ).map(Self.importRun)
-        }
-    }
-
-    private func episodes(_ db: Database, table: String, dayID: Int64) throws -> [StoredEpisode] {
-        try Row.fetchAll(
-            db, sql: "SELECT id, start_time, end_time FROM \(table) WHERE day_id = ? ORDER BY start_time, id",
-            arguments: [dayID]
-        ).map { row in
-            StoredEpisode(
-                id: row[0], start: try Decode.instant(row, 1, "\(table).start_time"),
-                end: try Decode.optionalInstant(row, 2, "\(table).end_time"))
         }
     }
 

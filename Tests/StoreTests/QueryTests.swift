@@ -53,21 +53,27 @@ final class QueryTests: XCTestCase {
         XCTAssertEqual(logs.insulin.map(\.units), [2, 4.5])
         XCTAssertEqual(logs.insulin.map(\.time), [utc("2013-09-13T15:00:00Z"), utc("2013-09-13T19:00:00Z")])
         XCTAssertEqual(logs.meals.map(\.name), ["Oatmeal", "Dinner"])
-        XCTAssertEqual(logs.meals.first, StoredMeal(
-            id: 2, time: utc("2013-09-13T14:30:00Z"), name: "Oatmeal", carbs: 45, protein: 8, fat: 5, favouriteID: 1))
+        XCTAssertEqual(logs.meals.first?.id, LogID(2))
+        XCTAssertEqual(logs.meals.first?.day, DayDate("2013-09-13"))
+        XCTAssertEqual(logs.meals.first?.log, MealLog(
+            time: utc("2013-09-13T14:30:00Z"), name: "Oatmeal", carbs: 45, protein: 8, fat: 5, isFavourite: true))
         XCTAssertEqual(logs.exercise.map(\.name), ["Walking"])
-        XCTAssertEqual(logs.exercise.first?.durationSeconds, 1800)
+        XCTAssertEqual(logs.exercise.first?.duration, 1800)
         XCTAssertEqual(logs.exercise.first?.intensity, .light)
-        XCTAssertNil(logs.exercise.first?.sourceFamily)
+        XCTAssertEqual(logs.exercise.first?.isFavourite, true)
+        XCTAssertNil(logs.exercise.first?.source)
+        XCTAssertEqual(logs.glucose.map(\.source), [testSource, testSource, testSource])
+        XCTAssertEqual(logs.glucose.map(\.recordKey), ["egv:1", "egv:2", "egv:3"])
         XCTAssertEqual(logs.illness.first?.duration, 9000)
         XCTAssertEqual(logs.stress.count, 1)
         XCTAssertNil(logs.stress.first?.end)
+        XCTAssertEqual(logs.stress.first?.isOpen, true)
 
         let next = try store.logs(of: DayDate("2013-09-14")!)
         XCTAssertEqual(next.glucose.map(\.mgdl), [95])
         XCTAssertEqual(next.meals, [])
         let empty = try store.logs(of: DayDate("2020-01-01")!)
-        XCTAssertEqual(empty.glucose, [])
+        XCTAssertEqual(empty, DayLogs(day: DayDate("2020-01-01")!, glucose: [], insulin: [], meals: [], exercise: [], illness: [], stress: []))
     }
 
     func testRecentDaysSummariesAndFilters() throws {
