@@ -47,10 +47,27 @@ extension SharedStore {
     /// in range), food totals, and whether the Day had a hypo, a hyper, exercise, or a stress or
     /// illness episode overlapping it in the store's zone. Rows are never loaded into memory.
     public func recentDays(_ count: Int, filter: DayFilter = []) throws(StoreError) -> [DaySummary] {
-        try read { db in
-            try Row.fetchAll(db, sql: DaySummaryQuery.sql(filter), arguments: [max(count, 0)])
-                .map(DaySummaryQuery.summary)
+        try read { db in try Self.fetchSummaries(filter, limit: max(count, 0), db) }
+    }
+
+    /// The summaries of the Days with `from ≤ date ≤ through` (a nil bound is open) and all the
+    /// traits in `filter`, newest first, at most `limit` of them (all when `limit` is nil).
+    static func fetchSummaries(
+        _ filter: DayFilter, from: DayDate? = nil, through: DayDate? = nil, limit: Int?, _ db: Database
+    ) throws -> [DaySummary] {
+        var bounds: [String] = []
+        var arguments = StatementArguments()
+        if let from {
+            bounds.append("d.date >= ?")
+            arguments += [from.description]
         }
+        if let through {
+            bounds.append("d.date <= ?")
+            arguments += [through.description]
+        }
+        arguments += [limit ?? -1]
+        return try Row.fetchAll(db.cachedStatement(sql: DaySummaryQuery.sql(filter, bounds: bounds)), arguments: arguments)
+            .map(DaySummaryQuery.summary)
     }
 
     /// The `limit` most recent imports, newest first.
@@ -151,13 +168,15 @@ enum DaySummaryQuery {
     /// The tags in the order of the columns of ``sql(_:)``.
     static let tags: [GlucoseTag] = [.hypoLevel2, .hypoLevel1, .inRange, .hyperLevel1, .hyperLevel2]
 
-    static func sql(_ filter: DayFilter) -> String {
-        var conditions: [String] = []
+    /// `bounds` are further conditions on `d`, with their `?` placeholders before the limit's.
+    static func sql(_ filter: DayFilter, bounds: [String] = []) -> String {
+        var conditions = bounds
         if filter.contains(.hadHypo) { conditions.append(hypo) }
         if filter.contains(.hadHyper) { conditions.append(hyper) }
         if filter.contains(.hadExercise) { conditions.append(exercise) }
         if filter.contains(.hadStress) { conditions.append(stress) }
         if filter.contains(.hadIllness) { conditions.append(illness) }
+        if filter.contains(.isFavourite) { conditions.append("d.favourite_id IS NOT NULL") }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let tagCounts = tags.map { "(SELECT count(*) FROM glucose g WHERE g.day_id = d.id AND g.tag = '\($0.rawValue)')" }
         return """

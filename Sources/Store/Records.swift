@@ -111,6 +111,8 @@ public struct DayFilter: OptionSet, Sendable, Hashable {
     public static let hadStress = DayFilter(rawValue: 1 << 3)
     /// An illness episode overlaps the Day.
     public static let hadIllness = DayFilter(rawValue: 1 << 4)
+    /// The Day is a favourite.
+    public static let isFavourite = DayFilter(rawValue: 1 << 5)
 }
 
 /// An `import_run` row: one past import and its counts.
