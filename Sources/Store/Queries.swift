@@ -50,6 +50,11 @@ extension SharedStore {
         try read { db in try Self.fetchSummaries(filter, limit: max(count, 0), db) }
     }
 
+    /// The summary of `day`, or nil when the store does not hold it.
+    public func summary(of day: DayDate) throws(StoreError) -> DaySummary? {
+        try read { db in try Self.fetchSummaries([], from: day, through: day, limit: 1, db).first }
+    }
+
     /// The summaries of the Days with `from ≤ date ≤ through` (a nil bound is open) and all the
     /// traits in `filter`, newest first, at most `limit` of them (all when `limit` is nil).
     static func fetchSummaries(

@@ -30,7 +30,11 @@ struct GlucoBridge: ParsableCommand {
             Glucose logs on their Day, tagged hypo / in range / hyper.
             """,
         version: "0.1.0",
-        subcommands: [DevicesCommand.self, ImportCommand.self, ReplayCommand.self, ExportCommand.self, DaysCommand.self])
+        subcommands: [
+            DevicesCommand.self, ImportCommand.self, ReplayCommand.self, ExportCommand.self, DaysCommand.self,
+            DayCommand.self, LogCommand.self, EditCommand.self, RemoveCommand.self, IllnessCommand.self,
+            StressCommand.self, FavouriteCommand.self,
+        ])
 }
 
 /// Options every command that opens the store shares.

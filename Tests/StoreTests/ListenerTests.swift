@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Model
 @testable import Store
+import TestSupport
 import XCTest
 
 /// Listeners: the initial result, then one event per commit that changes the result, with what
@@ -213,7 +214,7 @@ final class ListenerTests: XCTestCase {
         let (listener, inbox) = try store.listen(to: .meals(.everything))
         let releasedInbox = Inbox<Changes<Stored<MealLog>>>()
         var released: StoreListener? = try store.listen(
-            to: .meals(.everything), onError: releasedInbox.fail, onEvent: releasedInbox.receive)
+            to: .meals(.everything), onError: { releasedInbox.fail($0) }, onEvent: releasedInbox.receive)
         let (witness, witnessInbox) = try store.listen(to: .meals(.everything))
         XCTAssertTrue(store.externalChanges.isPolling)
         _ = try inbox.next()

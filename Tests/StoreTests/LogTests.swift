@@ -106,6 +106,11 @@ final class LogTests: XCTestCase {
         XCTAssertEqual(try store.logs(MealLog.self, from: start.addingTimeInterval(4 * 3600)).map(\.name), ["meal 4", "meal 5"])
         XCTAssertEqual(try store.logs(MealLog.self).map(\.name), ["meal 1", "meal 2", "meal 3", "meal 4", "meal 5"])
         XCTAssertEqual(try store.logs(InsulinLog.self, from: start), [])
+        // The same through a window.
+        XCTAssertEqual(try store.logs(MealLog.self, in: .between(from: start.addingTimeInterval(4 * 3600), to: nil)).map(\.name),
+                       ["meal 4", "meal 5"])
+        XCTAssertEqual(try store.logs(MealLog.self, in: .day(DayDate("2013-09-13")!)), try store.logs(MealLog.self, in: .everything))
+        XCTAssertEqual(try store.logs(MealLog.self, in: .day(DayDate("2013-09-14")!)), [])
     }
 
     func testImportedRowsAreReadWithTheirSource() throws {

@@ -119,6 +119,12 @@ final class QueryTests: XCTestCase {
         XCTAssertEqual(try store.recentDays(10, filter: [.hadHypo, .hadHyper]).map(\.date.description), ["2013-09-12"])
         XCTAssertEqual(try store.recentDays(10, filter: .hadExercise).map(\.date.description), ["2013-09-11"])
         XCTAssertEqual(try store.recentDays(0), [])
+        XCTAssertEqual(try store.recentDays(10, filter: .isFavourite).map(\.date.description), ["2013-09-14", "2013-09-10"])
+        XCTAssertEqual(try store.recentDays(10, filter: [.isFavourite, .hadHypo]), [])
+
+        // One Day's summary is the same as in the list.
+        XCTAssertEqual(try store.summary(of: DayDate("2013-09-12")!), all[2])
+        XCTAssertNil(try store.summary(of: DayDate("2013-09-01")!))
     }
 
     /// The day queries search glucose through its indexes; none of them reads the whole table.
@@ -146,6 +152,18 @@ final class QueryTests: XCTestCase {
             XCTAssertTrue(details.contains { $0.contains("SEARCH g USING COVERING INDEX glucose_summary_by_day (day_id=?)") }, "\(details)")
             XCTAssertTrue(details.contains { $0.contains("SEARCH e USING COVERING INDEX exercise_by_day (day_id=?)") }, "\(details)")
         }
+        // Favourite Days: Days newest first through a date index (the unique one or the partial
+        // index of favourites, as SQLite judges), without a sort.
+        let favourites = try plan(DaySummaryQuery.sql(.isFavourite), [30])
+        assertIndexed(favourites)
+        XCTAssertTrue(favourites.contains {
+            $0.hasPrefix("SCAN d USING") && ($0.contains("sqlite_autoindex_day_1") || $0.contains("day_favourites_by_date"))
+        }, "\(favourites)")
+        // A Day's summary: the Day found through its date.
+        let one = try plan(DaySummaryQuery.sql([], bounds: ["d.date >= ?", "d.date <= ?"]), ["2013-09-02", "2013-09-02", 1])
+        assertIndexed(one)
+        XCTAssertTrue(one.contains { $0.contains("SEARCH d USING") && $0.contains("(date>? AND date<?)") }, "\(one)")
+
         let logs = try plan(GlucoseQuery.sql(where: "g.day_id = ?", orderBy: "g.time, g.id"), [1])
         assertIndexed(logs)
         XCTAssertTrue(logs.contains { $0.contains("SEARCH g USING INDEX glucose_by_day (day_id=?)") }, "\(logs)")
