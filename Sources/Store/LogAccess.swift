@@ -75,12 +75,7 @@ extension SharedStore {
     ///
     /// Searched through the kind's `(day_id, time)` index.
     public func logs<Log: LogEntry>(_ type: Log.Type, of day: DayDate) throws(StoreError) -> [Stored<Log>] {
-        try read { db in
-            guard let dayID = try Int64.fetchOne(
-                db.cachedStatement(sql: "SELECT id FROM day WHERE date = ?"), arguments: [day.description])
-            else { return [] }
-            return try Self.fetchStored(Log.self, where: "t.day_id = ?", [dayID], db)
-        }
+        try logs(Log.self, in: .day(day))
     }
 
     /// The logs of one kind with `from ≤ time < to` (an episode's start; either bound may be
@@ -89,19 +84,7 @@ extension SharedStore {
     ///
     /// Searched through the kind's time index.
     public func logs<Log: LogEntry>(_ type: Log.Type, from: Date? = nil, to: Date? = nil) throws(StoreError) -> [Stored<Log>] {
-        var conditions = ["1"]
-        var arguments = StatementArguments()
-        let column = "t.\(Log.kind.timeColumn)"
-        if let from {
-            conditions.append("\(column) >= ?")
-            arguments += [StoreTime.string(max(from, StoreTime.representable.lowerBound))]
-        }
-        if let to {
-            conditions.append("\(column) < ?")
-            arguments += [StoreTime.string(min(to, StoreTime.representable.upperBound))]
-        }
-        let condition = conditions.joined(separator: " AND ")
-        return try read { db in try Self.fetchStored(Log.self, where: condition, arguments, db) }
+        try logs(Log.self, in: .between(from: from, to: to))
     }
 
     // MARK: - Shared by the write paths

@@ -34,49 +34,10 @@ extension SharedStore {
         }
     }
 
-    /// Every log of `day`, each kind sorted by time ascending. A Day the store does not hold has no logs.
+    /// Every log of `day`, each kind sorted by time ascending (an episode's start), then by id,
+    /// read in one transaction. A Day the store does not hold has no logs.
     public func logs(of day: DayDate) throws(StoreError) -> DayLogs {
-        try read { db in
-            var logs = DayLogs(day: day, glucose: [], insulin: [], meals: [], exercise: [], illness: [], stress: [])
-            guard let dayID = try Int64.fetchOne(db, sql: "SELECT id FROM day WHERE date = ?", arguments: [day.description])
-            else { return logs }
-            logs.glucose = try GlucoseQuery.fetch(db, where: "g.day_id = ?", orderBy: "g.time, g.id", arguments: [dayID])
-            logs.insulin = try Row.fetchAll(
-                db, sql: "SELECT id, time, units FROM insulin WHERE day_id = ? ORDER BY time, id", arguments: [dayID]
-            ).map { row in
-                StoredInsulin(id: row[0], time: try Decode.instant(row, 1, "insulin.time"), units: row[2])
-            }
-            logs.meals = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, time, name, carbs_g, protein_g, fat_g, favourite_id
-                    FROM meal WHERE day_id = ? ORDER BY time, id
-                    """,
-                arguments: [dayID]
-            ).map { row in
-                StoredMeal(
-                    id: row[0], time: try Decode.instant(row, 1, "meal.time"), name: row[2],
-                    carbs: row[3], protein: row[4], fat: row[5], favouriteID: row[6])
-            }
-            logs.exercise = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT e.id, e.time, e.name, e.duration_seconds, e.intensity, e.favourite_id,
-                           s.family, s.serial, e.device_record_key
-                    FROM exercise e LEFT JOIN source s ON s.id = e.source_id
-                    WHERE e.day_id = ? ORDER BY e.time, e.id
-                    """,
-                arguments: [dayID]
-            ).map { row in
-                StoredExercise(
-                    id: row[0], time: try Decode.instant(row, 1, "exercise.time"), name: row[2],
-                    durationSeconds: row[3], intensity: try Decode.value(row, 4, "exercise.intensity"),
-                    favouriteID: row[5], sourceFamily: row[6], sourceSerial: row[7], recordKey: row[8])
-            }
-            logs.illness = try episodes(db, table: "illness", dayID: dayID)
-            logs.stress = try episodes(db, table: "stress", dayID: dayID)
-            return logs
-        }
+        try read { db in try Self.fetchDayLogs(day, db) }
     }
 
     /// The `count` most recent Days (with all the traits in `filter`) and their summaries, newest first.
@@ -86,10 +47,32 @@ extension SharedStore {
     /// in range), food totals, and whether the Day had a hypo, a hyper, exercise, or a stress or
     /// illness episode overlapping it in the store's zone. Rows are never loaded into memory.
     public func recentDays(_ count: Int, filter: DayFilter = []) throws(StoreError) -> [DaySummary] {
-        try read { db in
-            try Row.fetchAll(db, sql: DaySummaryQuery.sql(filter), arguments: [max(count, 0)])
-                .map(DaySummaryQuery.summary)
+        try read { db in try Self.fetchSummaries(filter, limit: max(count, 0), db) }
+    }
+
+    /// The summary of `day`, or nil when the store does not hold it.
+    public func summary(of day: DayDate) throws(StoreError) -> DaySummary? {
+        try read { db in try Self.fetchSummaries([], from: day, through: day, limit: 1, db).first }
+    }
+
+    /// The summaries of the Days with `from ≤ date ≤ through` (a nil bound is open) and all the
+    /// traits in `filter`, newest first, at most `limit` of them (all when `limit` is nil).
+    static func fetchSummaries(
+        _ filter: DayFilter, from: DayDate? = nil, through: DayDate? = nil, limit: Int?, _ db: Database
+    ) throws -> [DaySummary] {
+        var bounds: [String] = []
+        var arguments = StatementArguments()
+        if let from {
+            bounds.append("d.date >= ?")
+            arguments += [from.description]
         }
+        if let through {
+            bounds.append("d.date <= ?")
+            arguments += [through.description]
+        }
+        arguments += [limit ?? -1]
+        return try Row.fetchAll(db.cachedStatement(sql: DaySummaryQuery.sql(filter, bounds: bounds)), arguments: arguments)
+            .map(DaySummaryQuery.summary)
     }
 
     /// The `limit` most recent imports, newest first.
@@ -107,17 +90,6 @@ extension SharedStore {
                     """,
                 arguments: [max(limit, 0)]
             ).map(Self.importRun)
-        }
-    }
-
-    private func episodes(_ db: Database, table: String, dayID: Int64) throws -> [StoredEpisode] {
-        try Row.fetchAll(
-            db, sql: "SELECT id, start_time, end_time FROM \(table) WHERE day_id = ? ORDER BY start_time, id",
-            arguments: [dayID]
-        ).map { row in
-            StoredEpisode(
-                id: row[0], start: try Decode.instant(row, 1, "\(table).start_time"),
-                end: try Decode.optionalInstant(row, 2, "\(table).end_time"))
         }
     }
 
@@ -201,13 +173,15 @@ enum DaySummaryQuery {
     /// The tags in the order of the columns of ``sql(_:)``.
     static let tags: [GlucoseTag] = [.hypoLevel2, .hypoLevel1, .inRange, .hyperLevel1, .hyperLevel2]
 
-    static func sql(_ filter: DayFilter) -> String {
-        var conditions: [String] = []
+    /// `bounds` are further conditions on `d`, with their `?` placeholders before the limit's.
+    static func sql(_ filter: DayFilter, bounds: [String] = []) -> String {
+        var conditions = bounds
         if filter.contains(.hadHypo) { conditions.append(hypo) }
         if filter.contains(.hadHyper) { conditions.append(hyper) }
         if filter.contains(.hadExercise) { conditions.append(exercise) }
         if filter.contains(.hadStress) { conditions.append(stress) }
         if filter.contains(.hadIllness) { conditions.append(illness) }
+        if filter.contains(.isFavourite) { conditions.append("d.favourite_id IS NOT NULL") }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let tagCounts = tags.map { "(SELECT count(*) FROM glucose g WHERE g.day_id = d.id AND g.tag = '\($0.rawValue)')" }
         return """

@@ -50,61 +50,20 @@ public struct StoredGlucose: Sendable, Equatable {
     public var note: String?
 }
 
-/// An insulin dose entered in the app.
-public struct StoredInsulin: Sendable, Equatable {
-    public var id: Int64
-    public var time: Date
-    public var units: Double
-}
-
-/// A meal entered in the app; nutrients in grams.
-public struct StoredMeal: Sendable, Equatable {
-    public var id: Int64
-    public var time: Date
-    public var name: String
-    public var carbs: Double
-    public var protein: Double
-    public var fat: Double
-    public var favouriteID: Int64?
-}
-
 /// How hard an exercise session was.
 public enum ExerciseIntensity: String, Sendable, CaseIterable {
     case light, moderate, vigorous
 }
 
-/// An exercise session, entered in the app or detected from a device.
-public struct StoredExercise: Sendable, Equatable {
-    public var id: Int64
-    /// The start of the session.
-    public var time: Date
-    public var name: String
-    public var durationSeconds: Double
-    public var intensity: ExerciseIntensity
-    public var favouriteID: Int64?
-    public var sourceFamily: String?
-    public var sourceSerial: String?
-    public var recordKey: String?
-}
-
-/// An illness or stress episode; `end` is nil while it lasts.
-public struct StoredEpisode: Sendable, Equatable {
-    public var id: Int64
-    public var start: Date
-    public var end: Date?
-    /// `end − start`, when the episode has ended.
-    public var duration: TimeInterval? { end.map { $0.timeIntervalSince(start) } }
-}
-
-/// Every log of one Day, each kind sorted by time ascending.
+/// Every log of one Day, each kind sorted by time ascending (an episode's start), then by id.
 public struct DayLogs: Sendable, Equatable {
     public var day: DayDate
-    public var glucose: [StoredGlucose]
-    public var insulin: [StoredInsulin]
-    public var meals: [StoredMeal]
-    public var exercise: [StoredExercise]
-    public var illness: [StoredEpisode]
-    public var stress: [StoredEpisode]
+    public var glucose: [Stored<GlucoseLog>]
+    public var insulin: [Stored<InsulinLog>]
+    public var meals: [Stored<MealLog>]
+    public var exercise: [Stored<ExerciseLog>]
+    public var illness: [Stored<IllnessEpisode>]
+    public var stress: [Stored<StressEpisode>]
 }
 
 /// One Day and its summary, computed by SQLite.
@@ -154,6 +113,8 @@ public struct DayFilter: OptionSet, Sendable, Hashable {
     public static let hadStress = DayFilter(rawValue: 1 << 3)
     /// An illness episode overlaps the Day.
     public static let hadIllness = DayFilter(rawValue: 1 << 4)
+    /// The Day is a favourite.
+    public static let isFavourite = DayFilter(rawValue: 1 << 5)
 }
 
 /// An `import_run` row: one past import and its counts.

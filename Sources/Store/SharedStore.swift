@@ -29,6 +29,11 @@ public final class SharedStore: Sendable {
     public let busyTimeout: TimeInterval
     /// The connection pool, for observation and for reads this type does not offer.
     public let pool: DatabasePool
+    /// How often, in seconds, listeners look for commits by other programs (see
+    /// ``listen(to:onError:onEvent:)``).
+    public var changePollInterval: TimeInterval { externalChanges.interval }
+    /// Notices other programs' commits for the listeners.
+    let externalChanges: ExternalChanges
 
     /// Opens (creating and migrating when needed) the store at `path`.
     ///
@@ -37,9 +42,13 @@ public final class SharedStore: Sendable {
     ///     system zone) so that every writer agrees on Days. Opening an existing store with a
     ///     different explicit zone throws ``StoreError/timeZoneMismatch(stored:requested:)``.
     ///   - busyTimeout: How long a write waits for another program's write lock, in seconds.
+    ///   - changePollInterval: How often, in seconds, listeners look for commits by other
+    ///     programs; they see such a commit within about this time.
     /// - Throws: ``StoreError``: `.cannotOpen`, `.readOnly`, `.locked`, `.corrupt`,
     ///   `.newerSchema`, `.timeZoneMismatch`, `.invalidTimeZone`.
-    public init(path: String, timeZone: TimeZone? = nil, busyTimeout: TimeInterval = 5) throws(StoreError) {
+    public init(
+        path: String, timeZone: TimeZone? = nil, busyTimeout: TimeInterval = 5, changePollInterval: TimeInterval = 0.25
+    ) throws(StoreError) {
         self.path = path
         self.busyTimeout = busyTimeout
         try Self.checkAccess(path)
@@ -56,6 +65,7 @@ public final class SharedStore: Sendable {
             throw StoreError(error, path: path, busyTimeout: busyTimeout)
         }
         self.pool = pool
+        externalChanges = ExternalChanges(pool: pool, path: path, busyTimeout: busyTimeout, interval: changePollInterval)
 
         let opened = try Self.prepare(pool, path: path, busyTimeout: busyTimeout, newZone: timeZone ?? .current)
         if let timeZone, timeZone.identifier != opened {

@@ -72,7 +72,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "\(kind) log #\(id) was imported from the device \(source) and cannot be edited or removed: "
                 + "a re-import would bring the device's record back; add a corrected log instead"
         case let .episodeAlreadyOpen(kind, since):
-            "a \(kind) episode is already open (since \(StoreTime.string(since)) UTC); stop it before "
+            "\(kind == .illness ? "an" : "a") \(kind) episode is already open (since \(StoreTime.string(since)) UTC); stop it before "
                 + "starting another"
         case let .noOpenEpisode(kind):
             "there is no open \(kind) episode to stop; start one first"

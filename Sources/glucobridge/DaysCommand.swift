@@ -2,9 +2,10 @@ import ArgumentParser
 import Foundation
 import Store
 
-struct DaysCommand: ParsableCommand {
+struct DaysCommand: StoreCommand {
     static let configuration = CommandConfiguration(
-        commandName: "days", abstract: "Shows the most recent Days with their glucose low / average / high and flags.")
+        commandName: "days",
+        abstract: "Shows the most recent Days: glucose low / average / high, time in range, and whether each had a hypo, a hyper, exercise, stress or illness.")
 
     @Option(name: .long, help: "How many Days.")
     var last = 14
@@ -15,37 +16,39 @@ struct DaysCommand: ParsableCommand {
     @Flag(name: .long, help: "Only Days with a hyper.")
     var hyper = false
 
+    @Flag(name: .long, help: "Only Days with exercise.")
+    var exercise = false
+
+    @Flag(name: .long, help: "Only Days a stress episode overlaps.")
+    var stress = false
+
+    @Flag(name: .long, help: "Only Days an illness episode overlaps.")
+    var illness = false
+
+    @Flag(name: .long, help: "Only favourite Days.")
+    var favourites = false
+
+    @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var storeOptions: StoreOptions
 
-    func run() throws {
-        try reportingErrors {
-            let store = try storeOptions.open()
-            var filter: DayFilter = []
-            if hypo { filter.insert(.hadHypo) }
-            if hyper { filter.insert(.hadHyper) }
-            let days = try store.recentDays(last, filter: filter)
-            guard !days.isEmpty else {
-                print("no Days stored")
-                return
-            }
-            print(Self.row(["day", "readings", "low", "avg", "high", "hypo", "hyper", "exercise"]))
-            for day in days {
-                func value(_ v: Double?) -> String { v.map { String(Int($0.rounded())) } ?? "-" }
-                func flag(_ f: Bool) -> String { f ? "yes" : "-" }
-                print(Self.row([
-                    day.date.description, String(day.glucoseCount), value(day.low), value(day.average), value(day.high),
-                    flag(day.hadHypo), flag(day.hadHyper), flag(day.hadExercise),
-                ]))
-            }
-        }
+    func run() throws { try runOnStore() }
+
+    var filter: DayFilter {
+        var filter: DayFilter = []
+        if hypo { filter.insert(.hadHypo) }
+        if hyper { filter.insert(.hadHyper) }
+        if exercise { filter.insert(.hadExercise) }
+        if stress { filter.insert(.hadStress) }
+        if illness { filter.insert(.hadIllness) }
+        if favourites { filter.insert(.isFavourite) }
+        return filter
     }
 
-    /// One aligned table row: the Day left-aligned, numbers right-aligned, flags left-aligned.
-    static func row(_ cells: [String]) -> String {
-        let widths = [10, 9, 5, 5, 5, 5, 6, 9]
-        return cells.enumerated().map { index, cell in
-            let padding = String(repeating: " ", count: max(0, widths[index] - cell.count))
-            return (1...4).contains(index) ? padding + cell : cell + padding
-        }.joined(separator: " ").trimmingCharacters(in: .whitespaces)
+    func output(_ store: SharedStore) throws -> String {
+        guard last >= 0 else { throw CLIError("--last must be 0 or more, not \(last)") }
+        let days = try store.recentDays(last, filter: filter)
+        if outputOptions.json { return try Format.json(days.map(DayRecord.init)) }
+        guard !days.isEmpty else { return filter.isEmpty ? "no Days stored" : "no Days match" }
+        return DayPresentation.table(days).text + "\nglucose in mg/dL; Days in \(store.timeZone.identifier)"
     }
 }

@@ -42,7 +42,8 @@ struct GlucoBridge: AsyncParsableCommand {
         version: GlucoBridgeVersion.current,
         subcommands: [
             DevicesCommand.self, ScanCommand.self, ImportCommand.self, ReplayCommand.self, ExportCommand.self,
-            DaysCommand.self, ProfileCommand.self,
+            DaysCommand.self, DayCommand.self, LogCommand.self, EditCommand.self, RemoveCommand.self,
+            IllnessCommand.self, StressCommand.self, FavouriteCommand.self, ProfileCommand.self,
             DaemonCommand.self, StatusCommand.self, DoctorCommand.self, InstallCommand.self, UninstallCommand.self,
         ])
 }

@@ -49,7 +49,12 @@ final class LogTests: XCTestCase {
         let all = try store.logs(of: day)
         XCTAssertEqual(all.meals.map(\.name), ["Oatmeal", "Dinner"])
         XCTAssertEqual(all.glucose.map(\.tag), [.inRange, .hypoLevel1, .hyperLevel1])
-        XCTAssertNil(all.glucose.first?.sourceFamily)
+        XCTAssertNil(all.glucose.first?.source)
+        XCTAssertEqual(all.insulin, [dose])
+        XCTAssertEqual(all.exercise, [walk])
+        XCTAssertEqual(all.illness, [flu])
+        XCTAssertEqual(all.stress, [exam])
+        XCTAssertEqual(all.glucose.first, meter)
         XCTAssertEqual(try sqlite3(file.path, """
             SELECT group_concat(d.date || ' ' || m.time || ' ' || m.name, '; ') FROM meal m JOIN day d ON d.id = m.day_id;
             """), "2013-09-13 2013-09-14 01:30:00.000 Dinner; 2013-09-13 2013-09-13 14:30:00.000 Oatmeal")
@@ -101,6 +106,11 @@ final class LogTests: XCTestCase {
         XCTAssertEqual(try store.logs(MealLog.self, from: start.addingTimeInterval(4 * 3600)).map(\.name), ["meal 4", "meal 5"])
         XCTAssertEqual(try store.logs(MealLog.self).map(\.name), ["meal 1", "meal 2", "meal 3", "meal 4", "meal 5"])
         XCTAssertEqual(try store.logs(InsulinLog.self, from: start), [])
+        // The same through a window.
+        XCTAssertEqual(try store.logs(MealLog.self, in: .between(from: start.addingTimeInterval(4 * 3600), to: nil)).map(\.name),
+                       ["meal 4", "meal 5"])
+        XCTAssertEqual(try store.logs(MealLog.self, in: .day(DayDate("2013-09-13")!)), try store.logs(MealLog.self, in: .everything))
+        XCTAssertEqual(try store.logs(MealLog.self, in: .day(DayDate("2013-09-14")!)), [])
     }
 
     func testImportedRowsAreReadWithTheirSource() throws {

@@ -53,21 +53,27 @@ final class QueryTests: XCTestCase {
         XCTAssertEqual(logs.insulin.map(\.units), [2, 4.5])
         XCTAssertEqual(logs.insulin.map(\.time), [utc("2013-09-13T15:00:00Z"), utc("2013-09-13T19:00:00Z")])
         XCTAssertEqual(logs.meals.map(\.name), ["Oatmeal", "Dinner"])
-        XCTAssertEqual(logs.meals.first, StoredMeal(
-            id: 2, time: utc("2013-09-13T14:30:00Z"), name: "Oatmeal", carbs: 45, protein: 8, fat: 5, favouriteID: 1))
+        XCTAssertEqual(logs.meals.first?.id, LogID(2))
+        XCTAssertEqual(logs.meals.first?.day, DayDate("2013-09-13"))
+        XCTAssertEqual(logs.meals.first?.log, MealLog(
+            time: utc("2013-09-13T14:30:00Z"), name: "Oatmeal", carbs: 45, protein: 8, fat: 5, isFavourite: true))
         XCTAssertEqual(logs.exercise.map(\.name), ["Walking"])
-        XCTAssertEqual(logs.exercise.first?.durationSeconds, 1800)
+        XCTAssertEqual(logs.exercise.first?.duration, 1800)
         XCTAssertEqual(logs.exercise.first?.intensity, .light)
-        XCTAssertNil(logs.exercise.first?.sourceFamily)
+        XCTAssertEqual(logs.exercise.first?.isFavourite, true)
+        XCTAssertNil(logs.exercise.first?.source)
+        XCTAssertEqual(logs.glucose.map(\.source), [testSource, testSource, testSource])
+        XCTAssertEqual(logs.glucose.map(\.recordKey), ["egv:1", "egv:2", "egv:3"])
         XCTAssertEqual(logs.illness.first?.duration, 9000)
         XCTAssertEqual(logs.stress.count, 1)
         XCTAssertNil(logs.stress.first?.end)
+        XCTAssertEqual(logs.stress.first?.isOpen, true)
 
         let next = try store.logs(of: DayDate("2013-09-14")!)
         XCTAssertEqual(next.glucose.map(\.mgdl), [95])
         XCTAssertEqual(next.meals, [])
         let empty = try store.logs(of: DayDate("2020-01-01")!)
-        XCTAssertEqual(empty.glucose, [])
+        XCTAssertEqual(empty, DayLogs(day: DayDate("2020-01-01")!, glucose: [], insulin: [], meals: [], exercise: [], illness: [], stress: []))
     }
 
     func testRecentDaysSummariesAndFilters() throws {
@@ -113,6 +119,12 @@ final class QueryTests: XCTestCase {
         XCTAssertEqual(try store.recentDays(10, filter: [.hadHypo, .hadHyper]).map(\.date.description), ["2013-09-12"])
         XCTAssertEqual(try store.recentDays(10, filter: .hadExercise).map(\.date.description), ["2013-09-11"])
         XCTAssertEqual(try store.recentDays(0), [])
+        XCTAssertEqual(try store.recentDays(10, filter: .isFavourite).map(\.date.description), ["2013-09-14", "2013-09-10"])
+        XCTAssertEqual(try store.recentDays(10, filter: [.isFavourite, .hadHypo]), [])
+
+        // One Day's summary is the same as in the list.
+        XCTAssertEqual(try store.summary(of: DayDate("2013-09-12")!), all[2])
+        XCTAssertNil(try store.summary(of: DayDate("2013-09-01")!))
     }
 
     /// The day queries search glucose through its indexes; none of them reads the whole table.
@@ -140,6 +152,18 @@ final class QueryTests: XCTestCase {
             XCTAssertTrue(details.contains { $0.contains("SEARCH g USING COVERING INDEX glucose_summary_by_day (day_id=?)") }, "\(details)")
             XCTAssertTrue(details.contains { $0.contains("SEARCH e USING COVERING INDEX exercise_by_day (day_id=?)") }, "\(details)")
         }
+        // Favourite Days: Days newest first through a date index (the unique one or the partial
+        // index of favourites, as SQLite judges), without a sort.
+        let favourites = try plan(DaySummaryQuery.sql(.isFavourite), [30])
+        assertIndexed(favourites)
+        XCTAssertTrue(favourites.contains {
+            $0.hasPrefix("SCAN d USING") && ($0.contains("sqlite_autoindex_day_1") || $0.contains("day_favourites_by_date"))
+        }, "\(favourites)")
+        // A Day's summary: the Day found through its date.
+        let one = try plan(DaySummaryQuery.sql([], bounds: ["d.date >= ?", "d.date <= ?"]), ["2013-09-02", "2013-09-02", 1])
+        assertIndexed(one)
+        XCTAssertTrue(one.contains { $0.contains("SEARCH d USING") && $0.contains("(date>? AND date<?)") }, "\(one)")
+
         let logs = try plan(GlucoseQuery.sql(where: "g.day_id = ?", orderBy: "g.time, g.id"), [1])
         assertIndexed(logs)
         XCTAssertTrue(logs.contains { $0.contains("SEARCH g USING INDEX glucose_by_day (day_id=?)") }, "\(logs)")

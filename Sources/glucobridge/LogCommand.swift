@@ -1,0 +1,20 @@
+import ArgumentParser
+import Foundation
+import Store
+
+struct LogCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log",
+        abstract: "Adds a meal, an insulin dose, an exercise session or a glucose value to the Day of its time.",
+        subcommands: [LogMealCommand.self, LogInsulinCommand.self, LogExerciseCommand.self, LogGlucoseCommand.self])
+}
+
+/// What `log`, `edit` and the episode commands print about the log they wrote.
+enum LogReport {
+    /// `added meal #3 on 2013-09-13 at 07:30: Oatmeal: 45 g carbs, …`, or the log's JSON object.
+    static func text<Log: PresentableLog>(_ verb: String, _ stored: Stored<Log>, zone: TimeZone, json: Bool) throws -> String {
+        if json { return try Format.json(stored.record) }
+        return "\(verb) \(stored.label) on \(stored.day) at \(Format.localTime(stored.log.time, zone: zone)): "
+            + stored.details(zone: zone)
+    }
+}

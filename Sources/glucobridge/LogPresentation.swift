@@ -1,0 +1,206 @@
+import Foundation
+import Model
+import Store
+
+/// How the commands show a stored log: a line of text for a terminal, an object for `--json`.
+protocol PresentableLog: LogEntry {
+    /// What the log holds, in words: `Oatmeal: 45 g carbs, 8 g protein, 5 g fat`.
+    func details(zone: TimeZone) -> String
+    /// Fills the kind's own fields of the JSON object.
+    func fill(_ record: inout LogRecord)
+}
+
+extension Stored where Log: PresentableLog {
+    /// The JSON object of the log.
+    var record: LogRecord {
+        var record = LogRecord(
+            kind: Log.kind.rawValue, id: id.rawValue, day: day.description, time: Format.utc(log.time))
+        log.fill(&record)
+        record.source = source?.description
+        record.recordKey = recordKey
+        return record
+    }
+
+    /// `meal #3`.
+    var label: String { "\(Log.kind) #\(id.rawValue)" }
+
+    /// The details, marked when the log was imported from a device.
+    func details(zone: TimeZone) -> String {
+        let details = log.details(zone: zone)
+        guard let source else { return details }
+        return details + " [imported: \(source)]"
+    }
+}
+
+/// One log as a JSON object; fields that do not apply to its kind are left out.
+struct LogRecord: Encodable, Equatable {
+    var kind: String
+    var id: Int64
+    var day: String
+    /// ISO 8601 UTC; an episode's start.
+    var time: String
+    var end: String?
+    var open: Bool?
+    var durationSeconds: Double?
+    var value: Double?
+    var unit: String?
+    var mgdl: Double?
+    var tag: String?
+    var reading: String?
+    var units: Double?
+    var name: String?
+    var carbs: Double?
+    var protein: Double?
+    var fat: Double?
+    var intensity: String?
+    var favourite: Bool?
+    var source: String?
+    var recordKey: String?
+}
+
+extension GlucoseLog: PresentableLog {
+    func details(zone: TimeZone) -> String {
+        let shown = unit == .milligramsPerDeciliter
+            ? "\(Format.number(value)) mg/dL"
+            : "\(Format.number(value, decimals: 1)) mmol/L (\(Format.number(mgdl, decimals: 0)) mg/dL)"
+        return "\(shown), \(tag.map(Format.tag) ?? "untagged"), \(kind.rawValue)"
+    }
+
+    func fill(_ record: inout LogRecord) {
+        record.value = value
+        record.unit = unit.rawValue
+        record.mgdl = mgdl
+        record.tag = tag?.rawValue
+        record.reading = kind.rawValue
+    }
+}
+
+extension InsulinLog: PresentableLog {
+    func details(zone: TimeZone) -> String { "\(Format.number(units, decimals: 2)) units" }
+
+    func fill(_ record: inout LogRecord) {
+        record.units = units
+    }
+}
+
+extension MealLog: PresentableLog {
+    func details(zone: TimeZone) -> String {
+        let food = "\(Format.number(carbs)) g carbs, \(Format.number(protein)) g protein, \(Format.number(fat)) g fat"
+        return (name.isEmpty ? food : "\(name): \(food)") + (isFavourite ? " (favourite)" : "")
+    }
+
+    func fill(_ record: inout LogRecord) {
+        record.name = name
+        record.carbs = carbs
+        record.protein = protein
+        record.fat = fat
+        record.favourite = isFavourite
+    }
+}
+
+extension ExerciseLog: PresentableLog {
+    func details(zone: TimeZone) -> String {
+        "\(name), \(Format.duration(duration)), \(intensity.rawValue)" + (isFavourite ? " (favourite)" : "")
+    }
+
+    func fill(_ record: inout LogRecord) {
+        record.name = name
+        record.durationSeconds = duration
+        record.intensity = intensity.rawValue
+        record.favourite = isFavourite
+    }
+}
+
+extension IllnessEpisode: PresentableLog {
+    func details(zone: TimeZone) -> String { Format.episode(start: start, end: end, zone: zone) }
+    func fill(_ record: inout LogRecord) { Format.fillEpisode(&record, end: end, duration: duration) }
+}
+
+extension StressEpisode: PresentableLog {
+    func details(zone: TimeZone) -> String { Format.episode(start: start, end: end, zone: zone) }
+    func fill(_ record: inout LogRecord) { Format.fillEpisode(&record, end: end, duration: duration) }
+}
+
+/// Numbers, times and durations as the commands print them.
+enum Format {
+    /// `45`, `60.5`: at most `decimals` decimals, no trailing zeros.
+    static func number(_ value: Double, decimals: Int = 1) -> String {
+        var text = String(format: "%.\(decimals)f", value)
+        if text.contains(".") {
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+        }
+        return text == "-0" ? "0" : text
+    }
+
+    /// `08:30`, or `08:30:15` when the seconds are not 0.
+    static func clock(_ secondOfDay: Int) -> String {
+        let hm = String(format: "%02d:%02d", secondOfDay / 3600, secondOfDay / 60 % 60)
+        return secondOfDay % 60 == 0 ? hm : hm + String(format: ":%02d", secondOfDay % 60)
+    }
+
+    /// The wall-clock time of `date` in `zone` to the minute (`HH:MM`, seconds dropped), with
+    /// the zone's offset when `withOffset`.
+    static func localTime(_ date: Date, zone: TimeZone, withOffset: Bool = false) -> String {
+        let offset = zone.secondsFromGMT(for: date)
+        let local = Int64(date.timeIntervalSince1970.rounded(.down)) + Int64(offset)
+        let secondOfDay = Int(local - CivilDate.floorDiv(local, 86_400) * 86_400)
+        let time = clock(secondOfDay - secondOfDay % 60)
+        guard withOffset else { return time }
+        let sign = offset < 0 ? "-" : "+"
+        return "\(time) \(sign)" + String(format: "%02d:%02d", abs(offset) / 3600, abs(offset) / 60 % 60)
+    }
+
+    /// `2013-09-13T14:30:00Z`, with milliseconds when they are not 0.
+    static func utc(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        if milliseconds.truncatingRemainder(dividingBy: 1000) != 0 {
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        }
+        return formatter.string(from: Date(timeIntervalSince1970: milliseconds / 1000))
+    }
+
+    /// `2 h 30 min`, `45 min`, `30 s`.
+    static func duration(_ seconds: TimeInterval) -> String {
+        let total = Int(seconds.rounded())
+        if total < 60 { return "\(total) s" }
+        let minutes = (total + 30) / 60
+        if minutes < 60 { return "\(minutes) min" }
+        return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
+    }
+
+    static func tag(_ tag: GlucoseTag) -> String {
+        switch tag {
+        case .hypoLevel2: "hypo (level 2)"
+        case .hypoLevel1: "hypo"
+        case .inRange: "in range"
+        case .hyperLevel1: "hyper"
+        case .hyperLevel2: "hyper (level 2)"
+        }
+    }
+
+    /// `until 11:30 (2 h 30 min)`, `ongoing`; the end's date is shown when it is another Day's.
+    static func episode(start: Date, end: Date?, zone: TimeZone) -> String {
+        guard let end else { return "ongoing" }
+        let sameDay = DayDate(instant: start, timeZone: zone) == DayDate(instant: end, timeZone: zone)
+        let until = sameDay
+            ? localTime(end, zone: zone)
+            : "\(DayDate(instant: end, timeZone: zone)) \(localTime(end, zone: zone))"
+        return "until \(until) (\(duration(end.timeIntervalSince(start))))"
+    }
+
+    static func fillEpisode(_ record: inout LogRecord, end: Date?, duration: TimeInterval?) {
+        record.end = end.map(utc)
+        record.open = end == nil
+        record.durationSeconds = duration
+    }
+
+    /// Pretty, key-sorted JSON with snake_case keys, ending with a newline.
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
