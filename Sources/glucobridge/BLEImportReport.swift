@@ -29,7 +29,7 @@ struct BLEImportReport {
             let summary = activity.summary
             lines.append(
                 "activity (\(activity.source)): \(summary.samplesRead) samples; "
-                    + "\(summary.minutesAdded + summary.minutesAlreadyStored) minutes: \(summary.minutesAdded) new, "
+                    + Self.count(summary.minutesAdded + summary.minutesAlreadyStored, "minute") + ": \(summary.minutesAdded) new, "
                     + "\(summary.minutesAlreadyStored) already stored; exercise sessions: \(summary.sessionsAdded) new, "
                     + "\(summary.sessionsAlreadyStored) already stored")
             lines += activity.sessions.map { "exercise: \(Self.session($0))" }
@@ -81,6 +81,11 @@ struct BLEImportReport {
     /// `2024-05-02T06:00:00Z Activity 40 min moderate`.
     static func session(_ session: ExerciseSession) -> String {
         "\(ImportReport.utc(session.start)) \(session.kind.rawValue) \(session.minutes) min \(session.intensity.rawValue)"
+    }
+
+    /// `1 minute`, `51 minutes`.
+    static func count(_ value: Int, _ noun: String) -> String {
+        "\(value) \(noun)\(value == 1 ? "" : "s")"
     }
 
     static func days(_ days: [DayDate], store: SharedStore) -> [String] {

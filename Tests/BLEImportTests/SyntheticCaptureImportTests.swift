@@ -109,7 +109,7 @@ final class SyntheticCaptureImportTests: XCTestCase {
         XCTAssertEqual(again.glucose.first?.summary.alreadyStored, 6)
         XCTAssertEqual(again.activity?.summary.minutesAdded, 0)
         // Listening, the CGM driver saw the other program's RACP answers.
-        XCTAssertTrue(again.glucose.first?.notes.contains("Record Access Control Point answer in the capture: numberOfStoredRecords(2)") == true)
+        XCTAssertTrue(again.glucose.first?.notes.contains("Record Access Control Point answer in the capture: 2 stored records") == true)
         var after = try tableCounts(store)
         XCTAssertEqual(after["import_run"], before["import_run"]! + 2)
         after["import_run"] = before["import_run"]

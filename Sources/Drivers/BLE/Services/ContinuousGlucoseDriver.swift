@@ -97,7 +97,7 @@ public final class ContinuousGlucoseDriver: BLEDeviceDriver {
         if notification.handle == controlPoint?.valueHandle {
             // Only seen when listening to another program's download.
             switch Result(catching: { () throws(BLEValueError) in try RACPResponse.decode(notification.value) }) {
-            case .success(let response): notes.append("Record Access Control Point answer in the capture: \(response)")
+            case .success(let response): notes.append("Record Access Control Point answer in the capture: \(response.summary)")
             case .failure(let error): valueFailed(error)
             }
             return

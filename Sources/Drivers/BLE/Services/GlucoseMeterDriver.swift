@@ -67,7 +67,7 @@ public final class GlucoseMeterDriver: BLEDeviceDriver {
             case context?.valueHandle:
                 contexts.append(try GlucoseMeasurementContext.decode(notification.value))
             default:
-                notes.append("Record Access Control Point answer in the capture: \(try RACPResponse.decode(notification.value))")
+                notes.append("Record Access Control Point answer in the capture: \(try RACPResponse.decode(notification.value).summary)")
             }
         } catch {
             badValues += 1

@@ -116,13 +116,23 @@ struct RACPDownload {
             case .responseCode(let opCode, _) where opCode == request.opCode.rawValue:
                 return .answer(response)
             default:
-                link.note("\(service.name): an unexpected Record Access Control Point answer \(response) was ignored")
+                link.note("\(service.name): an unexpected Record Access Control Point answer (\(response.summary)) was ignored")
             }
         }
     }
 
     static func hex(_ filter: RACPFilter) -> String {
         "filter " + filter.bytesForDisplay
+    }
+}
+
+extension RACPResponse {
+    /// `2 stored records`, `op code 1: success`.
+    var summary: String {
+        switch self {
+        case .numberOfStoredRecords(let count): "\(count) stored record\(count == 1 ? "" : "s")"
+        case let .responseCode(opCode, code): "op code \(opCode): \(code)"
+        }
     }
 }
 
