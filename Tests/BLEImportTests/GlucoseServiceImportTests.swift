@@ -15,8 +15,9 @@ import XCTest
 /// request's filter selects, with the response codes a test chooses.
 final class RACPServer {
     var records: [(index: UInt16, values: [SimulatedPeripheral.Emission])]
-    /// The code answering "report stored records" when records match (1 = success).
-    var reportCode: UInt8 = 1
+    /// The code answering "report stored records" when records match (1 = success); nil: the
+    /// records are sent without a response code (the device then leaves).
+    var reportCode: UInt8? = 1
     /// When set, requests with the ≥ operator are refused with this code.
     var refuseAtLeast: UInt8?
     private(set) var requests: [[UInt8]] = []
@@ -44,7 +45,7 @@ final class RACPServer {
         case 0x04: return respond([0x05, 0x00, UInt8(selected.count), 0x00])
         case 0x01:
             guard !selected.isEmpty else { return respond([0x06, 0x00, 0x01, 0x06]) }
-            return selected.flatMap(\.values) + respond([0x06, 0x00, 0x01, reportCode])
+            return selected.flatMap(\.values) + (reportCode.map { respond([0x06, 0x00, 0x01, $0]) } ?? [])
         default: return respond([0x06, 0x00, request[0], 0x02])
         }
     }
@@ -141,6 +142,27 @@ final class GlucoseServiceImportTests: XCTestCase {
             "Continuous Glucose Monitoring: the device answered the Record Access Control Point request 01 01 with \"procedure not "
                 + "completed\" (code 8); stored records were not downloaded")
         XCTAssertEqual(try store.glucose().map(\.mgdl), [110, 120], "what arrived is kept")
+        XCTAssertNil(try store.cursor(source: outcome.glucose[0].source, stream: "cgm@2024-01-15T06:00:00Z"))
+    }
+
+    /// The sensor leaves during the download: what arrived is kept, the position is not moved.
+    func testDisconnectDuringDownload() throws {
+        let server = RACPServer(Self.stored([(10, Self.cgmRecord(110, offset: 10)), (20, Self.cgmRecord(111, offset: 20))]))
+        server.reportCode = nil
+        let store = try makeStore(zone: "UTC")
+        let outcome = try Importer(store: store).importBLESession(
+            over: cgm(server: server, clock: SimulatedClock(Self.sessionStart)), origin: "sim")
+        XCTAssertEqual(outcome.problems, [
+            .racpIncomplete(
+                service: .continuousGlucoseMonitoring, request: .reportStoredRecords(.all),
+                reason: "the connection ended (the device ended the connection)"),
+        ])
+        XCTAssertEqual(
+            "\(outcome.problems[0])",
+            "Continuous Glucose Monitoring: the download of stored records (01 01) ended before the device's response code: the "
+                + "connection ended (the device ended the connection); the records received were kept")
+        XCTAssertEqual(outcome.session.ending, "the device ended the connection")
+        XCTAssertEqual(try store.glucose().map(\.mgdl), [110, 111])
         XCTAssertNil(try store.cursor(source: outcome.glucose[0].source, stream: "cgm@2024-01-15T06:00:00Z"))
     }
 

@@ -92,6 +92,9 @@ public final class SimulatedPeripheral: ATTBearer {
     public var serverMTU: Int
     /// Answers to writes on a characteristic (by UUID): the emissions that follow the write.
     public var controlPoints: [BluetoothUUID: ([UInt8]) -> [Emission]] = [:]
+    /// Characteristics (by UUID) whose value and CCCD the device refuses to read or write, with
+    /// the error it answers (e.g. insufficient authentication on an unpaired link).
+    public var refusals: [BluetoothUUID: ATTErrorCode] = [:]
     /// Every PDU the client sent, in order.
     public private(set) var received: [[UInt8]] = []
 
@@ -210,7 +213,22 @@ public final class SimulatedPeripheral: ATTBearer {
         return first <= last ? Array(first...last) : []
     }
 
+    /// The handle and error of a read or write request on the value or CCCD of a refused
+    /// characteristic.
+    private func refusal(_ request: ATTPDU) -> (handle: UInt16, code: ATTErrorCode)? {
+        let handle: UInt16
+        switch request {
+        case .readRequest(let h), .readBlobRequest(let h, _), .writeRequest(let h, _): handle = h
+        default: return nil
+        }
+        var target = attribute(handle)
+        if case .cccd(let valueHandle)? = target { target = attribute(valueHandle) }
+        guard case .value(let index)? = target, let code = refusals[characteristics[index].uuid] else { return nil }
+        return (handle, code)
+    }
+
     private func answer(_ request: ATTPDU) -> [[UInt8]] {
+        if let refused = refusal(request) { return error(request, refused.handle, refused.code) }
         switch request {
         case .exchangeMTURequest(let client):
             mtu = max(23, min(Int(client), serverMTU))

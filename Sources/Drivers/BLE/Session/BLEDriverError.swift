@@ -22,6 +22,8 @@ public enum BLEDriverError: Error, Equatable, CustomStringConvertible {
     case racpIncomplete(service: BLEService, request: RACPRequest, reason: String)
     /// CGM readings cannot be placed in time: the Session Start Time is missing or unknown.
     case noSessionStartTime(reason: String)
+    /// The store could not say which records it already holds, so none were asked for.
+    case storedPositionUnavailable(stream: String, reason: String)
 
     public var description: String {
         switch self {
@@ -47,6 +49,8 @@ public enum BLEDriverError: Error, Equatable, CustomStringConvertible {
                 + "device's response code: \(reason); the records received were kept"
         case .noSessionStartTime(let reason):
             return "CGM readings cannot be placed in time: \(reason); they were counted, not stored"
+        case let .storedPositionUnavailable(stream, reason):
+            return "the store could not give the last record stored for \(stream): \(reason)"
         }
     }
 

@@ -48,7 +48,7 @@ public final class BLELink {
         do {
             return try storedCursor(identity.source(family: family), stream)
         } catch {
-            throw .link(.disconnected("the store could not be read for the last stored record: \(error)"))
+            throw .storedPositionUnavailable(stream: stream, reason: "\(error)")
         }
     }
 
