@@ -13,7 +13,8 @@ public final class BLELink {
     public internal(set) var identity: BLEDeviceIdentity
     /// Notifications and indications on handles no driver owns, counted per handle.
     public private(set) var unclaimed: [UInt16: Int] = [:]
-    /// The host time of the latest value or notification received.
+    /// The host times of the earliest and latest value or notification received.
+    public private(set) var firstHostTime: Date?
     public private(set) var lastHostTime: Date?
 
     private let storedCursor: (DeviceSource, String) throws -> Int64?
@@ -120,6 +121,7 @@ public final class BLELink {
     }
 
     private func seen(_ time: Date) {
+        firstHostTime = min(firstHostTime ?? time, time)
         lastHostTime = max(lastHostTime ?? time, time)
     }
 

@@ -46,7 +46,7 @@ public struct BLESessionResult: Sendable {
     public var ending: String
     /// Remarks on the session as a whole.
     public var notes: [String]
-    /// The host time of the first and last values received.
+    /// The host times of the first and last values received (reads and notifications).
     public var firstHostTime: Date?
     public var lastHostTime: Date?
 }
@@ -83,7 +83,6 @@ public enum BLESession {
         let drivers = DriverRegistry.bleDrivers(for: database)
         guard !drivers.isEmpty else { throw .noSupportedService(found: database.services.map(\.uuid)) }
         for driver in drivers { link.own(driver) }
-        let firstHostTime = link.lastHostTime
 
         var ending: String?
         do {
@@ -100,7 +99,7 @@ public enum BLESession {
         }
         return BLESessionResult(
             identity: link.identity, mode: mode, database: database, reports: drivers.map { $0.report(identity: link.identity) },
-            unclaimed: link.unclaimed, ending: ending ?? "", notes: link.notes, firstHostTime: firstHostTime,
+            unclaimed: link.unclaimed, ending: ending ?? "", notes: link.notes, firstHostTime: link.firstHostTime,
             lastHostTime: link.lastHostTime)
     }
 
