@@ -62,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "glucobridge",
             dependencies: [
-                "Importer", "Store", "Transport", "Model", "Setup", "Daemon",
+                "Importer", "Store", "Transport", "Drivers", "Capture", "Model", "Setup", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "BLETransportTests", dependencies: ["Transport", "Capture", "TestSupport"]),
         .testTarget(name: "DexcomTests", dependencies: ["Drivers", "Transport", "Capture", "Model", "TestSupport"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "Model", "TestSupport"]),
-        .testTarget(name: "BLEServiceTests", dependencies: ["Drivers", "Model", "TestSupport"]),
+        .testTarget(name: "BLEServiceTests", dependencies: ["Drivers", "Capture", "Model", "TestSupport"]),
         .testTarget(
             name: "ContourTests",
             dependencies: ["Drivers", "Importer", "Store", "Capture", "Transport", "Model", "Simulators", "TestSupport"]),
@@ -113,6 +113,12 @@ let package = Package(
             dependencies: ["Store", "Model", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "ImporterTests",
+            dependencies: [
+                "Importer", "Store", "Transport", "Capture", "Drivers", "Ingest", "Model", "Simulators", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "BLEImportTests",
             dependencies: [
                 "Importer", "Store", "Transport", "Capture", "Drivers", "Ingest", "Model", "Simulators", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -5,16 +5,17 @@ import Transport
 
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "import", abstract: "Imports from the supported reader plugged in over USB.",
+        commandName: "import",
+        abstract: "Imports from the supported reader plugged in over USB, or a Bluetooth LE sensor (--ble).",
         discussion: """
-            Without --device, the first supported reader found is read. glucobridge-import@.service \
-            passes --device /dev/bus/usb/BUS/DEVICE for the reader udev saw arrive.
+            Without --device or --ble, the first supported USB reader found is read. \
+            glucobridge-import@.service passes --device /dev/bus/usb/BUS/DEVICE for the reader udev saw arrive.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
 
     @Option(name: .long, help: ArgumentHelp(
-        "Also write the session to this file as a usbmon pcap (Wireshark opens it; `glucobridge replay` plays it back).",
+        "Also write the session to this file: a usbmon pcap, or a btsnoop file with --ble (Wireshark opens both; `glucobridge replay` plays them back).",
         valueName: "file"))
     var record: String?
 
@@ -23,8 +24,25 @@ struct ImportCommand: ParsableCommand {
         valueName: "device"))
     var device: String?
 
+    @OptionGroup var bluetooth: BLEImportOptions
+
+    func validate() throws {
+        if device != nil && bluetooth.address != nil {
+            throw ValidationError("--device names a USB reader and --ble a Bluetooth sensor: give one of them.")
+        }
+    }
+
     func run() throws {
         try reportingErrors {
+            if let peer = try bluetooth.peer() {
+                let store = try storeOptions.open()
+                let outcome = try Importer(store: store).importBLE(
+                    peer: peer, adapter: bluetooth.adapter, recordTo: record.map { URL(fileURLWithPath: $0) },
+                    limits: .live(minutes: bluetooth.minutes))
+                print(BLEImportReport(outcome: outcome, store: store).text)
+                if let record { print("session recorded to \(record)") }
+                return
+            }
             let location = try device.map { try USBDeviceLocation(parsing: $0) }
             let context = try LibUSBContext()
             let store = try storeOptions.open()

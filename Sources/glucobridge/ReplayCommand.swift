@@ -5,7 +5,7 @@ import Importer
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Imports a recorded device session: usbmon pcap or pcapng, USBPcap, or an out/in transcript.")
+        abstract: "Imports a recorded device session: usbmon pcap or pcapng, USBPcap, an out/in transcript, or a Bluetooth btsnoop capture.")
 
     @Argument(help: ArgumentHelp("The capture file.", valueName: "capture"))
     var capture: String
@@ -19,7 +19,12 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let store = try storeOptions.open()
-            let outcome = try Importer(store: store).replay(captureAt: URL(fileURLWithPath: capture), driverName: driver)
+            let url = URL(fileURLWithPath: capture)
+            if Importer.isBTSnoop(url) {
+                print(BLEImportReport(outcome: try Importer(store: store).replayBLE(captureAt: url), store: store).text)
+                return
+            }
+            let outcome = try Importer(store: store).replay(captureAt: url, driverName: driver)
             print(ImportReport(outcome: outcome, store: store).text)
         }
     }

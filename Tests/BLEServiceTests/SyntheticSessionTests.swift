@@ -3,9 +3,9 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// Every decoded characteristic value listed in ../shared/vectors/ble/synthetic/EXPECTED.md,
+/// Every decoded characteristic value listed in fixtures/ble/synthetic/EXPECTED.md,
 /// decoded from the exact ATT bytes of both synthetic captures (Android H4 and btmon monitor).
-/// The ATT PDUs come from the test-local `SyntheticCapture` scan.
+/// The ATT PDUs come from the project's btsnoop reader (`LECapture`), through `SyntheticCapture`.
 final class SyntheticSessionTests: XCTestCase {
     static let heartRateHandle: UInt16 = 0x0012
     static let bodySensorLocationHandle: UInt16 = 0x0015

@@ -1,0 +1,53 @@
+import Foundation
+import Model
+import Transport
+
+/// Cycling Speed and Cadence service 0x1816: subscribes to CSC Measurement and turns each pair of
+/// successive notifications into a bike sample at the later one's host time: crank cadence (rpm)
+/// and wheel speed from `CSCRateCalculator` (counters differenced across rollover), and a running
+/// total of distance summed from each interval's wheel revolutions (the sensor only counts
+/// revolutions). The first notification only sets the counters.
+public final class CyclingSpeedCadenceDriver: BLEDeviceDriver {
+    public static let family = "ble-csc"
+    public static let service = BLEService.cyclingSpeedAndCadence
+
+    private let measurement: GATTCharacteristic?
+    private var calculator: CSCRateCalculator
+    private var distance = 0.0
+    private var samples: [ActivitySample] = []
+    private var events = EventCounter()
+    private var problems: [BLEDriverError] = []
+
+    public init(service: GATTService) {
+        measurement = service.characteristic(.cscMeasurement)
+        calculator = CSCRateCalculator()
+    }
+
+    public var handles: Set<UInt16> { Set([measurement?.valueHandle].compactMap { $0 }) }
+
+    public func start(on link: BLELink) throws(BLEDriverError) {
+        if let measurement { try link.subscribe(measurement, to: .notifications) }
+    }
+
+    public func take(_ notification: GATTNotification) {
+        let decoded: CSCMeasurement
+        do {
+            decoded = try CSCMeasurement.decode(notification.value)
+        } catch {
+            events.count("malformed-csc-measurement")
+            problems.append(.value(error))
+            return
+        }
+        let first = calculator.previous == nil
+        let rates = calculator.add(decoded)
+        guard !first else { return }
+        if let covered = rates.distanceMetres { distance += covered }
+        samples.append(ActivitySample(
+            time: notification.hostTime, sensor: .cycling, cadence: rates.cadenceRPM, speed: rates.speedMetresPerSecond,
+            totalDistance: decoded.wheel == nil ? nil : distance))
+    }
+
+    public func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
+        BLEDriverReport(family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Model
+import Transport
+
+/// Running Speed and Cadence service 0x1814: subscribes to RSC Measurement and turns each
+/// notification into a running-pod sample at its host time (cadence per minute, speed m/s,
+/// total distance m, walking or running as the pod says).
+public final class RunningSpeedCadenceDriver: BLEDeviceDriver {
+    public static let family = "ble-rsc"
+    public static let service = BLEService.runningSpeedAndCadence
+
+    private let measurement: GATTCharacteristic?
+    private var samples: [ActivitySample] = []
+    private var events = EventCounter()
+    private var problems: [BLEDriverError] = []
+
+    public init(service: GATTService) {
+        measurement = service.characteristic(.rscMeasurement)
+    }
+
+    public var handles: Set<UInt16> { Set([measurement?.valueHandle].compactMap { $0 }) }
+
+    public func start(on link: BLELink) throws(BLEDriverError) {
+        if let measurement { try link.subscribe(measurement, to: .notifications) }
+    }
+
+    public func take(_ notification: GATTNotification) {
+        do {
+            let decoded = try RSCMeasurement.decode(notification.value)
+            samples.append(ActivitySample(
+                time: notification.hostTime, sensor: .runningPod, cadence: Double(decoded.cadencePerMinute),
+                speed: decoded.speedMetresPerSecond, totalDistance: decoded.totalDistanceMetres,
+                gait: decoded.isRunning ? .running : .walking))
+        } catch {
+            events.count("malformed-rsc-measurement")
+            problems.append(.value(error))
+        }
+    }
+
+    public func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
+        BLEDriverReport(family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems)
+    }
+}

@@ -1,0 +1,65 @@
+import Capture
+import Transport
+
+/// What went wrong reading a Bluetooth LE device above the ATT link. Every case names the
+/// service, characteristic or request concerned; `description` is one line.
+public enum BLEDriverError: Error, Equatable, CustomStringConvertible {
+    /// The link failed (the device refused a request glucobridge needs, disconnected, timed out,
+    /// or — in a replay — the capture does not hold a request).
+    case link(BLEError)
+    /// The device has none of the services glucobridge reads.
+    case noSupportedService(found: [BluetoothUUID])
+    /// A characteristic value did not decode (a bad E2E-CRC, a short or malformed value); the
+    /// value or record was left out.
+    case value(BLEValueError)
+    /// The device answered a Record Access Control Point request with a failure code.
+    case racpFailed(service: BLEService, request: RACPRequest, code: RACPResponseCode)
+    /// The device did not answer a Record Access Control Point request.
+    case racpUnanswered(service: BLEService, request: RACPRequest, seconds: Int)
+    /// The device refused the write of a Record Access Control Point request.
+    case racpRefused(service: BLEService, request: RACPRequest, error: BLEError)
+    /// The download of stored records ended before the device's final response code.
+    case racpIncomplete(service: BLEService, request: RACPRequest, reason: String)
+    /// CGM readings cannot be placed in time: the Session Start Time is missing or unknown.
+    case noSessionStartTime(reason: String)
+    /// The store could not say which records it already holds, so none were asked for.
+    case storedPositionUnavailable(stream: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .link(let error):
+            return error.description
+        case .noSupportedService(let found):
+            let list = found.isEmpty ? "none" : found.map(BLEDriverError.serviceName).joined(separator: ", ")
+            return "the device has none of the Bluetooth services glucobridge reads (heart rate, running or cycling "
+                + "speed and cadence, fitness machine, CGM, glucose); services found: \(list)"
+        case .value(let error):
+            return error.description
+        case let .racpFailed(service, request, code):
+            return "\(service.name): the device answered the Record Access Control Point request "
+                + "\(Hex.encode(request.bytes)) with \"\(code)\" (code \(code.rawValue)); stored records were not downloaded"
+        case let .racpUnanswered(service, request, seconds):
+            return "\(service.name): no answer to the Record Access Control Point request \(Hex.encode(request.bytes)) "
+                + "within \(seconds) s; stored records were not downloaded"
+        case let .racpRefused(service, request, error):
+            return "\(service.name): the Record Access Control Point request \(Hex.encode(request.bytes)) could not be "
+                + "written: \(error)"
+        case let .racpIncomplete(service, request, reason):
+            return "\(service.name): the download of stored records (\(Hex.encode(request.bytes))) ended before the "
+                + "device's response code: \(reason); the records received were kept"
+        case .noSessionStartTime(let reason):
+            return "CGM readings cannot be placed in time: \(reason); they were counted, not stored"
+        case let .storedPositionUnavailable(stream, reason):
+            return "the store could not give the last record stored for \(stream): \(reason)"
+        }
+    }
+
+    /// `Heart Rate (0x180D)` for a service glucobridge knows, else the UUID.
+    static func serviceName(_ uuid: BluetoothUUID) -> String {
+        if let short = uuid.short {
+            if let known = BLEService(rawValue: short) { return known.description }
+            if short == DeviceInformation.serviceUUID.short { return "Device Information (0x180A)" }
+        }
+        return uuid.description
+    }
+}

@@ -1,0 +1,137 @@
+import Capture
+import Foundation
+import Model
+import Transport
+
+/// The connection as the drivers of one session share it: the GATT client, the session's mode,
+/// the device's identity, and the routing of notifications to the driver that owns their handle.
+public final class BLELink {
+    public let client: any GATTClient
+    public let mode: BLESessionMode
+    /// How long a driver waits for the device to answer a control-point request.
+    public let answerTimeout: Duration
+    public internal(set) var identity: BLEDeviceIdentity
+    /// Notifications and indications on handles no driver owns, counted per handle.
+    public private(set) var unclaimed: [UInt16: Int] = [:]
+    /// The host times of the earliest and latest value or notification received.
+    public private(set) var firstHostTime: Date?
+    public private(set) var lastHostTime: Date?
+
+    private let storedCursor: (DeviceSource, String) throws -> Int64?
+    private var owners: [UInt16: any BLEDeviceDriver] = [:]
+    private(set) var notes: [String] = []
+
+    init(
+        client: any GATTClient, mode: BLESessionMode, answerTimeout: Duration, identity: BLEDeviceIdentity,
+        storedCursor: @escaping (DeviceSource, String) throws -> Int64?
+    ) {
+        self.client = client
+        self.mode = mode
+        self.answerTimeout = answerTimeout
+        self.identity = identity
+        self.storedCursor = storedCursor
+    }
+
+    /// Whether drivers may write (subscribe, send control-point requests).
+    public var mayWrite: Bool { mode == .conversation }
+
+    func own(_ driver: any BLEDeviceDriver) {
+        for handle in driver.handles { owners[handle] = driver }
+    }
+
+    /// Adds a remark for the import report.
+    public func note(_ text: String) {
+        notes.append(text)
+    }
+
+    /// The highest record index the store holds for `stream` of this device under `family`.
+    public func cursor(family: String, stream: String) throws(BLEDriverError) -> Int64? {
+        do {
+            return try storedCursor(identity.source(family: family), stream)
+        } catch {
+            throw .storedPositionUnavailable(stream: stream, reason: "\(error)")
+        }
+    }
+
+    /// Reads a characteristic glucobridge needs; any failure is the session's.
+    public func read(_ characteristic: GATTCharacteristic) throws(BLEDriverError) -> GATTValue {
+        do {
+            let value = try client.read(characteristic)
+            seen(value.hostTime)
+            return value
+        } catch {
+            throw .link(error)
+        }
+    }
+
+    /// Reads a characteristic the session can do without: nil, with a note naming `name` and
+    /// why, when the device refuses it (an ATT error) or, when only listening to a capture, the
+    /// capture does not hold the read. A lost link still fails the session.
+    public func readOptional(_ characteristic: GATTCharacteristic, name: String) throws(BLEDriverError) -> GATTValue? {
+        do {
+            let value = try client.read(characteristic)
+            seen(value.hostTime)
+            return value
+        } catch {
+            guard isDispensable(error) else { throw .link(error) }
+            note("\(name) not read: \(error)")
+            return nil
+        }
+    }
+
+    /// Subscribes to notifications (or indications) of `characteristic` in conversation mode;
+    /// does nothing when only listening.
+    public func subscribe(_ characteristic: GATTCharacteristic, to subscription: GATTSubscription? = nil) throws(BLEDriverError) {
+        guard mayWrite else { return }
+        do {
+            if let subscription {
+                try client.subscribe(characteristic, to: subscription)
+            } else {
+                try client.subscribe(characteristic)
+            }
+        } catch {
+            throw .link(error)
+        }
+    }
+
+    /// Writes with a Write Request (conversation mode only; callers check `mayWrite`).
+    public func write(_ value: [UInt8], to characteristic: GATTCharacteristic) throws(BLEError) {
+        try client.write(value, to: characteristic)
+    }
+
+    /// The next notification or indication on `handle`, handing every other one to the driver
+    /// that owns it; nil when nothing arrives within `timeout`.
+    public func next(on handle: UInt16, timeout: Duration) throws(BLEError) -> GATTNotification? {
+        while let notification = try client.nextNotification(timeout: timeout) {
+            seen(notification.hostTime)
+            if notification.handle == handle { return notification }
+            dispatch(notification)
+        }
+        return nil
+    }
+
+    /// Hands a notification to its driver, or counts it as unclaimed.
+    func dispatch(_ notification: GATTNotification) {
+        seen(notification.hostTime)
+        if let owner = owners[notification.handle] {
+            owner.take(notification)
+        } else {
+            unclaimed[notification.handle, default: 0] += 1
+        }
+    }
+
+    private func seen(_ time: Date) {
+        firstHostTime = min(firstHostTime ?? time, time)
+        lastHostTime = max(lastHostTime ?? time, time)
+    }
+
+    /// Failures an optional step survives: the device's refusal, or a request a passively
+    /// replayed capture does not hold.
+    func isDispensable(_ error: BLEError) -> Bool {
+        switch error {
+        case .attError: true
+        case .requestNotInCapture: mode == .listenOnly
+        default: false
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Capture
+import Foundation
+import Model
+import Transport
+
+/// How long a session waits, and how much it asks for.
+public struct BLESessionLimits: Sendable, Equatable {
+    /// The ATT MTU asked for. 65 bytes carry several CGM records in one notification (the
+    /// longest values glucobridge reads); the device may grant less.
+    public var preferredMTU: Int
+    /// Listening ends when no notification arrives for this long.
+    public var idleTimeout: Duration
+    /// Listening ends this long after it began, by the host times of the values received; nil:
+    /// only the device (or the end of a capture) ends it.
+    public var maximumListen: Duration?
+    /// How long a control-point request (RACP) waits for each answer.
+    public var answerTimeout: Duration
+
+    public init(preferredMTU: Int = 65, idleTimeout: Duration, maximumListen: Duration?, answerTimeout: Duration = .seconds(30)) {
+        self.preferredMTU = preferredMTU
+        self.idleTimeout = idleTimeout
+        self.maximumListen = maximumListen
+        self.answerTimeout = answerTimeout
+    }
+
+    /// A live session: listening stops after a minute without data, or after `minutes`.
+    public static func live(minutes: Int = 60) -> BLESessionLimits {
+        BLESessionLimits(idleTimeout: .seconds(60), maximumListen: .seconds(minutes * 60))
+    }
+
+    /// A replay: the capture decides when the session ends.
+    public static let replay = BLESessionLimits(idleTimeout: .seconds(60), maximumListen: nil)
+}
+
+/// What a session read.
+public struct BLESessionResult: Sendable {
+    public var identity: BLEDeviceIdentity
+    public var mode: BLESessionMode
+    /// The attribute table discovery found.
+    public var database: GATTDatabase
+    /// One report per driver started, in registry order.
+    public var reports: [BLEDriverReport]
+    /// Notifications and indications on handles no driver reads, counted per handle.
+    public var unclaimed: [UInt16: Int]
+    /// How listening ended (the device disconnected, the capture ended, quiet, time limit).
+    public var ending: String
+    /// Remarks on the session as a whole.
+    public var notes: [String]
+    /// The host times of the first and last values received (reads and notifications).
+    public var firstHostTime: Date?
+    public var lastHostTime: Date?
+}
+
+/// One session with a Bluetooth LE device: MTU exchange, discovery, identity, then every driver
+/// the device's services call for — started, then their stored records downloaded, then the
+/// notifications of the session taken until the device leaves, goes quiet, or the time limit.
+public enum BLESession {
+    /// Runs the session on `client` and closes it. `storedCursor` gives the highest record index
+    /// the store holds for a source's stream; `willListen` is called once the drivers only listen
+    /// (a replay lets the capture run on from there).
+    public static func run(
+        _ client: any GATTClient, mode: BLESessionMode, limits: BLESessionLimits,
+        storedCursor: @escaping (DeviceSource, String) throws -> Int64?, willListen: () -> Void = {}
+    ) throws(BLEDriverError) -> BLESessionResult {
+        defer { client.disconnect() }
+        let link = BLELink(
+            client: client, mode: mode, answerTimeout: limits.answerTimeout, identity: BLEDeviceIdentity(peer: client.peer),
+            storedCursor: storedCursor)
+        do {
+            let mtu = try client.exchangeMTU(preferred: limits.preferredMTU)
+            if mtu < limits.preferredMTU { link.note("the device keeps the ATT MTU at \(mtu) bytes") }
+        } catch {
+            guard link.isDispensable(error) else { throw .link(error) }
+            link.note("ATT MTU not exchanged (\(error)); values are read 20 bytes at a time")
+        }
+        let database: GATTDatabase
+        do {
+            database = try client.discoverAll()
+        } catch {
+            throw .link(error)
+        }
+        link.identity = try DeviceInformation.identify(client.peer, database: database, link: link)
+        let drivers = DriverRegistry.bleDrivers(for: database)
+        guard !drivers.isEmpty else { throw .noSupportedService(found: database.services.map(\.uuid)) }
+        for driver in drivers { link.own(driver) }
+
+        var ending: String?
+        do {
+            for driver in drivers { try driver.start(on: link) }
+            if mode == .conversation {
+                for driver in drivers { try driver.download(on: link) }
+            }
+        } catch .link(.disconnected(let why)) {
+            ending = why
+        }
+        if ending == nil {
+            willListen()
+            ending = try listen(link, limits)
+        }
+        return BLESessionResult(
+            identity: link.identity, mode: mode, database: database, reports: drivers.map { $0.report(identity: link.identity) },
+            unclaimed: link.unclaimed, ending: ending ?? "", notes: link.notes, firstHostTime: link.firstHostTime,
+            lastHostTime: link.lastHostTime)
+    }
+
+    /// Takes notifications until the link ends, nothing arrives for the idle timeout, or the
+    /// listening time is up; returns how it ended.
+    private static func listen(_ link: BLELink, _ limits: BLESessionLimits) throws(BLEDriverError) -> String {
+        var started: Date?
+        do {
+            while true {
+                guard let notification = try link.client.nextNotification(timeout: limits.idleTimeout) else {
+                    return "no notification for \(limits.idleTimeout.components.seconds) s"
+                }
+                link.dispatch(notification)
+                let start = started ?? notification.hostTime
+                started = start
+                if let maximum = limits.maximumListen,
+                    notification.hostTime.timeIntervalSince(start) >= TimeInterval(maximum.components.seconds)
+                {
+                    return "listened for \(maximum.components.seconds / 60) min, the limit"
+                }
+            }
+        } catch {
+            switch error {
+            case .disconnected(let why):
+                return why
+            case .malformedPDU, .unexpectedPDU:
+                link.note("listening stopped: \(error)")
+                return "the device sent a PDU glucobridge cannot read"
+            default:
+                throw .link(error)
+            }
+        }
+    }
+}

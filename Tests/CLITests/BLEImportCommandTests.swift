@@ -1,0 +1,113 @@
+import ArgumentParser
+import Capture
+import Foundation
+import Importer
+import Model
+import Store
+import TestSupport
+import Transport
+import XCTest
+
+@testable import glucobridge
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `glucobridge replay CAPTURE.btsnoop` and `glucobridge import --ble ADDRESS`: the report lines,
+/// the options, and the one-line failure on this machine (no Bluetooth in the kernel).
+final class BLEImportCommandTests: XCTestCase {
+    func store(_ zone: String) throws -> SharedStore {
+        let folder = try Fixtures.temporaryDirectory()
+        return try SharedStore(path: folder.appendingPathComponent("s.sqlite").path, timeZone: TimeZone(identifier: zone)!)
+    }
+
+    func testWalkReport() throws {
+        let store = try store("America/Los_Angeles")
+        try store.setUserProfile(UserProfile(age: 40))
+        let fixture = Fixtures.url("ble/hr-40min-walk.btsnoop")
+        let text = BLEImportReport(outcome: try Importer(store: store).replayBLE(captureAt: fixture), store: store).text
+        XCTAssertEqual(text, """
+            replayed \(fixture.path) (btsnoop) by conversation replay
+            device: C0:FF:EE:00:00:01, random; serial SIM-HR-0001; glucobridge simulator HR band
+            services: Generic Access (0x1800), Device Information (0x180A), Heart Rate (0x180D)
+            activity (ble-hrs:SIM-HR-0001): 3000 samples; 51 minutes: 51 new, 0 already stored; exercise sessions: 1 new, 0 already stored
+            exercise: 2024-05-02T06:00:00Z Activity 40 min moderate
+            exercise days: 2024-05-01 (1 day in America/Los_Angeles)
+            session ended: the device disconnected (remote user terminated connection, hr-40min-walk.btsnoop record 3032)
+            store: \(store.path)
+            """)
+        let again = BLEImportReport(outcome: try Importer(store: store).replayBLE(captureAt: fixture), store: store).text
+        XCTAssertTrue(
+            again.contains("51 minutes: 0 new, 51 already stored; exercise sessions: 0 new, 1 already stored"), again)
+    }
+
+    func testCGMReport() throws {
+        let store = try store("Europe/Berlin")
+        let capture = Fixtures.url("ble/synthetic/synthetic-hrs-cgms-android-h4.btsnoop")
+        let lines = BLEImportReport(outcome: try Importer(store: store).replayBLE(captureAt: capture), store: store).text
+            .split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.contains(
+            "cgm (ble-cgms:C0:11:22:33:44:55): 7 records read: 6 readings new, 0 already stored; CRC failures: 0; special values: nan 1"),
+            "\(lines)")
+        XCTAssertTrue(lines.contains("readings: 2024-01-15T06:10:00Z to 2024-01-15T07:03:00Z"))
+        XCTAssertTrue(lines.contains("days: 2024-01-15 (1 day in Europe/Berlin)"))
+        XCTAssertTrue(lines.contains(
+            "activity (ble-hrs:C0:11:22:33:44:55): 7 samples; 1 minute: 1 new, 0 already stored; exercise sessions: 0 new, 0 already stored"))
+        XCTAssertTrue(lines.contains("samples left out: heart-rate-without-contact 1"))
+        XCTAssertTrue(lines.contains("note: Continuous Glucose Monitoring: the device holds 2 stored records for filter 01"))
+    }
+
+    func testTreadmillReport() throws {
+        let store = try store("UTC")
+        let capture = Fixtures.url("ble/horizon-74-at-ble/btsnoop_hci.log")
+        let lines = BLEImportReport(outcome: try Importer(store: store).replayBLE(captureAt: capture), store: store).text
+            .split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines[0], "replayed \(capture.path) (btsnoop) by passive replay (the capture does not hold the request 02 41 00 (searched after record 0))")
+        XCTAssertEqual(lines[2], "services: Generic Attribute (0x1801), Generic Access (0x1800), 0xFFF0, Fitness Machine (0x1826), 0xFEE7")
+        XCTAssertTrue(lines.contains("notifications no driver reads: 261 on handle 0x0012, 786 on 0xFFF4 (handle 0x0014)"), "\(lines)")
+        XCTAssertTrue(lines.contains("nothing stored: the session held no readings or activity glucobridge decodes"))
+    }
+
+    func testOptions() throws {
+        let command = try ImportCommand.parse(["--ble", "c0:11:22:33:44:55", "--address-type", "public", "--minutes", "90"])
+        XCTAssertEqual(try command.bluetooth.peer(), BLEPeer(address: BluetoothAddress("C0:11:22:33:44:55")!, addressType: .public))
+        XCTAssertEqual(command.bluetooth.minutes, 90)
+        XCTAssertNil(try ImportCommand.parse([]).bluetooth.peer())
+        XCTAssertThrowsError(try ImportCommand.parse(["--ble", "C0:11:22"]))
+        XCTAssertThrowsError(try ImportCommand.parse(["--ble", "C0:11:22:33:44:55", "--address-type", "static"]))
+        XCTAssertThrowsError(try ImportCommand.parse(["--address-type", "public"]), "--address-type needs --ble")
+        XCTAssertThrowsError(try ImportCommand.parse(["--ble", "C0:11:22:33:44:55", "--minutes", "0"]))
+    }
+
+    /// The command run as a user runs it: exit status 1 and exactly one line on stderr.
+    func testImportBLEFailsWithOneLineHere() throws {
+        let fd = socket(AF_BLUETOOTH, Int32(SOCK_SEQPACKET.rawValue), 1)
+        let code = errno
+        if fd >= 0 { _ = close(fd) }
+        guard fd < 0, code == EAFNOSUPPORT else { throw XCTSkip("this machine has Bluetooth; connecting would use a real radio") }
+
+        let store = try store("UTC")
+        XCTAssertThrowsError(try Importer(store: store).importBLE(peer: BLEPeer(address: BluetoothAddress("C0:11:22:33:44:55")!, addressType: .random))) {
+            XCTAssertEqual("\($0)", "this kernel has no Bluetooth support (socket: Address family not supported by protocol)")
+        }
+
+        let binary = Bundle.main.bundleURL.appendingPathComponent("glucobridge")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw XCTSkip("the glucobridge executable is not built next to the tests (\(binary.path))")
+        }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["import", "--ble", "C0:11:22:33:44:55", "--record", "/dev/null", "--store", store.path]
+        let stderr = Pipe()
+        let stdout = Pipe()
+        process.standardError = stderr
+        process.standardOutput = stdout
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 1)
+        let errorText = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(errorText, "glucobridge: this kernel has no Bluetooth support (socket: Address family not supported by protocol)\n")
+        XCTAssertEqual(stdout.fileHandleForReading.readDataToEndOfFile().count, 0)
+    }
+}
