@@ -35,6 +35,7 @@ struct BLEImportReport {
             lines += activity.sessions.map { "exercise: \(Self.session($0))" }
             lines += Self.days(summary.days, store: store).map { "exercise days: \($0)" }
             if !activity.events.isEmpty { lines.append("samples left out: " + Self.counts(activity.events)) }
+            lines += activity.notes.map { "note: \($0)" }
         }
         for glucose in outcome.glucose {
             let summary = glucose.summary

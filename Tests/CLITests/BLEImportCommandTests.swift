@@ -34,12 +34,23 @@ final class BLEImportCommandTests: XCTestCase {
             activity (ble-hrs:SIM-HR-0001): 3000 samples; 51 minutes: 51 new, 0 already stored; exercise sessions: 1 new, 0 already stored
             exercise: 2024-05-02T06:00:00Z Activity 40 min moderate
             exercise days: 2024-05-01 (1 day in America/Los_Angeles)
+            note: heart rate sensor worn: chest
             session ended: the device disconnected (remote user terminated connection, hr-40min-walk.btsnoop record 3032)
             store: \(store.path)
             """)
         let again = BLEImportReport(outcome: try Importer(store: store).replayBLE(captureAt: fixture), store: store).text
         XCTAssertTrue(
             again.contains("51 minutes: 0 new, 51 already stored; exercise sessions: 0 new, 1 already stored"), again)
+    }
+
+    /// Without an age or maximum heart rate the minutes are kept and the report says why no session was made.
+    func testWalkReportWithoutProfileSaysWhyNoSession() throws {
+        let store = try store("America/Los_Angeles")
+        let text = BLEImportReport(
+            outcome: try Importer(store: store).replayBLE(captureAt: Fixtures.url("ble/hr-40min-walk.btsnoop")), store: store).text
+        XCTAssertTrue(text.contains("51 minutes: 51 new, 0 already stored; exercise sessions: 0 new, 0 already stored"), text)
+        XCTAssertTrue(
+            text.contains("note: heart rate was not used for intensity: the profile has no age or maximum heart rate"), text)
     }
 
     func testCGMReport() throws {
