@@ -42,10 +42,12 @@ protocol EpisodeEnd {
     static var when: String { get }
     /// The subcommand's one-line help for the episodes of `Kind`.
     static func abstract<Kind: EpisodeCommand>(_ kind: Kind.Type) -> String
-    /// Records this end of an episode of `kind` at `time` and returns what the subcommand prints.
-    static func record<Episode: EpisodeEntry & PresentableLog>(
-        _ kind: EpisodeKind<Episode>, at time: Date, store: SharedStore, json: Bool
-    ) throws -> String
+    /// Records this end of an episode of `kind` at `time`.
+    static func record<Episode: EpisodeEntry>(
+        _ kind: EpisodeKind<Episode>, at time: Date, store: SharedStore
+    ) throws -> Stored<Episode>
+    /// What the subcommand prints (as text) about the episode it recorded.
+    static func report<Episode: EpisodeEntry & PresentableLog>(_ stored: Stored<Episode>, zone: TimeZone) -> String
 }
 
 enum EpisodeStart: EpisodeEnd {
@@ -54,12 +56,14 @@ enum EpisodeStart: EpisodeEnd {
 
     static func abstract<Kind: EpisodeCommand>(_ kind: Kind.Type) -> String { "Starts \(Kind.withArticle) episode." }
 
-    static func record<Episode: EpisodeEntry & PresentableLog>(
-        _ kind: EpisodeKind<Episode>, at time: Date, store: SharedStore, json: Bool
-    ) throws -> String {
-        let stored = try store.startEpisode(kind, at: time)
-        if json { return try Format.json(stored.record) }
-        return "started \(stored.label) on \(stored.day) at \(Format.localTime(stored.start, zone: store.timeZone))"
+    static func record<Episode: EpisodeEntry>(
+        _ kind: EpisodeKind<Episode>, at time: Date, store: SharedStore
+    ) throws -> Stored<Episode> {
+        try store.startEpisode(kind, at: time)
+    }
+
+    static func report<Episode: EpisodeEntry & PresentableLog>(_ stored: Stored<Episode>, zone: TimeZone) -> String {
+        "started \(stored.label) on \(stored.day) at \(Format.localTime(stored.start, zone: zone))"
     }
 }
 
@@ -69,13 +73,15 @@ enum EpisodeStop: EpisodeEnd {
 
     static func abstract<Kind: EpisodeCommand>(_ kind: Kind.Type) -> String { "Ends the open \(Kind.name) episode." }
 
-    static func record<Episode: EpisodeEntry & PresentableLog>(
-        _ kind: EpisodeKind<Episode>, at time: Date, store: SharedStore, json: Bool
-    ) throws -> String {
-        let stored = try store.stopEpisode(kind, at: time)
-        if json { return try Format.json(stored.record) }
-        return "stopped \(stored.label), started on \(stored.day) at \(Format.localTime(stored.start, zone: store.timeZone)): "
-            + stored.details(zone: store.timeZone)
+    static func record<Episode: EpisodeEntry>(
+        _ kind: EpisodeKind<Episode>, at time: Date, store: SharedStore
+    ) throws -> Stored<Episode> {
+        try store.stopEpisode(kind, at: time)
+    }
+
+    static func report<Episode: EpisodeEntry & PresentableLog>(_ stored: Stored<Episode>, zone: TimeZone) -> String {
+        "stopped \(stored.label), started on \(stored.day) at \(Format.localTime(stored.start, zone: zone)): "
+            + stored.details(zone: zone)
     }
 }
 
@@ -92,6 +98,8 @@ struct EpisodeEndCommand<Kind: EpisodeCommand, End: EpisodeEnd>: StoreCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func output(_ store: SharedStore) throws -> String {
-        try End.record(Kind.kind, at: try TimeInput.instant(at, zone: store.timeZone), store: store, json: outputOptions.json)
+        let stored = try End.record(Kind.kind, at: try TimeInput.instant(at, zone: store.timeZone), store: store)
+        if outputOptions.json { return try Format.json(stored.record) }
+        return End.report(stored, zone: store.timeZone)
     }
 }
