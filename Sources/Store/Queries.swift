@@ -18,17 +18,8 @@ extension SharedStore {
 
     /// Glucose readings with `from ≤ time < to` (either bound may be omitted), ascending by time.
     public func glucose(from: Date? = nil, to: Date? = nil) throws(StoreError) -> [StoredGlucose] {
-        var conditions = ["1"]
-        var arguments = StatementArguments()
-        if let from {
-            conditions.append("g.time >= ?")
-            arguments += [StoreTime.string(max(from, StoreTime.representable.lowerBound))]
-        }
-        if let to {
-            conditions.append("g.time < ?")
-            arguments += [StoreTime.string(min(to, StoreTime.representable.upperBound))]
-        }
-        let condition = conditions.joined(separator: " AND ")
+        let (bounds, arguments) = StoreTime.range("g.time", from: from, to: to)
+        let condition = (["1"] + bounds).joined(separator: " AND ")
         return try read { db in
             try GlucoseQuery.fetch(db, where: condition, orderBy: "g.time, g.id", arguments: arguments)
         }
