@@ -8,6 +8,17 @@ public enum BTSnoopPart: Sendable, Equatable {
     case recordData(record: Int)
 }
 
+/// How truncation messages name each part.
+extension BTSnoopPart {
+    var span: TruncatedSpan {
+        switch self {
+        case .fileHeader: .fileHeader(format: "btsnoop")
+        case let .recordHeader(record): .recordHeader(unit: "record", number: record)
+        case let .recordData(record): .recordBody(unit: "record", number: record, claiming: "bytes of packet data")
+        }
+    }
+}
+
 /// Why a btsnoop capture could not be read or written. Every case names the file and, where there
 /// is one, the record number and byte offset; `description` is one line a person can act on.
 public enum BTSnoopError: Error, Equatable, CustomStringConvertible {
@@ -45,16 +56,7 @@ public enum BTSnoopError: Error, Equatable, CustomStringConvertible {
             return "\(file): btsnoop datalink \(datalink) is not supported — expected 1002 (HCI UART/H4, Android), "
                 + "2001 (btmon monitor) or 1001 (unencapsulated HCI)"
         case let .truncated(file, part, offset, needed, remaining):
-            let what: String
-            switch part {
-            case .fileHeader:
-                what = "the btsnoop file header at byte \(offset) needs \(needed) bytes"
-            case let .recordHeader(record):
-                what = "record \(record) at byte \(offset): its record header needs \(needed) bytes"
-            case let .recordData(record):
-                what = "record \(record) at byte \(offset) claims \(needed) bytes of packet data"
-            }
-            return "\(file): \(what) but only \(remaining) remain — the file is cut short"
+            return part.span.message(file: file, offset: offset, needed: needed, remaining: remaining)
         case let .malformedPacket(file, record, offset, problem):
             return "\(file): record \(record) at byte \(offset) is malformed: \(problem)"
         case let .writeFailed(file, reason):

@@ -12,6 +12,18 @@ public enum CapturePart: Sendable, Equatable {
     case block(Int)
 }
 
+/// How truncation messages name each part.
+extension CapturePart {
+    var span: TruncatedSpan {
+        switch self {
+        case .fileHeader: .fileHeader(format: "pcap")
+        case let .recordHeader(packet): .recordHeader(unit: "packet", number: packet)
+        case let .recordData(packet): .recordBody(unit: "packet", number: packet, claiming: "bytes")
+        case let .block(block): .recordBody(unit: "block", number: block, claiming: "bytes")
+        }
+    }
+}
+
 /// Why a capture could not be read or written. Every case names the file and, where there is one,
 /// the record and byte offset; `description` is one line a person can act on.
 public enum CaptureError: Error, Equatable, CustomStringConvertible {
@@ -48,18 +60,7 @@ public enum CaptureError: Error, Equatable, CustomStringConvertible {
             return "\(file): unknown capture format (first bytes \(shown)) — expected pcap (A1B2C3D4/A1B23C4D), "
                 + "pcapng (0A0D0D0A) or a transcript of out,<hex> / in,<hex> lines"
         case let .truncated(file, part, offset, needed, remaining):
-            let what: String
-            switch part {
-            case .fileHeader:
-                what = "the pcap file header at byte \(offset) needs \(needed) bytes"
-            case let .recordHeader(packet):
-                what = "packet \(packet) at byte \(offset): its record header needs \(needed) bytes"
-            case let .recordData(packet):
-                what = "packet \(packet) at byte \(offset) claims \(needed) bytes"
-            case let .block(block):
-                what = "block \(block) at byte \(offset) claims \(needed) bytes"
-            }
-            return "\(file): \(what) but only \(remaining) remain — the file is cut short"
+            return part.span.message(file: file, offset: offset, needed: needed, remaining: remaining)
         case let .malformedBlock(file, block, offset, problem):
             return "\(file): pcapng block \(block) at byte \(offset) is malformed: \(problem)"
         case let .unsupportedLinkType(file, linkType):
@@ -77,5 +78,26 @@ public enum CaptureError: Error, Equatable, CustomStringConvertible {
         case let .writeFailed(file, reason):
             return "\(file): cannot write the capture: \(reason)"
         }
+    }
+}
+
+/// A header or record that runs past the end of a capture file, as the truncation messages of
+/// ``CaptureError`` and ``BTSnoopError`` name it.
+enum TruncatedSpan {
+    /// The file header of a `format` (`pcap`, `btsnoop`) file.
+    case fileHeader(format: String)
+    /// The header of record `number`, which the format calls a `unit` (`packet`, `record`).
+    case recordHeader(unit: String, number: Int)
+    /// Record `number` itself, whose length claims so many `claiming` (`bytes`).
+    case recordBody(unit: String, number: Int, claiming: String)
+
+    /// `FILE: packet 3 at byte 88 claims 64 bytes but only 20 remain — the file is cut short`.
+    func message(file: String, offset: Int, needed: Int, remaining: Int) -> String {
+        let what = switch self {
+        case let .fileHeader(format): "the \(format) file header at byte \(offset) needs \(needed) bytes"
+        case let .recordHeader(unit, number): "\(unit) \(number) at byte \(offset): its record header needs \(needed) bytes"
+        case let .recordBody(unit, number, claiming): "\(unit) \(number) at byte \(offset) claims \(needed) \(claiming)"
+        }
+        return "\(file): \(what) but only \(remaining) remain — the file is cut short"
     }
 }

@@ -65,10 +65,7 @@ final class PolledSourceService: Service {
             switch result {
             case .success(let outcome):
                 failures = 0
-                logger.info("source read", metadata: [
-                    "source": "\(source.name)", "serial": "\(outcome.source.serial)", "read": "\(outcome.summary.recordsRead)",
-                    "added": "\(outcome.summary.added)", "alreadyStored": "\(outcome.summary.alreadyStored)",
-                ])
+                logger.info("source read", metadata: outcome.logMetadata.merging(["source": "\(source.name)"]) { _, new in new })
             case .failure(let error):
                 failures += 1
                 let wait = backOff.delay(afterFailures: failures)

@@ -76,10 +76,8 @@ public final class SpoolService: Service {
                 "device: \(outcome.source.family) \(outcome.source.serial)\(outcome.source.model.map { " (\($0))" } ?? "")",
                 "\(summary.recordsRead) records read: \(summary)",
             ].joined(separator: "\n")
-            var metadata: Logger.Metadata = [
-                "file": "\(name)", "source": "\(outcome.source.family)", "serial": "\(outcome.source.serial)",
-                "read": "\(summary.recordsRead)", "added": "\(summary.added)", "alreadyStored": "\(summary.alreadyStored)",
-            ]
+            var metadata = outcome.logMetadata
+            metadata["file"] = "\(name)"
             do {
                 let destination = try folder.markDone(name, report: report)
                 metadata["movedTo"] = "\(destination.path)"

@@ -44,18 +44,18 @@ public final class USBHotplugService: Service {
                     case .arrived:
                         // libusb may report a device present at start-up twice; one import is enough.
                         guard let abortSwitch = inFlight.begin(event.location) else { continue }
-                        logger.info("reader arrived", metadata: ["device": "\(event.idString)", "bus": "\(event.location.bus)", "address": "\(event.location.address)"])
+                        logger.info("reader arrived", metadata: event.logMetadata)
                         group.addTask {
                             await self.importReader(event, abortSwitch: abortSwitch)
                             inFlight.end(event.location)
                         }
                     case .left:
                         if inFlight.abort(event.location, with: .disconnected(device)) {
-                            logger.warning("reader left during its import; the import is abandoned, nothing of it is stored", metadata: [
-                                "device": "\(event.idString)", "bus": "\(event.location.bus)", "address": "\(event.location.address)",
-                            ])
+                            logger.warning(
+                                "reader left during its import; the import is abandoned, nothing of it is stored",
+                                metadata: event.logMetadata)
                         } else {
-                            logger.info("reader left", metadata: ["device": "\(event.idString)", "bus": "\(event.location.bus)", "address": "\(event.location.address)"])
+                            logger.info("reader left", metadata: event.logMetadata)
                         }
                     }
                 }
@@ -69,7 +69,7 @@ public final class USBHotplugService: Service {
     private func importReader(_ event: USBHotplugEvent, abortSwitch: AbortSwitch) async {
         let what = "usb \(event.idString) on \(event.location)"
         let location = event.location
-        var metadata: Logger.Metadata = ["device": "\(event.idString)", "bus": "\(location.bus)", "address": "\(location.address)"]
+        var metadata = event.logMetadata
         await state.update { $0.activity = "importing \(what)" }
         let (importer, context) = (self.importer, self.context)
         let result = await queue.run { () -> Result<ImportOutcome, ImportError> in
@@ -80,11 +80,7 @@ public final class USBHotplugService: Service {
         }
         switch result {
         case .success(let outcome):
-            metadata["source"] = "\(outcome.source.family)"
-            metadata["serial"] = "\(outcome.source.serial)"
-            metadata["read"] = "\(outcome.summary.recordsRead)"
-            metadata["added"] = "\(outcome.summary.added)"
-            metadata["alreadyStored"] = "\(outcome.summary.alreadyStored)"
+            metadata.merge(outcome.logMetadata) { _, new in new }
             logger.info("reader imported", metadata: metadata)
             await state.update {
                 $0.usbImported += 1

@@ -15,16 +15,7 @@ extension SharedStore {
     /// Searched through the primary key `(source_id, minute)` for one device, through
     /// `activity_minute_by_time` for all. A device the store does not know has no minutes.
     public func activityMinutes(source: DeviceSource? = nil, from: Date? = nil, to: Date? = nil) throws(StoreError) -> [StoredActivityMinute] {
-        var conditions: [String] = []
-        var arguments = StatementArguments()
-        if let from {
-            conditions.append("m.minute >= ?")
-            arguments += [StoreTime.string(max(from, StoreTime.representable.lowerBound))]
-        }
-        if let to {
-            conditions.append("m.minute < ?")
-            arguments += [StoreTime.string(min(to, StoreTime.representable.upperBound))]
-        }
+        var (conditions, arguments) = StoreTime.range("m.minute", from: from, to: to)
         return try read { db in
             if let source {
                 guard let id = try Int64.fetchOne(

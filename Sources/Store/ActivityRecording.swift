@@ -98,48 +98,21 @@ extension SharedStore {
 
 /// An activity batch checked before anything is written, without exact repeats.
 private struct CheckedActivityBatch {
-    var minutes: [ActivityMinute] = []
-    var sessions: [ExerciseSession] = []
+    var minutes: [ActivityMinute]
+    var sessions: [ExerciseSession]
 
     init(_ batch: ActivityBatch) throws(StoreError) {
-        guard !batch.source.family.isEmpty, !batch.source.serial.isEmpty else {
-            throw .invalidBatch(reason: "the source \"\(batch.source)\" needs a family and a serial number")
-        }
+        try BatchChecks.source(batch.source)
         guard batch.samplesRead >= 0, batch.events.allSatisfy({ $0.count >= 0 }) else {
             throw .invalidBatch(reason: "a count of samples or of left-out values is negative")
         }
-        for instant in [batch.startedAt, batch.clock.hostTime, batch.clock.deviceTime].compactMap({ $0 }) {
-            guard StoreTime.representable.contains(instant) else {
-                throw .invalidBatch(reason: "the import time \(instant.timeIntervalSince1970) is outside years 0001–9999")
-            }
-        }
-        if let offset = batch.clock.offsetSeconds, !offset.isFinite {
-            throw .invalidBatch(reason: "the clock offset is not a number")
-        }
+        try BatchChecks.times(startedAt: batch.startedAt, clock: batch.clock)
 
-        var minuteIndex: [Date: Int] = [:]
-        for minute in batch.minutes {
-            try Self.check(minute)
-            if let index = minuteIndex[minute.start] {
-                guard minutes[index] == minute else {
-                    throw .invalidBatch(reason: "the activity minute \(StoreTime.string(minute.start)) appears twice with different values")
-                }
-            } else {
-                minuteIndex[minute.start] = minutes.count
-                minutes.append(minute)
-            }
+        minutes = try BatchChecks.withoutRepeats(batch.minutes, key: \.start, check: Self.check) { minute in
+            .invalidBatch(reason: "the activity minute \(StoreTime.string(minute.start)) appears twice with different values")
         }
-        var sessionIndex: [String: Int] = [:]
-        for session in batch.sessions {
-            try Self.check(session)
-            if let index = sessionIndex[session.recordKey] {
-                guard sessions[index] == session else {
-                    throw .invalidBatch(reason: "the exercise session \"\(session.recordKey)\" appears twice with different values")
-                }
-            } else {
-                sessionIndex[session.recordKey] = sessions.count
-                sessions.append(session)
-            }
+        sessions = try BatchChecks.withoutRepeats(batch.sessions, key: \.recordKey, check: Self.check) { session in
+            .invalidBatch(reason: "the exercise session \"\(session.recordKey)\" appears twice with different values")
         }
     }
 

@@ -17,47 +17,22 @@ struct ValidatedBatch {
     /// is outside years 0001–9999, its record key or its note is empty, or its record key appeared
     /// earlier in the batch with different values. A reading repeated exactly is kept once.
     init(_ batch: ImportBatch) throws(StoreError) {
-        guard !batch.source.family.isEmpty, !batch.source.serial.isEmpty else {
-            throw .invalidBatch(reason: "the source \"\(batch.source)\" needs a family and a serial number")
-        }
+        try BatchChecks.source(batch.source)
         guard batch.recordsRead >= batch.glucose.count else {
             throw .invalidBatch(
                 reason: "\(batch.glucose.count) readings were offered but only \(batch.recordsRead) records read")
         }
-        for instant in [batch.startedAt, batch.clock.hostTime, batch.clock.deviceTime].compactMap({ $0 }) {
-            guard StoreTime.representable.contains(instant) else {
-                throw .invalidBatch(reason: "the import time \(instant.timeIntervalSince1970) is outside years 0001–9999")
-            }
-        }
-        if let offset = batch.clock.offsetSeconds, !offset.isFinite {
-            throw .invalidBatch(reason: "the clock offset is not a number")
-        }
+        try BatchChecks.times(startedAt: batch.startedAt, clock: batch.clock)
         if let stream = batch.cursors.keys.first(where: \.isEmpty) {
             throw .invalidBatch(reason: "a cursor has an empty stream name (\"\(stream)\")")
         }
 
-        var seen: [String: Int] = [:]
-        seen.reserveCapacity(batch.glucose.count)
-        var readings: [GlucoseReading] = []
-        readings.reserveCapacity(batch.glucose.count)
-        var repeats = 0
-        for reading in batch.glucose {
-            try Self.check(reading)
-            if let index = seen[reading.recordKey] {
-                guard readings[index] == reading else {
-                    throw .invalidReading(
-                        recordKey: reading.recordKey,
-                        reason: "the key appears twice in this import with different values")
-                }
-                repeats += 1
-            } else {
-                seen[reading.recordKey] = readings.count
-                readings.append(reading)
-            }
+        let readings = try BatchChecks.withoutRepeats(batch.glucose, key: \.recordKey, check: Self.check) { reading in
+            .invalidReading(recordKey: reading.recordKey, reason: "the key appears twice in this import with different values")
         }
         self.batch = batch
         self.readings = readings
-        self.repeats = repeats
+        self.repeats = batch.glucose.count - readings.count
         self.skipped = batch.recordsRead - batch.glucose.count
     }
 
@@ -77,5 +52,49 @@ struct ValidatedBatch {
                 recordKey: reading.recordKey,
                 reason: "its time (\(reading.time.timeIntervalSince1970) s since 1970) is outside years 0001–9999")
         }
+    }
+}
+
+/// Checks every kind of import batch (glucose, activity) shares.
+enum BatchChecks {
+    /// The source must name a family and a serial number.
+    static func source(_ source: DeviceSource) throws(StoreError) {
+        guard !source.family.isEmpty, !source.serial.isEmpty else {
+            throw .invalidBatch(reason: "the source \"\(source)\" needs a family and a serial number")
+        }
+    }
+
+    /// The import's times must be within years 0001–9999 and its clock offset a number.
+    static func times(startedAt: Date, clock: ClockReport) throws(StoreError) {
+        for instant in [startedAt, clock.hostTime, clock.deviceTime].compactMap({ $0 }) {
+            guard StoreTime.representable.contains(instant) else {
+                throw .invalidBatch(reason: "the import time \(instant.timeIntervalSince1970) is outside years 0001–9999")
+            }
+        }
+        if let offset = clock.offsetSeconds, !offset.isFinite {
+            throw .invalidBatch(reason: "the clock offset is not a number")
+        }
+    }
+
+    /// `items` without exact repeats, in their order, each passing `check`; an item whose key
+    /// came earlier with different values throws `conflict(item)`.
+    static func withoutRepeats<Item: Equatable, Key: Hashable>(
+        _ items: [Item], key: (Item) -> Key, check: (Item) throws(StoreError) -> Void,
+        conflict: (Item) -> StoreError
+    ) throws(StoreError) -> [Item] {
+        var seen: [Key: Int] = [:]
+        seen.reserveCapacity(items.count)
+        var unique: [Item] = []
+        unique.reserveCapacity(items.count)
+        for item in items {
+            try check(item)
+            if let index = seen[key(item)] {
+                guard unique[index] == item else { throw conflict(item) }
+            } else {
+                seen[key(item)] = unique.count
+                unique.append(item)
+            }
+        }
+        return unique
     }
 }

@@ -26,18 +26,8 @@ extension SharedStore {
             guard let dayID = try dayID(day, db) else { return [] }
             return try fetchStored(Log.self, where: "t.day_id = ?", [dayID], db)
         case .between(let from, let to):
-            var conditions = ["1"]
-            var arguments = StatementArguments()
-            let column = "t.\(Log.kind.timeColumn)"
-            if let from {
-                conditions.append("\(column) >= ?")
-                arguments += [StoreTime.string(max(from, StoreTime.representable.lowerBound))]
-            }
-            if let to {
-                conditions.append("\(column) < ?")
-                arguments += [StoreTime.string(min(to, StoreTime.representable.upperBound))]
-            }
-            return try fetchStored(Log.self, where: conditions.joined(separator: " AND "), arguments, db)
+            let (bounds, arguments) = StoreTime.range("t.\(Log.kind.timeColumn)", from: from, to: to)
+            return try fetchStored(Log.self, where: (["1"] + bounds).joined(separator: " AND "), arguments, db)
         }
     }
 

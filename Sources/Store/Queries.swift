@@ -18,17 +18,8 @@ extension SharedStore {
 
     /// Glucose readings with `from ≤ time < to` (either bound may be omitted), ascending by time.
     public func glucose(from: Date? = nil, to: Date? = nil) throws(StoreError) -> [StoredGlucose] {
-        var conditions = ["1"]
-        var arguments = StatementArguments()
-        if let from {
-            conditions.append("g.time >= ?")
-            arguments += [StoreTime.string(max(from, StoreTime.representable.lowerBound))]
-        }
-        if let to {
-            conditions.append("g.time < ?")
-            arguments += [StoreTime.string(min(to, StoreTime.representable.upperBound))]
-        }
-        let condition = conditions.joined(separator: " AND ")
+        let (bounds, arguments) = StoreTime.range("g.time", from: from, to: to)
+        let condition = (["1"] + bounds).joined(separator: " AND ")
         return try read { db in
             try GlucoseQuery.fetch(db, where: condition, orderBy: "g.time, g.id", arguments: arguments)
         }
@@ -77,20 +68,25 @@ extension SharedStore {
 
     /// The `limit` most recent imports, newest first.
     public func importRuns(limit: Int) throws(StoreError) -> [ImportRun] {
-        try read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT r.id, s.family, s.serial, s.model, r.started_at, r.finished_at, r.mode, r.origin,
-                           r.records_read, r.records_added, r.records_already_stored, r.records_skipped,
-                           r.host_time, r.device_time, r.clock_offset_seconds, r.time_method,
-                           r.events_json, r.notes_json
-                    FROM import_run r JOIN source s ON s.id = r.source_id
-                    ORDER BY r.id DESC LIMIT ?
-                    """,
-                arguments: [max(limit, 0)]
-            ).map(Self.importRun)
-        }
+        try read { db in try Self.fetchImportRuns(db, limit: max(limit, 0)) }
+    }
+
+    /// The imports with `condition` (on `import_run r`), newest first, at most `limit` of them
+    /// (all when `limit` is nil).
+    static func fetchImportRuns(_ db: Database, where condition: String = "1", limit: Int? = nil) throws -> [ImportRun] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT r.id, s.family, s.serial, s.model, r.started_at, r.finished_at, r.mode, r.origin,
+                       r.records_read, r.records_added, r.records_already_stored, r.records_skipped,
+                       r.host_time, r.device_time, r.clock_offset_seconds, r.time_method,
+                       r.events_json, r.notes_json
+                FROM import_run r JOIN source s ON s.id = r.source_id
+                WHERE \(condition)
+                ORDER BY r.id DESC LIMIT ?
+                """,
+            arguments: [limit ?? -1]
+        ).map(importRun)
     }
 
     static func importRun(_ row: Row) throws -> ImportRun {

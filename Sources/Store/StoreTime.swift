@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Model
 
 /// The one text format of instants in the store: `YYYY-MM-DD HH:MM:SS.SSS` in UTC, rounded to the
@@ -66,5 +67,23 @@ enum StoreTime {
         let days = CivilDate.days(year: year, month: month, day: day)
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+}
+
+extension StoreTime {
+    /// SQL conditions keeping the time `column` within `from ≤ column < to`, one for each bound
+    /// given (clamped to ``representable``), and their arguments.
+    static func range(_ column: String, from: Date?, to: Date?) -> (conditions: [String], arguments: StatementArguments) {
+        var conditions: [String] = []
+        var arguments = StatementArguments()
+        if let from {
+            conditions.append("\(column) >= ?")
+            arguments += [string(max(from, representable.lowerBound))]
+        }
+        if let to {
+            conditions.append("\(column) < ?")
+            arguments += [string(min(to, representable.upperBound))]
+        }
+        return (conditions, arguments)
     }
 }

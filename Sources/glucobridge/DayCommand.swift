@@ -6,17 +6,14 @@ struct DayCommand: StoreCommand {
     static let configuration = CommandConfiguration(
         commandName: "day", abstract: "Shows one Day's summary and its logs in time order, with their ids.")
 
-    @Argument(help: "YYYY-MM-DD, today or yesterday (in the store's zone).")
-    var date: String
+    @OptionGroup var date: DayArgument
 
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var storeOptions: StoreOptions
 
-    func run() throws { try runOnStore() }
-
     func output(_ store: SharedStore) throws -> String {
         let zone = store.timeZone
-        let day = try TimeInput.day(date, zone: zone)
+        let day = try date.day(zone: zone)
         let summary = try store.summary(of: day)
         let logs = try store.logs(of: day)
         let entries = DayEntry.all(logs, zone: zone)
@@ -40,6 +37,15 @@ struct DayCommand: StoreCommand {
         lines += table.lines
         return lines.joined(separator: "\n")
     }
+}
+
+/// The Day a command is about (`day`, `favourite`).
+struct DayArgument: ParsableArguments {
+    @Argument(help: "YYYY-MM-DD, today or yesterday (in the store's zone).")
+    var date: String
+
+    /// The Day named, counted in `zone`.
+    func day(zone: TimeZone) throws -> DayDate { try TimeInput.day(date, zone: zone) }
 }
 
 /// `day --json`.

@@ -31,8 +31,6 @@ struct DaysCommand: StoreCommand {
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var storeOptions: StoreOptions
 
-    func run() throws { try runOnStore() }
-
     var filter: DayFilter {
         var filter: DayFilter = []
         if hypo { filter.insert(.hadHypo) }

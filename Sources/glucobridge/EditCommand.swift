@@ -60,8 +60,6 @@ struct EditCommand: StoreCommand {
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var storeOptions: StoreOptions
 
-    func run() throws { try runOnStore() }
-
     func output(_ store: SharedStore) throws -> String {
         let zone = store.timeZone
         let time = try at.map { try TimeInput.instant($0, zone: zone) }

@@ -6,16 +6,13 @@ struct FavouriteCommand: StoreCommand {
     static let configuration = CommandConfiguration(
         commandName: "favourite", abstract: "Marks a Day favourite, or unmarks it when it is one.")
 
-    @Argument(help: "YYYY-MM-DD, today or yesterday (in the store's zone).")
-    var date: String
+    @OptionGroup var date: DayArgument
 
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var storeOptions: StoreOptions
 
-    func run() throws { try runOnStore() }
-
     func output(_ store: SharedStore) throws -> String {
-        let day = try TimeInput.day(date, zone: store.timeZone)
+        let day = try date.day(zone: store.timeZone)
         let isFavourite = try store.toggleFavourite(day: day)
         if outputOptions.json { return try Format.json(FavouriteRecord(day: day.description, favourite: isFavourite)) }
         return isFavourite ? "\(day) is now a favourite" : "\(day) is no longer a favourite"

@@ -9,6 +9,23 @@ struct LogCommand: ParsableCommand {
         subcommands: [LogMealCommand.self, LogInsulinCommand.self, LogExerciseCommand.self, LogGlucoseCommand.self])
 }
 
+/// A subcommand of `log`: adds the one log its options describe, at `--at`.
+protocol AddLogCommand: StoreCommand {
+    associatedtype Log: PresentableLog
+    /// `--at`, as typed.
+    var at: String { get }
+    var outputOptions: OutputOptions { get }
+    /// The log the options describe, at `time`.
+    func log(at time: Date) -> Log
+}
+
+extension AddLogCommand {
+    func output(_ store: SharedStore) throws -> String {
+        let time = try TimeInput.instant(at, zone: store.timeZone)
+        return try LogReport.text("added", try store.add(log(at: time)), zone: store.timeZone, json: outputOptions.json)
+    }
+}
+
 /// What `log`, `edit` and the episode commands print about the log they wrote.
 enum LogReport {
     /// `added meal #3 on 2013-09-13 at 07:30: Oatmeal: 45 g carbs, …`, or the log's JSON object.

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Store
 
-struct LogExerciseCommand: StoreCommand {
+struct LogExerciseCommand: AddLogCommand {
     static let configuration = CommandConfiguration(commandName: "exercise", abstract: "Adds an exercise session.")
 
     @Option(name: .long, help: ArgumentHelp("When it started: \(TimeInput.help).", valueName: "time"))
@@ -23,11 +23,7 @@ struct LogExerciseCommand: StoreCommand {
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var storeOptions: StoreOptions
 
-    func run() throws { try runOnStore() }
-
-    func output(_ store: SharedStore) throws -> String {
-        let time = try TimeInput.instant(at, zone: store.timeZone)
-        let session = ExerciseLog(time: time, name: name, duration: minutes * 60, intensity: intensity, isFavourite: favourite)
-        return try LogReport.text("added", try store.add(session), zone: store.timeZone, json: outputOptions.json)
+    func log(at time: Date) -> ExerciseLog {
+        ExerciseLog(time: time, name: name, duration: minutes * 60, intensity: intensity, isFavourite: favourite)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import Model
 import Store
 
-struct LogGlucoseCommand: StoreCommand {
+struct LogGlucoseCommand: AddLogCommand {
     static let configuration = CommandConfiguration(
         commandName: "glucose", abstract: "Adds a glucose value read on a meter (tagged hypo / in range / hyper by the store).")
 
@@ -19,12 +19,5 @@ struct LogGlucoseCommand: StoreCommand {
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var storeOptions: StoreOptions
 
-    func run() throws { try runOnStore() }
-
-    func output(_ store: SharedStore) throws -> String {
-        let time = try TimeInput.instant(at, zone: store.timeZone)
-        return try LogReport.text(
-            "added", try store.add(GlucoseLog(time: time, value: value, unit: unit)), zone: store.timeZone,
-            json: outputOptions.json)
-    }
+    func log(at time: Date) -> GlucoseLog { GlucoseLog(time: time, value: value, unit: unit) }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Store
 
-struct LogMealCommand: StoreCommand {
+struct LogMealCommand: AddLogCommand {
     static let configuration = CommandConfiguration(commandName: "meal", abstract: "Adds a meal.")
 
     @Option(name: .long, help: ArgumentHelp("When: \(TimeInput.help).", valueName: "time"))
@@ -26,11 +26,7 @@ struct LogMealCommand: StoreCommand {
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var storeOptions: StoreOptions
 
-    func run() throws { try runOnStore() }
-
-    func output(_ store: SharedStore) throws -> String {
-        let time = try TimeInput.instant(at, zone: store.timeZone)
-        let meal = MealLog(time: time, name: name, carbs: carbs, protein: protein, fat: fat, isFavourite: favourite)
-        return try LogReport.text("added", try store.add(meal), zone: store.timeZone, json: outputOptions.json)
+    func log(at time: Date) -> MealLog {
+        MealLog(time: time, name: name, carbs: carbs, protein: protein, fat: fat, isFavourite: favourite)
     }
 }

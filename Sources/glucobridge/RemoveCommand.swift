@@ -17,8 +17,6 @@ struct RemoveCommand: StoreCommand {
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var storeOptions: StoreOptions
 
-    func run() throws { try runOnStore() }
-
     func output(_ store: SharedStore) throws -> String {
         switch kind {
         case .glucose: try remove(GlucoseLog.self, store)

@@ -3,7 +3,8 @@ import Foundation
 import Model
 import Store
 
-/// A command that works on the store and prints one report: text for a terminal, or JSON.
+/// A command that works on the store and prints one report: text for a terminal, or JSON. Its
+/// `run` is ``runOnStore()`` unless it declares its own.
 protocol StoreCommand: ParsableCommand {
     var storeOptions: StoreOptions { get }
     /// Does the command's work on `store` and returns what it prints.
@@ -11,6 +12,8 @@ protocol StoreCommand: ParsableCommand {
 }
 
 extension StoreCommand {
+    func run() throws { try runOnStore() }
+
     /// Opens the store, runs the command and prints its report; an error is one line on stderr
     /// and exit status 1.
     func runOnStore() throws {

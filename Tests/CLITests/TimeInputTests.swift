@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import TestSupport
 import XCTest
 
 @testable import glucobridge

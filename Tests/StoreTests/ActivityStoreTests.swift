@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Model
 @testable import Store
+import TestSupport
 import XCTest
 
 /// Activity imports: minutes kept once per source and minute, sessions written once as imported

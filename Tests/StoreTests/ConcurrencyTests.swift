@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Model
 import Store
+import TestSupport
 import XCTest
 
 final class ConcurrencyTests: XCTestCase {

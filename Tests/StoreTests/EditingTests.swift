@@ -1,6 +1,7 @@
 import Foundation
 import Model
 import Store
+import TestSupport
 import XCTest
 
 /// Editing and removing logs, and what happens to their Days.

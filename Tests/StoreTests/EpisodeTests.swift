@@ -1,6 +1,7 @@
 import Foundation
 import Model
 import Store
+import TestSupport
 import XCTest
 
 /// Illness and stress episodes: start, stop, one open episode per kind.
@@ -60,7 +61,7 @@ final class EpisodeTests: XCTestCase {
         XCTAssertThrowsError(try sqlite3(file.path, """
             INSERT INTO stress (day_id, start_time) VALUES (1, '2013-09-13 18:00:00.000');
             """)) { error in
-            XCTAssertTrue((error as? CLIError)?.message.contains("UNIQUE constraint failed") == true, "\(error)")
+            XCTAssertTrue((error as? SQLite3Failure)?.message.contains("UNIQUE constraint failed") == true, "\(error)")
         }
         try sqlite3(file.path, """
             INSERT INTO stress (day_id, start_time, end_time) VALUES (1, '2013-09-13 10:00:00.000', '2013-09-13 11:00:00.000');

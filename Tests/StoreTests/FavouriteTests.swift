@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Model
 @testable import Store
+import TestSupport
 import XCTest
 
 /// Favourite Days, meals and exercise sessions.

@@ -1,6 +1,7 @@
 import Foundation
 import Model
 import Store
+import TestSupport
 import XCTest
 
 /// Typed logs through the generic add path, and fetching them per kind.

@@ -1,6 +1,7 @@
 import Foundation
 import Model
 import Store
+import TestSupport
 import XCTest
 
 final class RecordTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Model
 @testable import Store
+import TestSupport
 import XCTest
 
 final class SchemaTests: XCTestCase {
@@ -93,18 +94,12 @@ final class SchemaTests: XCTestCase {
     /// A store migrated by v1 alone may hold several open episodes of a kind: v2 ends each but
     /// the latest when the next one started, then forbids a second open episode.
     func testV2EndsExtraOpenEpisodesOfAnOlderStore() throws {
-        let file = try StoreFile()
-        let queue = try DatabaseQueue(path: file.path)
-        try Migrations.migrator.migrate(queue, upTo: "v1-app-model-and-ingest")
-        try queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO day (date) VALUES ('2013-09-13');
-                INSERT INTO illness (day_id, start_time) VALUES
-                    (1, '2013-09-13 12:00:00.000'), (1, '2013-09-13 08:00:00.000'), (1, '2013-09-13 10:00:00.000');
-                INSERT INTO stress (day_id, start_time) VALUES (1, '2013-09-13 09:00:00.000');
-                """)
-        }
-        try queue.close()
+        let file = try olderStore(migratedUpTo: "v1-app-model-and-ingest", holding: """
+            INSERT INTO day (date) VALUES ('2013-09-13');
+            INSERT INTO illness (day_id, start_time) VALUES
+                (1, '2013-09-13 12:00:00.000'), (1, '2013-09-13 08:00:00.000'), (1, '2013-09-13 10:00:00.000');
+            INSERT INTO stress (day_id, start_time) VALUES (1, '2013-09-13 09:00:00.000');
+            """)
         let store = try file.open(zone: "UTC")
         XCTAssertEqual(try store.logs(IllnessEpisode.self).map { $0.end.map(StoreTime.string) ?? "open" },
                        ["2013-09-13 10:00:00.000", "2013-09-13 12:00:00.000", "open"])
@@ -114,21 +109,25 @@ final class SchemaTests: XCTestCase {
     /// v4 adds `glucose.note` to a store that already holds readings: they keep no note, and an
     /// empty note is refused by any writer.
     func testV4AddsTheGlucoseNote() throws {
-        let file = try StoreFile()
-        let queue = try DatabaseQueue(path: file.path)
-        try Migrations.migrator.migrate(queue, upTo: "v3-activity-minutes-and-profile")
-        try queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO day (date) VALUES ('2013-09-13');
-                INSERT INTO glucose (day_id, time, mgdl, tag) VALUES (1, '2013-09-13 08:00:00.000', 112, 'in-range');
-                """)
-        }
-        try queue.close()
+        let file = try olderStore(migratedUpTo: "v3-activity-minutes-and-profile", holding: """
+            INSERT INTO day (date) VALUES ('2013-09-13');
+            INSERT INTO glucose (day_id, time, mgdl, tag) VALUES (1, '2013-09-13 08:00:00.000', 112, 'in-range');
+            """)
         let store = try file.open(zone: "UTC")
         XCTAssertEqual(try store.glucose().map(\.mgdl), [112])
         XCTAssertEqual(try store.glucose().map(\.note), [nil])
         XCTAssertThrowsError(try sqlite3(file.path, "UPDATE glucose SET note = '';"))
         try sqlite3(file.path, "UPDATE glucose SET note = 'before meal';")
         XCTAssertEqual(try store.glucose().map(\.note), ["before meal"])
+    }
+
+    /// A store file migrated only up to `migration`, holding the rows `sql` inserts.
+    private func olderStore(migratedUpTo migration: String, holding sql: String) throws -> StoreFile {
+        let file = try StoreFile()
+        let queue = try DatabaseQueue(path: file.path)
+        try Migrations.migrator.migrate(queue, upTo: migration)
+        try queue.write { db in try db.execute(sql: sql) }
+        try queue.close()
+        return file
     }
 }

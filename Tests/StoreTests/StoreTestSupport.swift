@@ -22,15 +22,6 @@ final class StoreFile: Sendable {
     }
 }
 
-/// An instant from ISO 8601 text such as `2013-09-13T06:59:59Z`.
-func utc(_ text: String) -> Date {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    if let date = formatter.date(from: text) { return date }
-    formatter.formatOptions = [.withInternetDateTime]
-    return formatter.date(from: text)!
-}
-
 let testSource = DeviceSource(family: "dexcom", serial: "SM12345678", model: "G4Receiver")
 
 func reading(
@@ -61,33 +52,6 @@ func batch(
         glucose: glucose, recordsRead: recordsRead ?? glucose.count,
         events: [ImportEvent(name: "display-only", count: 2)], cursors: cursors,
         notes: ["host clock used as the anchor"])
-}
-
-/// Runs SQL through the `sqlite3` command-line program, as another app would; returns its output.
-@discardableResult
-func sqlite3(_ path: String, _ sql: String, timeoutMilliseconds: Int = 5000) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    process.arguments = ["-batch", "-cmd", ".timeout \(timeoutMilliseconds)", path]
-    let input = Pipe(), output = Pipe(), errors = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    input.fileHandleForWriting.write(Data(sql.utf8))
-    try input.fileHandleForWriting.close()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let failure = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard process.terminationStatus == 0, failure.isEmpty else {
-        throw CLIError(status: process.terminationStatus, message: failure)
-    }
-    return text.trimmingCharacters(in: .whitespacesAndNewlines)
-}
-
-struct CLIError: Error {
-    var status: Int32
-    var message: String
 }
 
 /// The number of rows of `table`, read by the `sqlite3` program.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Model
 @testable import Store
+import TestSupport
 import XCTest
 
 /// Day summaries: food totals, time in range, episode flags, filters; at the scale of a year.

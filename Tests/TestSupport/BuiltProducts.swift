@@ -28,8 +28,11 @@ public struct ProcessResult {
 }
 
 /// Runs `executable` with `arguments` to completion, its output collected through files (no
-/// pipe can fill up).
-public func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> ProcessResult {
+/// pipe can fill up). `input`, when given, is all it reads on stdin; without it stdin is the
+/// test's own.
+public func runProcess(
+    _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, input: String? = nil
+) throws -> ProcessResult {
     let folder = try Fixtures.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: folder) }
     let out = folder.appendingPathComponent("stdout"), err = folder.appendingPathComponent("stderr")
@@ -39,6 +42,11 @@ public func runProcess(_ executable: URL, _ arguments: [String], environment: [S
     process.executableURL = executable
     process.arguments = arguments
     if let environment { process.environment = environment }
+    if let input {
+        let stdin = folder.appendingPathComponent("stdin")
+        try Data(input.utf8).write(to: stdin)
+        process.standardInput = try FileHandle(forReadingFrom: stdin)
+    }
     process.standardOutput = try FileHandle(forWritingTo: out)
     process.standardError = try FileHandle(forWritingTo: err)
     try process.run()

@@ -37,3 +37,12 @@ public func hexBytes(_ text: String) -> [UInt8] {
     }
     return bytes
 }
+
+/// An instant from ISO 8601 text such as `2013-09-13T06:59:59Z` or `2013-09-13T06:59:59.125Z`.
+public func utc(_ text: String) -> Date {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    if let date = formatter.date(from: text) { return date }
+    formatter.formatOptions = [.withInternetDateTime]
+    return formatter.date(from: text)!
+}
