@@ -27,17 +27,42 @@ for day in 0..<days {
     }
 }
 
+/// The median of five timed runs of `body`, in seconds.
+func medianSeconds(_ body: () -> Void) -> Double {
+    var times: [Double] = []
+    for _ in 0..<5 {
+        let began = ProcessInfo.processInfo.systemUptime
+        body()
+        times.append(ProcessInfo.processInfo.systemUptime - began)
+    }
+    return times.sorted()[times.count / 2]
+}
+
+// Baseline: the least any resampler must do, sorting the samples by time and summing each
+// minute's heart rate in a dictionary, with no classification or session search.
+var baselineMinutes = 0
+let baseline = medianSeconds {
+    let sorted = samples.sorted { $0.time < $1.time }
+    var sums: [Int64: (Double, Int)] = [:]
+    for sample in sorted {
+        guard let rate = sample.heartRate else { continue }
+        let minute = Int64((sample.time.timeIntervalSince1970 / 60).rounded(.down))
+        let sum = sums[minute, default: (0, 0)]
+        sums[minute] = (sum.0 + rate, sum.1 + 1)
+    }
+    baselineMinutes = sums.count
+}
+
 let detector = ExerciseDetector(profile: try UserProfile(age: 40, restingHeartRate: 60))
-var times: [Double] = []
 var result: ActivityBatch?
-for _ in 0..<5 {
-    let began = ProcessInfo.processInfo.systemUptime
+let detection = medianSeconds {
     result = detector.batch(
         from: samples, source: DeviceSource(family: "bench", serial: "1"), startedAt: start, mode: "bench",
         origin: nil, clock: ClockReport(hostTime: start, deviceTime: nil, method: .hostAnchored))
-    times.append(ProcessInfo.processInfo.systemUptime - began)
 }
-let median = times.sorted()[times.count / 2]
 let batch = result!
 print("\(days) days: \(samples.count) samples -> \(batch.minutes.count) minutes -> \(batch.sessions.count) sessions")
-print(String(format: "median of 5: %.3f s, %.0f samples/s", median, Double(samples.count) / median))
+print(String(format: "baseline (sort + per-minute sums, %d minutes): median of 5 %.3f s, %.0f samples/s",
+             baselineMinutes, baseline, Double(samples.count) / baseline))
+print(String(format: "exercise detection: median of 5 %.3f s, %.0f samples/s, %.2fx the baseline's time",
+             detection, Double(samples.count) / detection, detection / baseline))
