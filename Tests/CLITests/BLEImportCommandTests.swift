@@ -108,6 +108,16 @@ final class BLEImportCommandTests: XCTestCase {
         XCTAssertThrowsError(try DaemonCommand.parse(["--ble", "C0:11:22:33:44:55", "--ble-interval", "5", "--ble-listen", "5"]))
     }
 
+    /// The drop-in the README shows for adding a sensor to the system daemon is a valid command.
+    func testReadmeDropInParses() throws {
+        let readme = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let line = try XCTUnwrap(readme.split(separator: "\n").first { $0.hasPrefix("ExecStart=/usr/local/bin/glucobridge daemon ") && $0.contains("--ble") })
+        let arguments = line.split(separator: " ").dropFirst(2).map(String.init)
+        let command = try DaemonCommand.parse(arguments)
+        XCTAssertEqual(try command.peers(), [BLEPeer(address: BluetoothAddress("C0:11:22:33:44:55")!, addressType: .random)])
+        XCTAssertFalse(command.usbHotplug)
+    }
+
     /// The command run as a user runs it: exit status 1 and exactly one line on stderr.
     func testImportBLEFailsWithOneLineHere() throws {
         let fd = socket(AF_BLUETOOTH, Int32(SOCK_SEQPACKET.rawValue), 1)
