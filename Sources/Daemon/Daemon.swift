@@ -18,7 +18,7 @@ public struct DaemonConfiguration: Sendable {
     /// `glucobridge-import@.service` for them instead).
     public var usbHotplug: Bool
     public var spoolTiming: SpoolTiming
-    /// Sources read on a schedule (the extension point for Bluetooth; none ship yet).
+    /// Sources read on a schedule: Bluetooth sensors (`BluetoothSource`).
     public var polledSources: [any PolledSource]
     public var backOff: BackOff
 
@@ -70,8 +70,8 @@ public enum GlucoBridgeDaemon {
             logger.notice("this kernel has no USB bus; no reader can arrive", metadata: ["usb": "\(usbStatus)"])
         }
         let bluetoothStatus = configuration.polledSources.isEmpty
-            ? "no Bluetooth sources: background Bluetooth reading is not part of this release"
-            : configuration.polledSources.map(\.name).joined(separator: ", ")
+            ? "no sensors to read (add them with --ble ADDRESS)"
+            : "reading " + configuration.polledSources.map { "\($0.name) every \(Self.minutes($0.interval))" }.joined(separator: ", ")
 
         let state = StateRecorder(
             storePath: store.path,
@@ -129,6 +129,14 @@ public enum GlucoBridgeDaemon {
             throw failure
         }
         logger.info("daemon stopped", metadata: ["pid": "\(getpid())"])
+    }
+}
+
+extension GlucoBridgeDaemon {
+    /// `15 min` for whole minutes, else Swift's own `0.5 seconds`.
+    static func minutes(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return attoseconds == 0 && seconds > 0 && seconds % 60 == 0 ? "\(seconds / 60) min" : "\(duration)"
     }
 }
 

@@ -28,6 +28,9 @@ public struct DaemonState: Codable, Sendable, Equatable {
     public var spoolFailed = 0
     public var usbImported = 0
     public var usbFailed = 0
+    /// The sources read on a schedule (`--ble`), in the order they started; nil in a file written
+    /// by a daemon that had none.
+    public var polled: [PolledSourceStatus]?
     /// The most recent failures, newest last, at most `failureLimit`.
     public var failures: [Failure] = []
 
@@ -54,6 +57,16 @@ public struct DaemonState: Codable, Sendable, Equatable {
         return try? decoder.decode(DaemonState.self, from: data)
     }
 
+    mutating func updatePolled(_ name: String, _ change: (inout PolledSourceStatus) -> Void) {
+        var all = polled ?? []
+        let index = all.firstIndex { $0.name == name } ?? {
+            all.append(PolledSourceStatus(name: name))
+            return all.count - 1
+        }()
+        change(&all[index])
+        polled = all
+    }
+
     mutating func recordFailure(_ what: String, _ error: String, at time: Date) {
         failures.append(Failure(time: time, what: what, error: error))
         if failures.count > Self.failureLimit { failures.removeFirst(failures.count - Self.failureLimit) }
@@ -70,6 +83,24 @@ public struct DaemonState: Codable, Sendable, Equatable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder
+    }
+}
+
+/// How one source read on a schedule is doing.
+public struct PolledSourceStatus: Codable, Sendable, Equatable {
+    /// `bluetooth C0:FF:EE:00:00:01`.
+    public var name: String
+    /// Reads that succeeded and failed since the daemon started.
+    public var read = 0
+    public var failed = 0
+    /// Failures since the last read that succeeded; the back-off grows with them.
+    public var failuresInARow = 0
+    public var lastRead: Date?
+    /// When the daemon will read the source next.
+    public var nextAttempt: Date?
+
+    public init(name: String) {
+        self.name = name
     }
 }
 

@@ -3,11 +3,11 @@ import Importer
 import Logging
 import ServiceLifecycle
 
-/// The daemon's extension point for sources that are read on a schedule rather than when they
-/// appear: Bluetooth bands and sensors. A source is handed to `DaemonConfiguration.polledSources`;
-/// the daemon reads it every `interval` through the shared `ImportQueue` (never at the same time
-/// as another import), backs off after failures, and logs and records each result like any
-/// other import. This release ships no such source: Bluetooth reading lands separately.
+/// A source read on a schedule rather than when it appears: a Bluetooth band or sensor
+/// (`BluetoothSource`, what `glucobridge daemon --ble` adds). A source is handed to
+/// `DaemonConfiguration.polledSources`; the daemon reads it every `interval` through the shared
+/// `ImportQueue` (never at the same time as another import), backs off after failures, and logs
+/// and records each result like any other import.
 public protocol PolledSource: Sendable {
     /// How the source is named in logs and status, e.g. `bluetooth AA:BB:CC:DD:EE:FF`.
     var name: String { get }
@@ -15,7 +15,7 @@ public protocol PolledSource: Sendable {
     var interval: Duration { get }
     /// Reads what is new from the source and stores it through `importer`. Blocks; called on the
     /// import queue's thread. Throws when the source cannot be read now (out of range, busy).
-    func importNow(with importer: Importer) throws -> ImportOutcome
+    func importNow(with importer: Importer) throws -> FinishedImport
 }
 
 /// Exponential back-off after failures: `base`, 2×, 4×, … up to `limit`.
@@ -59,27 +59,53 @@ final class PolledSourceService: Service {
 
     func run() async {
         var failures = 0
+        let name = source.name
+        await state.update { $0.polled = ($0.polled ?? []).filter { $0.name != name } + [PolledSourceStatus(name: name)] }
         while !Task.isShuttingDownGracefully {
             let (source, importer) = (self.source, self.importer)
+            await state.update { $0.activity = "reading \(name)" }
             let result = await queue.run { Result { try source.importNow(with: importer) } }
+            let wait: Duration
             switch result {
-            case .success(let outcome):
+            case .success(let finished):
                 failures = 0
-                logger.info("source read", metadata: outcome.logMetadata.merging(["source": "\(source.name)"]) { _, new in new })
+                wait = source.interval
+                logger.info("source read", metadata: finished.logMetadata.merging(["polled": "\(name)", "nextIn": "\(wait)"]) { _, new in new })
+                await state.update {
+                    $0.updatePolled(name) { status in
+                        status.read += 1
+                        status.failuresInARow = 0
+                        status.lastRead = Date()
+                        status.nextAttempt = Date().addingTimeInterval(Self.seconds(wait))
+                    }
+                    $0.activity = nil
+                }
             case .failure(let error):
                 failures += 1
-                let wait = backOff.delay(afterFailures: failures)
+                wait = backOff.delay(afterFailures: failures)
                 logger.warning("source not read; backing off", metadata: [
-                    "source": "\(source.name)", "error": "\(error)", "failures": "\(failures)", "retryIn": "\(wait)",
+                    "polled": "\(name)", "error": "\(error)", "failures": "\(failures)", "retryIn": "\(wait)",
                 ])
-                await state.update { $0.recordFailure(source.name, "\(error)", at: Date()) }
+                await state.update { [failures] in
+                    $0.recordFailure(name, "\(error)", at: Date())
+                    $0.updatePolled(name) { status in
+                        status.failed += 1
+                        status.failuresInARow = failures
+                        status.nextAttempt = Date().addingTimeInterval(Self.seconds(wait))
+                    }
+                    $0.activity = nil
+                }
             }
-            let wait = failures == 0 ? source.interval : backOff.delay(afterFailures: failures)
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
             } catch {
                 return
             }
         }
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

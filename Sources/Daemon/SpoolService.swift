@@ -5,7 +5,8 @@ import ServiceLifecycle
 import Store
 
 /// Imports every capture file dropped into the spool folder exactly as `glucobridge replay`
-/// would (`Importer.replay`, driver from the capture), then moves it to `done/` (with
+/// would — a btsnoop file (recognised by its magic) with `Importer.replayBLE`, any other with
+/// `Importer.replay` (driver from the capture) — then moves it to `done/` (with
 /// `NAME.report.txt`) or `failed/` (with `NAME.reason.txt`).
 ///
 /// A failure that is the store's and not the file's — the store locked by another program for
@@ -67,16 +68,12 @@ public final class SpoolService: Service {
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
         await state.update { $0.activity = "importing spool file \(name)" }
         let importer = self.importer
-        let result = await queue.run { Result { () throws(ImportError) -> ImportOutcome in try importer.replay(captureAt: url) } }
+        let result = await queue.run { Result { try Self.replay(url, with: importer) } }
         switch result {
-        case .success(let outcome):
-            let summary = outcome.summary
-            let report = [
-                "imported \(Self.timestamp(Date())) from \(name) (\(size) bytes)",
-                "device: \(outcome.source.family) \(outcome.source.serial)\(outcome.source.model.map { " (\($0))" } ?? "")",
-                "\(summary.recordsRead) records read: \(summary)",
-            ].joined(separator: "\n")
-            var metadata = outcome.logMetadata
+        case .success(let finished):
+            let report = (["imported \(Self.timestamp(Date())) from \(name) (\(size) bytes)", "device: \(finished.device)"] + finished.counts)
+                .joined(separator: "\n")
+            var metadata = finished.logMetadata
             metadata["file"] = "\(name)"
             do {
                 let destination = try folder.markDone(name, report: report)
@@ -117,10 +114,14 @@ public final class SpoolService: Service {
         }
     }
 
+    /// Replays the capture at `url`: Bluetooth when it is a btsnoop file, USB otherwise.
+    static func replay(_ url: URL, with importer: Importer) throws -> FinishedImport {
+        Importer.isBTSnoop(url) ? FinishedImport(try importer.replayBLE(captureAt: url)) : FinishedImport(try importer.replay(captureAt: url))
+    }
+
     /// Whether the import failed because of the store (not the file), so it is worth retrying.
-    static func isStoreUnavailable(_ error: ImportError) -> Bool {
-        guard case .store(let storeError) = error else { return false }
-        switch storeError {
+    static func isStoreUnavailable(_ error: any Error) -> Bool {
+        switch storeFailure(of: error) {
         case .locked, .readOnly, .cannotOpen: return true
         default: return false
         }

@@ -49,6 +49,13 @@ public enum StatusReport {
         lines.append("  usb: \(state.usb)" + (state.usbImported + state.usbFailed > 0
             ? "; \(state.usbImported) imported, \(state.usbFailed) failed since start" : ""))
         lines.append("  bluetooth: \(state.bluetooth)")
+        for source in state.polled ?? [] {
+            var line = "  \(source.name): \(source.read) read, \(source.failed) failed since start"
+            if source.failuresInARow > 0 { line += " (\(source.failuresInARow) in a row, backing off)" }
+            if let last = source.lastRead { line += "; last read \(timestamp(last))" }
+            if state.running, let next = source.nextAttempt { line += "; next try \(timestamp(next))" }
+            lines.append(line)
+        }
         if state.running { lines.append("  now: \(state.activity ?? "idle")") }
         if !state.failures.isEmpty {
             lines.append("  recent failures:")

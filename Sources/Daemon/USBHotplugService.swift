@@ -80,7 +80,7 @@ public final class USBHotplugService: Service {
         }
         switch result {
         case .success(let outcome):
-            metadata.merge(outcome.logMetadata) { _, new in new }
+            metadata.merge(FinishedImport(outcome).logMetadata) { _, new in new }
             logger.info("reader imported", metadata: metadata)
             await state.update {
                 $0.usbImported += 1

@@ -1,7 +1,9 @@
 import ArgumentParser
+import Capture
 import Daemon
 import Foundation
 import Logging
+import Transport
 
 struct DaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,6 +15,11 @@ struct DaemonCommand: AsyncParsableCommand {
             NAME.reason.txt). Write a file under a hidden or .part name and rename it into the \
             folder, or just copy it in: a file is taken once its writer closes it. SIGTERM or \
             SIGINT stop the daemon cleanly. `glucobridge status` shows what it is doing.
+
+            Each --ble sensor is read every --ble-interval minutes: glucobridge connects, \
+            imports what is new (listening to a band for at most --ble-listen minutes) and \
+            disconnects. A sensor that cannot be read (out of range, off, no Bluetooth) is \
+            tried again after 30 s, then 1, 2, 4 … up to 30 minutes.
             """)
 
     @Option(name: .long, help: ArgumentHelp("The spool folder to import capture files from (created when missing).", valueName: "folder"))
@@ -21,14 +28,56 @@ struct DaemonCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Import supported readers when libusb reports them plugged in.")
     var usbHotplug = true
 
+    @Option(name: .customLong("ble"), help: ArgumentHelp(
+        "A Bluetooth LE sensor to read on a schedule, as `glucobridge scan` lists it: ADDRESS, or ADDRESS,public for a public address (default random). Repeat for several sensors.",
+        valueName: "address[,random|public]"))
+    var sensors: [String] = []
+
+    @Option(name: .customLong("ble-interval"), help: ArgumentHelp("Minutes between two reads of each --ble sensor.", valueName: "minutes"))
+    var bleInterval = 15
+
+    @Option(name: .customLong("ble-listen"), help: ArgumentHelp(
+        "Stop listening to a band after this many minutes per read (other imports wait meanwhile).", valueName: "minutes"))
+    var bleListen = 1
+
+    @Option(name: .long, help: ArgumentHelp("The Bluetooth adapter to connect with (default: the kernel's choice).", valueName: "hciN"))
+    var adapter: String?
+
     @OptionGroup var storeOptions: StoreOptions
+
+    func validate() throws {
+        guard (1...1440).contains(bleInterval) else { throw ValidationError("--ble-interval must be between 1 and 1440 minutes") }
+        guard (1...60).contains(bleListen) else { throw ValidationError("--ble-listen must be between 1 and 60 minutes") }
+        guard bleListen < bleInterval || sensors.isEmpty else {
+            throw ValidationError("--ble-listen (\(bleListen) min) must be shorter than --ble-interval (\(bleInterval) min)")
+        }
+        _ = try peers()
+    }
+
+    /// The `--ble` sensors, each `ADDRESS[,random|public]`.
+    func peers() throws -> [BLEPeer] {
+        try sensors.map { text in
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count <= 2, let address = BluetoothAddress(parts[0]) else {
+                throw ValidationError("--ble \"\(text)\" is not ADDRESS or ADDRESS,random or ADDRESS,public (six hex pairs: C0:11:22:33:44:55)")
+            }
+            switch parts.count == 2 ? parts[1].lowercased() : "random" {
+            case "random": return BLEPeer(address: address, addressType: .random)
+            case "public": return BLEPeer(address: address, addressType: .public)
+            default: throw ValidationError("--ble \"\(text)\": the address type is random or public, not \"\(parts[1])\"")
+            }
+        }
+    }
 
     func run() async throws {
         let logger = Logger(label: "glucobridge.daemon")
         do {
             let store = try storeOptions.open()
+            let sources = try peers().map {
+                BluetoothSource(peer: $0, adapter: adapter, interval: .seconds(bleInterval * 60), listenMinutes: bleListen)
+            }
             let configuration = DaemonConfiguration(
-                spool: spool.map { URL(fileURLWithPath: $0) }, usbHotplug: usbHotplug)
+                spool: spool.map { URL(fileURLWithPath: $0) }, usbHotplug: usbHotplug, polledSources: sources)
             try await GlucoBridgeDaemon.run(configuration, store: store, logger: logger)
         } catch let error as ExitCode {
             throw error

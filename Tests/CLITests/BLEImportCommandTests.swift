@@ -91,6 +91,33 @@ final class BLEImportCommandTests: XCTestCase {
         XCTAssertThrowsError(try ImportCommand.parse(["--ble", "C0:11:22:33:44:55", "--minutes", "0"]))
     }
 
+    /// `daemon --ble ADDRESS[,random|public]`, repeatable, with its interval and listen time.
+    func testDaemonSensorOptions() throws {
+        let command = try DaemonCommand.parse(["--ble", "c0:11:22:33:44:55,public", "--ble", "C0:FF:EE:00:00:01", "--ble-interval", "30"])
+        XCTAssertEqual(try command.peers(), [
+            BLEPeer(address: BluetoothAddress("C0:11:22:33:44:55")!, addressType: .public),
+            BLEPeer(address: BluetoothAddress("C0:FF:EE:00:00:01")!, addressType: .random),
+        ])
+        XCTAssertEqual(command.bleInterval, 30)
+        XCTAssertEqual(try DaemonCommand.parse([]).bleInterval, 15, "the default interval")
+        XCTAssertEqual(try DaemonCommand.parse([]).bleListen, 1)
+        XCTAssertEqual(try DaemonCommand.parse([]).peers(), [])
+        XCTAssertThrowsError(try DaemonCommand.parse(["--ble", "C0:11:22"]))
+        XCTAssertThrowsError(try DaemonCommand.parse(["--ble", "C0:11:22:33:44:55,static"]))
+        XCTAssertThrowsError(try DaemonCommand.parse(["--ble", "C0:11:22:33:44:55", "--ble-interval", "0"]))
+        XCTAssertThrowsError(try DaemonCommand.parse(["--ble", "C0:11:22:33:44:55", "--ble-interval", "5", "--ble-listen", "5"]))
+    }
+
+    /// The drop-in the README shows for adding a sensor to the system daemon is a valid command.
+    func testReadmeDropInParses() throws {
+        let readme = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let line = try XCTUnwrap(readme.split(separator: "\n").first { $0.hasPrefix("ExecStart=/usr/local/bin/glucobridge daemon ") && $0.contains("--ble") })
+        let arguments = line.split(separator: " ").dropFirst(2).map(String.init)
+        let command = try DaemonCommand.parse(arguments)
+        XCTAssertEqual(try command.peers(), [BLEPeer(address: BluetoothAddress("C0:11:22:33:44:55")!, addressType: .random)])
+        XCTAssertFalse(command.usbHotplug)
+    }
+
     /// The command run as a user runs it: exit status 1 and exactly one line on stderr.
     func testImportBLEFailsWithOneLineHere() throws {
         let fd = socket(AF_BLUETOOTH, Int32(SOCK_SEQPACKET.rawValue), 1)

@@ -82,6 +82,98 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertTrue(stopped.stdout.split(separator: "\n")[1].hasPrefix("daemon: stopped "), stopped.stdout)
     }
 
+    /// Bluetooth in the daemon: a btsnoop capture dropped into the spool is replayed like the
+    /// sensor's own session, a cut-short one goes to failed/ with the record and byte at fault,
+    /// and a `--ble` sensor, which cannot be reached on this machine, fails with one line, is
+    /// logged and backed off, and shows in `status`.
+    func testBluetoothCapturesAndSensors() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let spool = folder.appendingPathComponent("spool")
+        let store = folder.appendingPathComponent("store.sqlite")
+        let log = folder.appendingPathComponent("daemon.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        // An age, so that the walk's heart rate counts as exercise.
+        let profile = try runProcess(BuiltProducts.executable("glucobridge"), ["profile", "--age", "40", "--store", store.path, "--tz", "UTC"])
+        XCTAssertEqual(profile.status, 0, profile.stderr)
+
+        let daemon = Process()
+        daemon.executableURL = BuiltProducts.executable("glucobridge")
+        daemon.arguments = [
+            "daemon", "--spool", spool.path, "--store", store.path, "--tz", "UTC", "--no-usb-hotplug",
+            "--ble", "C0:FF:EE:00:00:01", "--ble-interval", "15",
+        ]
+        daemon.standardOutput = FileHandle.nullDevice
+        daemon.standardError = try FileHandle(forWritingTo: log)
+        try daemon.run()
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        try waitFor("the daemon to watch its spool", in: log) { $0.contains("watching the spool folder") }
+
+        let fixture = Fixtures.url("ble/hr-40min-walk.btsnoop")
+        try FileManager.default.copyItem(at: fixture, to: spool.appendingPathComponent(".walk.part"))
+        try FileManager.default.moveItem(at: spool.appendingPathComponent(".walk.part"), to: spool.appendingPathComponent("walk.log"))
+        let corrupt = try Data(contentsOf: fixture).prefix(40_000)
+        try corrupt.write(to: spool.appendingPathComponent("cut-short.btsnoop"))
+        try waitFor(spool.appendingPathComponent("done/walk.log.report.txt"))
+        try waitFor(spool.appendingPathComponent("failed/cut-short.btsnoop.reason.txt"))
+        try FileManager.default.copyItem(at: fixture, to: spool.appendingPathComponent("again.btsnoop"))
+        try waitFor(spool.appendingPathComponent("done/again.btsnoop.report.txt"))
+        try waitFor("the sensor's first failure", in: log) { $0.contains("source not read; backing off") }
+
+        let first = try String(contentsOf: spool.appendingPathComponent("done/walk.log.report.txt"), encoding: .utf8)
+        XCTAssertTrue(first.hasSuffix("""
+            device: ble-hrs SIM-HR-0001 (glucobridge simulator HR band)
+            3000 ble-hrs samples read: 1 new exercise sessions, 0 already stored; 51 new activity minutes, 0 already stored
+
+            """), first)
+        let again = try String(contentsOf: spool.appendingPathComponent("done/again.btsnoop.report.txt"), encoding: .utf8)
+        XCTAssertTrue(again.contains("3000 ble-hrs samples read: 0 new exercise sessions, 1 already stored; 0 new activity minutes, 51 already stored"), again)
+        let reason = try String(contentsOf: spool.appendingPathComponent("failed/cut-short.btsnoop.reason.txt"), encoding: .utf8)
+        XCTAssertTrue(reason.hasPrefix(
+            "cut-short.btsnoop: record 995 at byte 39994: its record header needs 24 bytes but only 6 remain — the file is cut short\n"), reason)
+        XCTAssertTrue(reason.contains("file: cut-short.btsnoop (40000 bytes), failed "), reason)
+        XCTAssertEqual(try Data(contentsOf: spool.appendingPathComponent("failed/cut-short.btsnoop")), corrupt)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spool.path).sorted(), ["done", "failed"])
+
+        let noBluetooth = "this kernel has no Bluetooth support (socket: Address family not supported by protocol)"
+        let status = try runProcess(BuiltProducts.executable("glucobridge"), ["status", "--store", store.path])
+        XCTAssertEqual(status.status, 0, status.stderr)
+        let statusLines = status.stdout.split(separator: "\n").map(String.init)
+        XCTAssertTrue(statusLines.contains("  spool: \(spool.path): 2 imported, 1 failed since start, 0 waiting"), status.stdout)
+        XCTAssertTrue(statusLines.contains("  bluetooth: reading bluetooth C0:FF:EE:00:00:01 every 15 min"), status.stdout)
+        XCTAssertTrue(statusLines.contains {
+            $0.hasPrefix("  bluetooth C0:FF:EE:00:00:01: 0 read, 1 failed since start (1 in a row, backing off); next try ")
+        }, status.stdout)
+        XCTAssertTrue(statusLines.contains { $0.hasSuffix(" bluetooth C0:FF:EE:00:00:01: \(noBluetooth)") }, status.stdout)
+        XCTAssertTrue(statusLines.contains {
+            $0.hasPrefix("  ble-hrs SIM-HR-0001 (glucobridge simulator HR band): ")
+                && $0.hasSuffix(" replay-conversation from \(spool.path)/again.btsnoop: 3000 read, 0 new, 51 already stored")
+        }, status.stdout)
+
+        try stop(daemon, with: SIGTERM)
+        XCTAssertEqual(daemon.terminationReason, .exit)
+        XCTAssertEqual(daemon.terminationStatus, 0)
+
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        let all = lines.joined(separator: "\n")
+        XCTAssertTrue(lines.contains {
+            $0.contains("glucobridge.daemon: spool file imported activityMinutesAdded=51 activityMinutesAlreadyStored=0 address=C0:FF:EE:00:00:01 file=walk.log")
+                && $0.contains("serial=SIM-HR-0001 source=ble-hrs")
+        }, all)
+        XCTAssertTrue(lines.contains { $0.contains("glucobridge.daemon: spool file failed error=\"cut-short.btsnoop: record 995 at byte 39994") }, all)
+        let backOff = lines.filter { $0.contains("source not read; backing off") }
+        XCTAssertEqual(backOff.count, 1, "retried after 30 s, not in a loop: \(all)")
+        XCTAssertTrue(backOff[0].hasSuffix(
+            "source not read; backing off error=\"\(noBluetooth)\" failures=1 polled=\"bluetooth C0:FF:EE:00:00:01\" retryIn=\"30.0 seconds\""), all)
+
+        let queue = try DatabaseQueue(path: store.path)
+        try queue.read { db in
+            XCTAssertEqual(try String.fetchAll(db, sql: "PRAGMA integrity_check"), ["ok"])
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM activity_minute"), 51, "stored once")
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM exercise"), 1, "one walk, stored once")
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM import_run"), 2, "the corrupt capture and the sensor wrote nothing")
+        }
+    }
+
     /// Files already in the spool when the daemon starts are taken once settled; names used
     /// while writing are left alone.
     func testFilesWaitingAtStartUp() throws {
