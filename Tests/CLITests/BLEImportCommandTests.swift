@@ -130,22 +130,9 @@ final class BLEImportCommandTests: XCTestCase {
             XCTAssertEqual("\($0)", "this kernel has no Bluetooth support (socket: Address family not supported by protocol)")
         }
 
-        let binary = Bundle.main.bundleURL.appendingPathComponent("glucobridge")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw XCTSkip("the glucobridge executable is not built next to the tests (\(binary.path))")
-        }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["import", "--ble", "C0:11:22:33:44:55", "--record", "/dev/null", "--store", store.path]
-        let stderr = Pipe()
-        let stdout = Pipe()
-        process.standardError = stderr
-        process.standardOutput = stdout
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 1)
-        let errorText = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(errorText, "glucobridge: this kernel has no Bluetooth support (socket: Address family not supported by protocol)\n")
-        XCTAssertEqual(stdout.fileHandleForReading.readDataToEndOfFile().count, 0)
+        let result = try runProcess(BuiltProducts.executable("glucobridge"), ["import", "--ble", "C0:11:22:33:44:55", "--record", "/dev/null", "--store", store.path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr, "glucobridge: this kernel has no Bluetooth support (socket: Address family not supported by protocol)\n")
+        XCTAssertEqual(result.stdout, "")
     }
 }

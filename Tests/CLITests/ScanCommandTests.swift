@@ -51,22 +51,9 @@ final class ScanCommandTests: XCTestCase {
             XCTAssertEqual((error as? ExitCode)?.rawValue, 1)
         }
 
-        let binary = Bundle.main.bundleURL.appendingPathComponent("glucobridge")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw XCTSkip("the glucobridge executable is not built next to the tests (\(binary.path))")
-        }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["scan", "--seconds", "1"]
-        let stderr = Pipe()
-        let stdout = Pipe()
-        process.standardError = stderr
-        process.standardOutput = stdout
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 1)
-        let errorText = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(errorText, "glucobridge: this kernel has no Bluetooth support (socket: Address family not supported by protocol)\n")
-        XCTAssertEqual(stdout.fileHandleForReading.readDataToEndOfFile().count, 0)
+        let result = try runProcess(BuiltProducts.executable("glucobridge"), ["scan", "--seconds", "1"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr, "glucobridge: this kernel has no Bluetooth support (socket: Address family not supported by protocol)\n")
+        XCTAssertEqual(result.stdout, "")
     }
 }

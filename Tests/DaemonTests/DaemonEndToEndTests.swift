@@ -17,16 +17,8 @@ final class DaemonEndToEndTests: XCTestCase {
         let spool = folder.appendingPathComponent("spool")
         let store = folder.appendingPathComponent("store.sqlite")
         let log = folder.appendingPathComponent("daemon.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-
-        let daemon = Process()
-        daemon.executableURL = BuiltProducts.executable("glucobridge")
-        daemon.arguments = ["daemon", "--spool", spool.path, "--store", store.path, "--tz", "America/New_York"]
-        daemon.standardOutput = FileHandle.nullDevice
-        daemon.standardError = try FileHandle(forWritingTo: log)
-        try daemon.run()
+        let daemon = try startDaemon(["--spool", spool.path, "--store", store.path, "--tz", "America/New_York"], loggingTo: log)
         defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
-        try waitFor("the daemon to watch its spool", in: log) { $0.contains("watching the spool folder") }
 
         // The receiver's capture, renamed into the folder once complete (as the docs advise) …
         let fixture = Fixtures.url("dexcom/ecc1-g4-receiver.pcap")
@@ -90,23 +82,18 @@ final class DaemonEndToEndTests: XCTestCase {
         let folder = try Fixtures.temporaryDirectory()
         let spool = folder.appendingPathComponent("spool")
         let store = folder.appendingPathComponent("store.sqlite")
-        let log = folder.appendingPathComponent("daemon.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         // An age, so that the walk's heart rate counts as exercise.
         let profile = try runProcess(BuiltProducts.executable("glucobridge"), ["profile", "--age", "40", "--store", store.path, "--tz", "UTC"])
         XCTAssertEqual(profile.status, 0, profile.stderr)
 
-        let daemon = Process()
-        daemon.executableURL = BuiltProducts.executable("glucobridge")
-        daemon.arguments = [
-            "daemon", "--spool", spool.path, "--store", store.path, "--tz", "UTC", "--no-usb-hotplug",
-            "--ble", "C0:FF:EE:00:00:01", "--ble-interval", "15",
-        ]
-        daemon.standardOutput = FileHandle.nullDevice
-        daemon.standardError = try FileHandle(forWritingTo: log)
-        try daemon.run()
+        let log = folder.appendingPathComponent("daemon.log")
+        let daemon = try startDaemon(
+            [
+                "--spool", spool.path, "--store", store.path, "--tz", "UTC", "--no-usb-hotplug",
+                "--ble", "C0:FF:EE:00:00:01", "--ble-interval", "15",
+            ],
+            loggingTo: log)
         defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
-        try waitFor("the daemon to watch its spool", in: log) { $0.contains("watching the spool folder") }
 
         let fixture = Fixtures.url("ble/hr-40min-walk.btsnoop")
         try FileManager.default.copyItem(at: fixture, to: spool.appendingPathComponent(".walk.part"))
@@ -201,6 +188,25 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertEqual(daemon.terminationStatus, 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: partial.path), "a file still being written is not taken")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spool.appendingPathComponent("failed").path), [])
+    }
+
+    /// Starts the built `glucobridge daemon` with `arguments`, its stderr written to `log`, and
+    /// waits until it watches its spool folder (killing it if it never does).
+    private func startDaemon(_ arguments: [String], loggingTo log: URL) throws -> Process {
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let daemon = Process()
+        daemon.executableURL = BuiltProducts.executable("glucobridge")
+        daemon.arguments = ["daemon"] + arguments
+        daemon.standardOutput = FileHandle.nullDevice
+        daemon.standardError = try FileHandle(forWritingTo: log)
+        try daemon.run()
+        do {
+            try waitFor("the daemon to watch its spool", in: log) { $0.contains("watching the spool folder") }
+        } catch {
+            kill(daemon.processIdentifier, SIGKILL)
+            throw error
+        }
+        return daemon
     }
 
     /// Sends `signal` and waits (bounded) for the daemon to exit.
