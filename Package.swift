@@ -62,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "glucobridge",
             dependencies: [
-                "Importer", "Store", "Transport", "Drivers", "Capture", "Model", "Setup", "Daemon",
+                "Importer", "Ingest", "Store", "Transport", "Drivers", "Capture", "Model", "Setup", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

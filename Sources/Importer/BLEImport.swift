@@ -14,12 +14,15 @@ public enum BLEImportError: Error, CustomStringConvertible {
     /// The session with the device (live or replayed) failed.
     case session(BLEDriverError)
     case store(StoreError)
+    /// A device's clock or time base would put every record outside the plausible time window.
+    case implausibleClock(ImplausibleClockError)
 
     public var description: String {
         switch self {
         case .capture(let error): error.description
         case .session(let error): error.description
         case .store(let error): error.description
+        case .implausibleClock(let error): error.description
         }
     }
 }
@@ -106,7 +109,10 @@ extension Importer {
             logger.debug("conversation replay not possible, listening passively", metadata: ["reason": "\(replayMode)"])
             result = try replaySession(capture, address: address, pacing: .followDevice, mode: .listenOnly)
         }
-        var outcome = try write(result, mode: replayMode == .conversation ? "replay-conversation" : "replay-passive", origin: url.path, startedAt: startedAt)
+        let window = PlausibleWindow.forCapture(timestamps: capture.file.records.lazy.map(\.hostTime))
+        var outcome = try write(
+            result, mode: replayMode == .conversation ? "replay-conversation" : "replay-passive", origin: url.path, startedAt: startedAt,
+            window: window)
         outcome.replayMode = replayMode
         return outcome
     }
@@ -154,7 +160,7 @@ extension Importer {
         } catch {
             throw .session(error)
         }
-        var outcome = try write(result, mode: "live", origin: origin, startedAt: startedAt)
+        var outcome = try write(result, mode: "live", origin: origin, startedAt: startedAt, window: PlausibleWindow(captureTime: Date()))
         if let failure = recorder?.recordingError { outcome.notes.append("the recording is incomplete: \(failure)") }
         return outcome
     }
@@ -199,37 +205,49 @@ extension Importer {
     /// Writes what the session read: the activity of every activity service as one source (the
     /// device's, under the joined family names), each glucose service's readings under its own
     /// family, and a meter's own exercise notes. Everything was read before anything is written.
-    private func write(_ result: BLESessionResult, mode: String, origin: String?, startedAt: Date) throws(BLEImportError)
-        -> BLEImportOutcome
-    {
+    private func write(
+        _ result: BLESessionResult, mode: String, origin: String?, startedAt: Date, window: PlausibleWindow
+    ) throws(BLEImportError) -> BLEImportOutcome {
         var outcome = BLEImportOutcome(
             identity: result.identity, mode: mode, replayMode: nil, origin: origin, session: result, activity: nil, glucose: [],
             meterExercise: nil, problems: result.reports.flatMap(\.problems), notes: result.notes)
         let zone = store.timeZone
+        // Every glucose batch is normalised (and its clock checked) before anything is written.
+        var glucoseBatches: [Int: ImportBatch] = [:]
+        for (number, report) in result.reports.enumerated() {
+            guard let download = report.glucose, download.recordsRead > 0 || !download.cursors.isEmpty else { continue }
+            do {
+                glucoseBatches[number] = try Normaliser.batch(
+                    timedByDevice: download, mode: mode, origin: origin, startedAt: startedAt, timeZone: zone, window: window)
+            } catch {
+                throw .implausibleClock(error)
+            }
+        }
         do {
             let activityReports = result.reports.filter { $0.glucose == nil }
-            let samples = activityReports.flatMap(\.samples)
+            let plausible = window.filter(activityReports.flatMap(\.samples))
+            let samples = plausible.samples
             if !samples.isEmpty {
                 let family = activityReports.map(\.family).joined(separator: "+")
                 let source = result.identity.source(family: family)
                 var batch = ExerciseDetector(profile: try store.userProfile()).batch(
                     from: samples, source: source, startedAt: startedAt, mode: mode, origin: origin,
                     clock: ClockReport(hostTime: result.lastHostTime, deviceTime: nil, method: .hostAnchored))
-                batch.events = activityReports.flatMap(\.events) + batch.events
-                batch.notes = activityReports.flatMap(\.notes) + batch.notes
+                batch.events = activityReports.flatMap(\.events) + [plausible.event].compactMap { $0 } + batch.events
+                batch.notes = activityReports.flatMap(\.notes) + [plausible.note].compactMap { $0 } + batch.notes
+                batch = window.filter(batch)
                 let summary = try store.record(batch)
                 outcome.activity = BLEActivityImport(
                     source: source, summary: summary, sessions: batch.sessions, events: batch.events, notes: batch.notes)
             } else {
-                outcome.notes += activityReports.flatMap(\.notes)
+                outcome.notes += activityReports.flatMap(\.notes) + [plausible.note].compactMap { $0 }
                 for report in activityReports {
                     outcome.notes.append("\(report.service.name): no measurements received")
                 }
             }
-            for report in result.reports {
+            for (number, report) in result.reports.enumerated() {
                 guard let download = report.glucose else { continue }
-                if download.recordsRead > 0 || !download.cursors.isEmpty {
-                    let batch = Normaliser.batch(timedByDevice: download, mode: mode, origin: origin, startedAt: startedAt, timeZone: zone)
+                if let batch = glucoseBatches[number] {
                     let summary = try store.record(batch)
                     outcome.glucose.append(BLEGlucoseImport(
                         source: batch.source, service: report.service, summary: summary, events: batch.events, clock: batch.clock,
@@ -240,10 +258,10 @@ extension Importer {
                 }
                 if !report.exercise.isEmpty {
                     let sessions = Normaliser.exerciseSessions(report.exercise, clock: download.clock, timeZone: zone)
-                    let batch = ActivityBatch(
+                    let batch = window.filter(ActivityBatch(
                         source: download.source, startedAt: startedAt, mode: mode, origin: origin,
                         clock: ClockReport(hostTime: nil, deviceTime: nil, method: .deviceLocalTime), minutes: [],
-                        sessions: sessions, samplesRead: 0)
+                        sessions: sessions, samplesRead: 0))
                     let summary = try store.record(batch)
                     outcome.meterExercise = BLEActivityImport(
                         source: download.source, summary: summary, sessions: sessions, events: [], notes: [])

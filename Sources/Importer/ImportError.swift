@@ -1,4 +1,5 @@
 import Capture
+import Ingest
 import Store
 import Transport
 
@@ -18,6 +19,8 @@ public enum ImportError: Error, CustomStringConvertible {
     case driver(any Error)
     case transport(TransportError)
     case store(StoreError)
+    /// The device's clock reply would put every record outside the plausible time window.
+    case implausibleClock(ImplausibleClockError)
 
     public var description: String {
         switch self {
@@ -33,6 +36,7 @@ public enum ImportError: Error, CustomStringConvertible {
         case .driver(let error): "\(error)"
         case .transport(let error): error.description
         case .store(let error): error.description
+        case .implausibleClock(let error): error.description
         }
     }
 }

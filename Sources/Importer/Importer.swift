@@ -77,7 +77,8 @@ public struct Importer: Sendable {
             throw Self.wrap(error)
         }
         let mode = replayMode == .conversation ? "replay-conversation" : "replay-passive"
-        var outcome = try write(download, mode: mode, origin: url.path, startedAt: startedAt)
+        let window = PlausibleWindow.forCapture(timestamps: capture.transfers.lazy.compactMap(\.timestamp))
+        var outcome = try write(download, mode: mode, origin: url.path, startedAt: startedAt, window: window)
         outcome.replayMode = replayMode
         outcome.captureFormat = capture.format
         if let detection { outcome.notes.insert(detection, at: 0) }
@@ -130,7 +131,9 @@ public struct Importer: Sendable {
         } catch {
             throw Self.wrap(error)
         }
-        return try write(download, mode: "live", origin: origin, startedAt: startedAt)
+        // A live session's own time is the host's clock now (or as the transport stamped it).
+        let window = PlausibleWindow(captureTime: max(Date(), download.clock.hostNow ?? .distantPast))
+        return try write(download, mode: "live", origin: origin, startedAt: startedAt, window: window)
     }
 
     /// The cursors the store holds for a source: the driver reads only what is newer.
@@ -144,8 +147,16 @@ public struct Importer: Sendable {
         }
     }
 
-    private func write(_ download: DeviceDownload, mode: String, origin: String?, startedAt: Date) throws(ImportError) -> ImportOutcome {
-        let batch = Normaliser.batch(from: download, mode: mode, origin: origin, startedAt: startedAt, timeZone: store.timeZone)
+    private func write(
+        _ download: DeviceDownload, mode: String, origin: String?, startedAt: Date, window: PlausibleWindow
+    ) throws(ImportError) -> ImportOutcome {
+        let batch: ImportBatch
+        do {
+            batch = try Normaliser.batch(
+                from: download, mode: mode, origin: origin, startedAt: startedAt, timeZone: store.timeZone, window: window)
+        } catch {
+            throw .implausibleClock(error)
+        }
         let summary: ImportSummary
         do {
             summary = try store.record(batch)

@@ -9,9 +9,12 @@ extension Normaliser {
     /// A record's instant is `epoch + deviceSeconds` (a wall clock read in `timeZone`). When the
     /// download read the device's current clock at a known host time, both are kept in the
     /// clock report, so the offset between the two shows, but the readings are not moved by it.
+    /// Only readings inside `window` are kept; an implausible time base (a CGM's Session Start
+    /// Time) that would put all of them outside is an error.
     public static func batch(
-        timedByDevice download: DeviceDownload, mode: String, origin: String?, startedAt: Date, timeZone: TimeZone
-    ) -> ImportBatch {
+        timedByDevice download: DeviceDownload, mode: String, origin: String?, startedAt: Date, timeZone: TimeZone,
+        window: PlausibleWindow
+    ) throws(ImplausibleClockError) -> ImportBatch {
         let clock = download.clock
         let epoch = clock.epoch.timeIntervalSince1970
         let instant = { (seconds: Int64) in deviceInstant(epoch + TimeInterval(seconds), clock.basis, timeZone) }
@@ -25,9 +28,12 @@ extension Normaliser {
                 deviceTime: record.deviceSeconds,
                 displayTime: record.displaySeconds.map { CivilDate.wallClock(Int64(epoch) + $0) })
         }
-        return ImportBatch(
+        var notes = download.notes
+        if clock.basis == .localWallClock { notes += zoneChangeNotes(readings.map(\.time), timeZone: timeZone) }
+        let batch = ImportBatch(
             source: download.source, startedAt: startedAt, mode: mode, origin: origin, clock: report, glucose: readings,
-            recordsRead: download.recordsRead, events: download.events, cursors: download.cursors, notes: download.notes)
+            recordsRead: download.recordsRead, events: download.events, cursors: download.cursors, notes: notes)
+        return try checked(batch, clock: clock, method: report.method, window: window)
     }
 
     /// Exercise sessions from exercise a device logged itself, timed by `clock` (wall clocks read

@@ -64,13 +64,45 @@ public struct DeviceClock: Sendable, Equatable {
     /// The host's clock when that reading arrived, when known (live sessions and timestamped
     /// captures; not transcripts).
     public var hostNow: Date?
+    /// The step of the device's clock reading in seconds (60 for a clock read as hours and
+    /// minutes): a difference from the host's clock smaller than this is no error.
+    public var resolution: Int64
+    /// What the device calls its time base, when it is not a clock read during the download
+    /// (`Session Start Time` for a Bluetooth CGM): named when it is implausible.
+    public var epochName: String?
 
-    public init(epoch: Date, basis: Basis, deviceNow: Int64? = nil, hostNow: Date? = nil) {
+    public init(
+        epoch: Date, basis: Basis, deviceNow: Int64? = nil, hostNow: Date? = nil, resolution: Int64 = 1, epochName: String? = nil
+    ) {
         self.epoch = epoch
         self.basis = basis
         self.deviceNow = deviceNow
         self.hostNow = hostNow
+        self.resolution = max(1, resolution)
+        self.epochName = epochName
     }
+}
+
+/// A change of a device's wall clock that the device logged itself (a FreeStyle Libre's
+/// `$arresult?` type 5 row): at that moment the clock was set from `from` to `to`.
+public struct DeviceClockChange: Sendable, Equatable {
+    /// The record stream the change is logged in, and its index there: records of the same
+    /// stream are ordered against the change by index.
+    public var stream: String
+    public var index: Int64
+    /// The wall clock before and after the change, seconds since `DeviceClock.epoch`.
+    public var from: Int64
+    public var to: Int64
+
+    public init(stream: String, index: Int64, from: Int64, to: Int64) {
+        self.stream = stream
+        self.index = index
+        self.from = from
+        self.to = to
+    }
+
+    /// How far the clock was moved, in seconds (positive: forward).
+    public var delta: Int64 { to - from }
 }
 
 /// Everything a driver read in one session, device-neutral.
@@ -86,11 +118,16 @@ public struct DeviceDownload: Sendable {
     public var cursors: [String: Int64]
     /// Remarks for the import report.
     public var notes: [String]
+    /// The device's own log of changes to its wall clock, oldest first; nil when the device keeps
+    /// none (empty: it keeps one and nothing was changed).
+    public var clockChanges: [DeviceClockChange]?
 
     public init(
         source: DeviceSource, clock: DeviceClock, glucose: [DeviceGlucoseRecord], recordsRead: Int,
-        events: [ImportEvent] = [], cursors: [String: Int64] = [:], notes: [String] = []
+        events: [ImportEvent] = [], cursors: [String: Int64] = [:], notes: [String] = [],
+        clockChanges: [DeviceClockChange]? = nil
     ) {
+        self.clockChanges = clockChanges
         self.source = source
         self.clock = clock
         self.glucose = glucose

@@ -11,15 +11,28 @@ public enum TimeMethod: String, Sendable, Codable {
     case deviceLocalTime = "device-local-time"
 }
 
+/// How a wall clock (a meter's, set by a person) was placed against the host's clock.
+public enum WallClockPlacement: String, Sendable, Codable {
+    /// With the device's own log of clock changes: its offset from UTC, measured against the host
+    /// at download, is walked back through every logged change.
+    case changeLog = "change log walked back from the host clock"
+    /// Without a change log: record times read in the store's zone after removing the clock error
+    /// measured against the host at download.
+    case correctedLocalTime = "local time corrected by the clock error at download"
+}
+
 /// The device's clock against the host's, as seen during one import.
 public struct ClockReport: Sendable, Equatable, Codable {
     /// The host's clock when the device's clock was read, if known.
     public var hostTime: Date?
     /// The device's clock at that moment, rendered as an instant as the device would read it.
     public var deviceTime: Date?
-    /// host − device, in seconds, when both are known.
+    /// host − device, in seconds, when both are known (for a wall clock: the clock error,
+    /// negated, to the clock's resolution).
     public var offsetSeconds: Double?
     public var method: TimeMethod
+    /// For a wall clock placed by the host's clock (method `host-anchored`), how.
+    public var wallClock: WallClockPlacement?
 
     public init(hostTime: Date?, deviceTime: Date?, method: TimeMethod) {
         self.hostTime = hostTime

@@ -54,7 +54,12 @@ public enum FreeStyleDemo {
 
     /// Records the demo session to `output` as a usbmon pcap.
     public static func record(to output: URL) throws {
-        let reader = reader()
+        try record(reader(), to: output)
+    }
+
+    /// Records a session with `reader` to `output` as a usbmon pcap, as `glucobridge import
+    /// --record` does.
+    public static func record(_ reader: FreeStyleReaderSimulator, to output: URL) throws {
         let recorder = try RecordingUSBTransport(recording: reader, to: output, clock: reader.hostClock)
         _ = try FreeStyleDriver.download(over: recorder, after: { _ in [:] })
         try recorder.finish()

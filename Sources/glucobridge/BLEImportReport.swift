@@ -52,11 +52,7 @@ struct BLEImportReport {
                 lines.append("readings: \(ImportReport.utc(first)) to \(ImportReport.utc(last))")
             }
             lines += Self.days(summary.days, store: store).map { "days: \($0)" }
-            var clock = "time: \(glucose.clock.method.rawValue)"
-            if let offset = glucose.clock.offsetSeconds {
-                clock += ", sensor clock \(Int(abs(offset).rounded())) s \(offset >= 0 ? "behind" : "ahead of") the host's"
-            }
-            lines.append(clock)
+            lines.append(ImportReport.clock(glucose.clock, device: "sensor"))
             lines += glucose.notes.map { "note: \($0)" }
         }
         if let exercise = outcome.meterExercise {

@@ -1,5 +1,7 @@
 import Foundation
 import Importer
+import Ingest
+import Model
 import Store
 
 /// The summary an import prints on stdout.
@@ -30,14 +32,26 @@ struct ImportReport {
             let span = firstDay == lastDay ? "\(firstDay)" : "\(firstDay) to \(lastDay)"
             lines.append("days: \(span) (\(summary.days.count) day\(summary.days.count == 1 ? "" : "s") in \(store.timeZone.identifier))")
         }
-        var clock = "time: \(outcome.clock.method.rawValue)"
-        if let offset = outcome.clock.offsetSeconds {
-            clock += ", device clock \(Int(abs(offset).rounded())) s \(offset >= 0 ? "behind" : "ahead of") the host's"
-        }
-        lines.append(clock)
+        lines.append(Self.clock(outcome.clock, device: "device"))
         lines += outcome.notes.map { "note: \($0)" }
         lines.append("store: \(store.path)")
         return lines.joined(separator: "\n")
+    }
+
+    /// `time: host-anchored, device clock 14400 s behind the host's`; for a wall clock, how it was
+    /// placed and its error (device − host, at the clock's resolution).
+    static func clock(_ clock: ClockReport, device: String) -> String {
+        var line = "time: \(clock.method.rawValue)"
+        if let wallClock = clock.wallClock {
+            line += " wall clock (\(wallClock.rawValue))"
+            if let offset = clock.offsetSeconds {
+                let error = Int64(-offset.rounded())
+                line += error == 0 ? ", clock error 0" : ", clock error \(WallClock.signed(error)) (\(device) − host)"
+            }
+        } else if let offset = clock.offsetSeconds {
+            line += ", \(device) clock \(Int(abs(offset).rounded())) s \(offset >= 0 ? "behind" : "ahead of") the host's"
+        }
+        return line
     }
 
     static func utc(_ date: Date) -> String {

@@ -60,14 +60,16 @@ final class FreeStyleBehaviourTests: XCTestCase {
         XCTAssertEqual(outcome.events, [
             ImportEvent(name: "insulin-entry", count: 1), ImportEvent(name: "ketone-strip", count: 1), ImportEvent(name: "result-row-type-3", count: 1),
         ])
-        // Reader 18:30 wall (16:30Z in Berlin summer time), host 16:30:20Z.
-        XCTAssertEqual(try XCTUnwrap(outcome.clock.offsetSeconds), 20, accuracy: 0.001)
+        // Reader 18:30 wall (16:30Z in Berlin summer time), host 16:30:20Z: within the reader's
+        // one-minute resolution, so no clock error; its wall times are read in Berlin.
+        XCTAssertEqual(outcome.clock.offsetSeconds, 0)
+        XCTAssertEqual(outcome.clock.wallClock, .correctedLocalTime)
         let stored = try store.glucose()
         XCTAssertEqual(stored.map(\.mgdl), [104, 40, 500])
         XCTAssertEqual(stored.map(\.flag), [nil, .belowRange, .aboveRange])
         XCTAssertEqual(stored.map(\.tag), [.inRange, .hypoLevel2, .hyperLevel2])
         XCTAssertEqual(stored.map(\.kind), [.fingerstick, .fingerstick, .fingerstick])
-        XCTAssertEqual(stored.map(\.time), [utc("2024-05-01T10:00:20Z"), utc("2024-05-01T20:10:20Z"), utc("2024-05-02T16:05:20Z")])
+        XCTAssertEqual(stored.map(\.time), [utc("2024-05-01T10:00:00Z"), utc("2024-05-01T20:10:00Z"), utc("2024-05-02T16:05:00Z")])
         XCTAssertEqual(stored.map(\.displayTime), ["2024-05-01T12:00:00", "2024-05-01T22:10:00", "2024-05-02T18:05:00"])
     }
 

@@ -48,9 +48,12 @@ final class FreeStyleReplayTests: XCTestCase {
             ImportEvent(name: "ketone-strip", count: 1), ImportEvent(name: "result-flagged-invalid", count: 1),
             ImportEvent(name: "sensor-reading-flagged-invalid", count: 1), ImportEvent(name: "time-change", count: 1),
         ])
-        XCTAssertTrue(outcome.notes.contains("the reader's clock was changed from 2025-03-13T21:00:00 to 2025-03-13T22:00:00 (record 1201)"), "\(outcome.notes)")
+        XCTAssertTrue(outcome.notes.contains {
+            $0.hasPrefix("applied the logged clock change arresult:1201 from 2025-03-13T21:00:00 to 2025-03-13T22:00:00 (+1 h 0 min)")
+        }, "\(outcome.notes)")
         // The reader's clock (09:30 wall, 08:30Z in Berlin) is two minutes behind the host's.
         XCTAssertEqual(outcome.clock.method, .hostAnchored)
+        XCTAssertEqual(outcome.clock.wallClock, .changeLog)
         XCTAssertEqual(try XCTUnwrap(outcome.clock.offsetSeconds), 120, accuracy: 0.5)
         XCTAssertEqual(outcome.clock.deviceTime, utc("2025-03-14T08:30:00Z"))
 
@@ -66,7 +69,8 @@ final class FreeStyleReplayTests: XCTestCase {
         XCTAssertEqual(stored.last?.time, utc("2025-03-14T08:18:05Z"))
         XCTAssertEqual(stored.last?.displayTime, "2025-03-14T09:16:05")
         XCTAssertEqual(stored[1].time, utc("2025-03-14T06:57:12Z"))
-        XCTAssertEqual(stored.first?.time, utc("2025-03-13T19:43:09Z"))
+        // Before the logged change the clock was an hour further behind: 20:41:09 wall at UTC−00:02.
+        XCTAssertEqual(stored.first?.time, utc("2025-03-13T20:43:09Z"))
         XCTAssertEqual(stored.map(\.day.description), ["2025-03-13"] + Array(repeating: "2025-03-14", count: 7))
         XCTAssertEqual(try store.cursor(source: outcome.source, stream: "history"), 412)
         XCTAssertEqual(try store.cursor(source: outcome.source, stream: "arresult"), 1205)

@@ -6,6 +6,7 @@ import XCTest
 final class NormaliserTests: XCTestCase {
     let dexcomEpoch = Date(timeIntervalSince1970: 1_230_768_000)
     let pacific = TimeZone(identifier: "America/Los_Angeles")!
+    let window = PlausibleWindow(captureTime: Date())
 
     func download(clock: DeviceClock, records: [DeviceGlucoseRecord]) -> DeviceDownload {
         DeviceDownload(
@@ -19,13 +20,13 @@ final class NormaliserTests: XCTestCase {
 
     /// UTC = host clock at download − (receiver now − record): a receiver clock seven months off
     /// (as in the ecc1 sample pages) does not move the readings.
-    func testHostAnchoredTimeIgnoresAWrongDeviceClock() {
+    func testHostAnchoredTimeIgnoresAWrongDeviceClock() throws {
         let host = Date(timeIntervalSince1970: 1_700_000_000.4)
         let deviceNow: Int64 = 148_358_601
         let clock = DeviceClock(epoch: dexcomEpoch, basis: .universal, deviceNow: deviceNow, hostNow: host)
-        let batch = Normaliser.batch(
+        let batch = try Normaliser.batch(
             from: download(clock: clock, records: [record(1, system: deviceNow - 300), record(2, system: deviceNow)]),
-            mode: "live", origin: nil, startedAt: host, timeZone: pacific)
+            mode: "live", origin: nil, startedAt: host, timeZone: pacific, window: window)
         XCTAssertEqual(batch.clock.method, .hostAnchored)
         XCTAssertEqual(batch.glucose.map(\.time), [Date(timeIntervalSince1970: 1_700_000_000 - 300), Date(timeIntervalSince1970: 1_700_000_000)])
         XCTAssertEqual(batch.glucose.map(\.recordKey), ["egv:1", "egv:2"])
@@ -37,21 +38,21 @@ final class NormaliserTests: XCTestCase {
     }
 
     /// A clock within 15 minutes of the host's is not remarked on.
-    func testSmallClockOffsetIsNotReported() {
+    func testSmallClockOffsetIsNotReported() throws {
         let host = Date(timeIntervalSince1970: 1_230_768_000 + 1000 + 42)
         let clock = DeviceClock(epoch: dexcomEpoch, basis: .universal, deviceNow: 1000, hostNow: host)
-        let batch = Normaliser.batch(from: download(clock: clock, records: [record(1, system: 900)]), mode: "live", origin: nil, startedAt: host, timeZone: pacific)
+        let batch = try Normaliser.batch(from: download(clock: clock, records: [record(1, system: 900)]), mode: "live", origin: nil, startedAt: host, timeZone: pacific, window: window)
         XCTAssertEqual(batch.clock.offsetSeconds, 42)
         XCTAssertEqual(batch.glucose[0].time, Date(timeIntervalSince1970: 1_230_768_000 + 900 + 42))
         XCTAssertTrue(batch.notes.isEmpty, "\(batch.notes)")
     }
 
     /// A transcript has no host timestamps: the receiver's system clock is taken as UTC, said in a note.
-    func testWithoutHostTimeTheUniversalDeviceClockIsUsed() {
+    func testWithoutHostTimeTheUniversalDeviceClockIsUsed() throws {
         let clock = DeviceClock(epoch: dexcomEpoch, basis: .universal, deviceNow: 148_358_601, hostNow: nil)
-        let batch = Normaliser.batch(
+        let batch = try Normaliser.batch(
             from: download(clock: clock, records: [record(7, system: 148_278_454, display: 148_278_454 - 25161)]),
-            mode: "replay-passive", origin: "x", startedAt: Date(), timeZone: pacific)
+            mode: "replay-passive", origin: "x", startedAt: Date(), timeZone: pacific, window: window)
         XCTAssertEqual(batch.clock.method, .deviceClockAsUTC)
         // expected-egv-from-studio-export.csv, first row: 2013-09-13 04:27:34 UTC, display 2013-09-12 21:28:13.
         XCTAssertEqual(batch.glucose[0].time, ISO8601DateFormatter().date(from: "2013-09-13T04:27:34Z"))
@@ -60,25 +61,25 @@ final class NormaliserTests: XCTestCase {
     }
 
     /// A wall-clock device without host time is read in the store's zone, across a DST change.
-    func testLocalWallClockFallbackUsesTheZone() {
+    func testLocalWallClockFallbackUsesTheZone() throws {
         let epoch = Date(timeIntervalSince1970: 0)
         // 2024-03-10 01:30 and 03:30 local (before/after the spring-forward gap) in Los Angeles.
         let before: Int64 = 1_710_034_200, after: Int64 = 1_710_041_400
         let clock = DeviceClock(epoch: epoch, basis: .localWallClock)
-        let batch = Normaliser.batch(
+        let batch = try Normaliser.batch(
             from: download(clock: clock, records: [record(1, system: before), record(2, system: after)]),
-            mode: "replay-passive", origin: nil, startedAt: Date(), timeZone: pacific)
+            mode: "replay-passive", origin: nil, startedAt: Date(), timeZone: pacific, window: window)
         XCTAssertEqual(batch.clock.method, .deviceLocalTime)
         XCTAssertEqual(batch.glucose[0].time, ISO8601DateFormatter().date(from: "2024-03-10T09:30:00Z"))
         XCTAssertEqual(batch.glucose[1].time, ISO8601DateFormatter().date(from: "2024-03-10T10:30:00Z"))
     }
 
-    func testValuesInMmolAreConvertedWithTheOneFactor() {
+    func testValuesInMmolAreConvertedWithTheOneFactor() throws {
         var reading = record(1, system: 0, value: 10.0)
         reading.unit = .millimolesPerLiter
-        let batch = Normaliser.batch(
+        let batch = try Normaliser.batch(
             from: download(clock: DeviceClock(epoch: dexcomEpoch, basis: .universal), records: [reading]),
-            mode: "live", origin: nil, startedAt: Date(), timeZone: pacific)
+            mode: "live", origin: nil, startedAt: Date(), timeZone: pacific, window: window)
         XCTAssertEqual(batch.glucose[0].mgdl, 180.16, accuracy: 1e-9)
         XCTAssertEqual(batch.glucose[0].unit, .millimolesPerLiter)
     }

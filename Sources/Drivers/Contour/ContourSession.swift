@@ -86,7 +86,9 @@ public struct ContourSession: Sendable {
         if !terminated { notes.append("the transfer ended without the terminator record") }
         return DeviceDownload(
             source: DeviceSource(family: ContourDriver.family, serial: header.serial, model: header.product),
-            clock: DeviceClock(epoch: Date(timeIntervalSince1970: 0), basis: .localWallClock, deviceNow: header.clock, hostNow: headerHostTime),
+            clock: DeviceClock(
+                epoch: Date(timeIntervalSince1970: 0), basis: .localWallClock, deviceNow: header.clock, hostNow: headerHostTime,
+                resolution: header.clockHasSeconds ? 1 : 60),
             glucose: glucose,
             recordsRead: results.count,
             events: events.sorted { $0.key < $1.key }.map { ImportEvent(name: $0.key, count: $0.value) },

@@ -89,6 +89,8 @@ public struct FreeStyleSession: Sendable {
     public var verifiedReplies = 0
     /// Binary-protocol (AAP/ATP) messages seen and not decoded.
     public var binaryMessages = 0
+    /// Whether `$arresult?` was answered: the reader's log of its clock changes was read.
+    public var readChangeLog = false
 
     public init(model: FreeStyleModel? = nil) {
         self.model = model
@@ -112,7 +114,9 @@ public struct FreeStyleSession: Sendable {
             clock.hostTime = hostTime
             return
         case "$history?": rowParser = FreeStyleRows.history
-        case "$arresult?": rowParser = FreeStyleRows.arresult
+        case "$arresult?":
+            rowParser = FreeStyleRows.arresult
+            readChangeLog = true
         case "$result?": rowParser = FreeStyleRows.result
         default: rowParser = nil
         }
@@ -132,6 +136,7 @@ public struct FreeStyleSession: Sendable {
         var events: [String: Int] = [:]
         var cursors: [String: Int64] = [:]
         var notes: [String] = []
+        var changes: [DeviceClockChange] = []
         for entry in entries {
             switch entry {
             case .reading(let reading):
@@ -145,7 +150,7 @@ public struct FreeStyleSession: Sendable {
                 events[event, default: 0] += 1
             case .timeChange(let change):
                 events["time-change", default: 0] += 1
-                notes.append("the reader's clock was changed from \(CivilDate.wallClock(change.from)) to \(CivilDate.wallClock(change.to)) (record \(change.id))")
+                changes.append(DeviceClockChange(stream: "arresult", index: change.id, from: change.from, to: change.to))
             }
         }
         var deviceNow = clock.seconds
@@ -162,12 +167,13 @@ public struct FreeStyleSession: Sendable {
             source: DeviceSource(family: FreeStyleDriver.family, serial: serial, model: model?.rawValue),
             clock: DeviceClock(
                 epoch: Date(timeIntervalSince1970: 0), basis: .localWallClock, deviceNow: deviceNow,
-                hostNow: deviceNow == nil ? nil : clock.hostTime),
+                hostNow: deviceNow == nil ? nil : clock.hostTime, resolution: 60),
             glucose: glucose,
             recordsRead: entries.count,
             events: events.sorted { $0.key < $1.key }.map { ImportEvent(name: $0.key, count: $0.value) },
             cursors: cursors,
-            notes: notes)
+            notes: notes,
+            clockChanges: readChangeLog ? changes.sorted { $0.index < $1.index } : nil)
     }
 
     /// The ketone results, in mmol/L (the reader keeps them × 18), with their wall-clock times.

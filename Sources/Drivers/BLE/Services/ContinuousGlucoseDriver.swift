@@ -163,7 +163,8 @@ public final class ContinuousGlucoseDriver: BLEDeviceDriver {
         if badRecords > 0 { notes.append("the session's download position was kept, so the records left out are asked for again") }
         let clock = DeviceClock(
             epoch: utcStart ?? Date(timeIntervalSince1970: 0), basis: .universal,
-            deviceNow: currentStatus.map { Int64($0.status.timeOffsetMinutes) * 60 }, hostNow: currentStatus?.hostTime)
+            deviceNow: currentStatus.map { Int64($0.status.timeOffsetMinutes) * 60 }, hostNow: currentStatus?.hostTime,
+            resolution: 60, epochName: utcStart == nil ? nil : "Session Start Time")
         let download = DeviceDownload(
             source: identity.source(family: Self.family), clock: clock, glucose: readings, recordsRead: records.count + badRecords, events: events.events,
             cursors: cursors, notes: notes)
