@@ -96,7 +96,7 @@ let package = Package(
                 "Drivers", "Importer", "Store", "Capture", "Transport", "Model", "Simulators", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
-        .testTarget(name: "CLITests", dependencies: ["glucobridge", "Store", "Model", "Ingest", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["glucobridge", "Store", "Model", "Ingest", "Simulators", "TestSupport"]),
         .testTarget(
             name: "SetupTests",
             dependencies: ["Setup", "Drivers", "Transport", "Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
