@@ -102,6 +102,11 @@ public struct LECapture: Sendable, Equatable {
     /// The connections that carried ATT traffic, in opening order.
     public var attConnections: [LEConnection] { connections.filter { !$0.att.isEmpty } }
 
+    /// The last local name `address` advertised in the capture.
+    public func localName(of address: BluetoothAddress) -> String? {
+        advertisingReports.lazy.reversed().filter { $0.report.address == address }.compactMap { $0.report.advertisingData.localName }.first
+    }
+
     /// Follows connections record by record.
     private struct Tracker {
         struct Link: Hashable {

@@ -53,6 +53,31 @@ public struct FinishedImport: Sendable {
         ]
     }
 
+    /// Every device of a Bluetooth capture holding several: one section of counts per device.
+    public init(_ outcomes: [BLEImportOutcome]) {
+        self.init(combining: outcomes.map(FinishedImport.init))
+    }
+
+    /// Every device of a USB capture holding several.
+    public init(_ outcomes: [ImportOutcome]) {
+        self.init(combining: outcomes.map(FinishedImport.init))
+    }
+
+    private init(combining each: [FinishedImport]) {
+        guard each.count != 1 else {
+            self = each[0]
+            return
+        }
+        device = each.isEmpty ? "bluetooth (no device)" : each.map(\.device).joined(separator: "; ")
+        counts = each.isEmpty
+            ? ["nothing stored: the capture held no connection glucobridge decodes"]
+            : each.flatMap { finished in finished.counts.map { "\(finished.device): \($0)" } }
+        logMetadata = ["devices": "\(each.count)", "source": "\(device)"]
+        for key in ["activityMinutesAdded", "activityMinutesAlreadyStored", "readingsAdded", "readingsAlreadyStored", "added", "alreadyStored"] {
+            logMetadata[key] = "\(each.reduce(0) { $0 + (Int($1.logMetadata[key].map { "\($0)" } ?? "") ?? 0) })"
+        }
+    }
+
     private static func name(_ family: String, _ serial: String, _ model: String?) -> String {
         "\(family) \(serial)\(model.map { " (\($0))" } ?? "")"
     }

@@ -116,7 +116,7 @@ public final class SpoolService: Service {
 
     /// Replays the capture at `url`: Bluetooth when it is a btsnoop file, USB otherwise.
     static func replay(_ url: URL, with importer: Importer) throws -> FinishedImport {
-        Importer.isBTSnoop(url) ? FinishedImport(try importer.replayBLE(captureAt: url)) : FinishedImport(try importer.replay(captureAt: url))
+        Importer.isBTSnoop(url) ? FinishedImport(try importer.replayBLEDevices(captureAt: url)) : FinishedImport(try importer.replayDevices(captureAt: url))
     }
 
     /// Whether the import failed because of the store (not the file), so it is worth retrying.

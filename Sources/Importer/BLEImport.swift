@@ -93,25 +93,77 @@ extension Importer {
     /// the capture is replayed passively — the drivers read only what the capture answers and
     /// take the notifications and indications it holds — and the outcome says why.
     public func replayBLE(captureAt url: URL, address: BluetoothAddress? = nil) throws(BLEImportError) -> BLEImportOutcome {
-        let capture: LECapture
+        let capture = try Self.readLECapture(url)
+        let connection: LEConnection
         do {
-            capture = try LECapture.read(contentsOf: url)
+            connection = try ReplayATTBearer(capture: capture, address: address).connection
+        } catch {
+            throw .session(.link(error))
+        }
+        let startedAt = Date()
+        let (result, replayMode) = try replayConnection(connection, in: capture)
+        return try write(result, replayMode: replayMode, origin: url.path, startedAt: startedAt, window: Self.window(of: capture))
+    }
+
+    /// Replays every LE connection of a btsnoop capture that carries ATT, each as its own device
+    /// with its own GATT discovery (attribute handles are per connection), in the order they
+    /// opened. Every connection is read before anything is written; each device's import is then
+    /// written as it would be alone.
+    public func replayBLEDevices(captureAt url: URL) throws(BLEImportError) -> [BLEImportOutcome] {
+        let capture = try Self.readLECapture(url)
+        guard !capture.attConnections.isEmpty else {
+            do {
+                _ = try ReplayATTBearer(capture: capture)
+            } catch {
+                throw .session(.link(error))
+            }
+            return []
+        }
+        let startedAt = Date()
+        var sessions: [(BLESessionResult, ReplayMode)] = []
+        for connection in capture.attConnections {
+            sessions.append(try replayConnection(connection, in: capture))
+        }
+        let window = Self.window(of: capture)
+        var outcomes: [BLEImportOutcome] = []
+        for (result, replayMode) in sessions {
+            outcomes.append(try write(result, replayMode: replayMode, origin: url.path, startedAt: startedAt, window: window))
+        }
+        return outcomes
+    }
+
+    private static func readLECapture(_ url: URL) throws(BLEImportError) -> LECapture {
+        do {
+            return try LECapture.read(contentsOf: url)
         } catch {
             throw .capture(error)
         }
-        let startedAt = Date()
-        var replayMode = ReplayMode.conversation
-        let result: BLESessionResult
+    }
+
+    /// The capture's own time: its last plausible record timestamp.
+    private static func window(of capture: LECapture) -> PlausibleWindow {
+        PlausibleWindow.forCapture(timestamps: capture.file.records.lazy.map(\.hostTime))
+    }
+
+    /// Replays one connection: conversation first, passively when the capture does not hold what
+    /// the drivers ask.
+    private func replayConnection(_ connection: LEConnection, in capture: LECapture) throws(BLEImportError)
+        -> (BLESessionResult, ReplayMode)
+    {
         do {
-            result = try replaySession(capture, address: address, pacing: .waitForClient, mode: .conversation)
+            return (try replaySession(connection, in: capture, pacing: .waitForClient, mode: .conversation), .conversation)
         } catch let error where Self.bleReplayMismatch(error) != nil {
-            replayMode = .passive(reason: Self.bleReplayMismatch(error)!)
+            let replayMode = ReplayMode.passive(reason: Self.bleReplayMismatch(error)!)
             logger.debug("conversation replay not possible, listening passively", metadata: ["reason": "\(replayMode)"])
-            result = try replaySession(capture, address: address, pacing: .followDevice, mode: .listenOnly)
+            return (try replaySession(connection, in: capture, pacing: .followDevice, mode: .listenOnly), replayMode)
         }
-        let window = PlausibleWindow.forCapture(timestamps: capture.file.records.lazy.map(\.hostTime))
+    }
+
+    private func write(
+        _ result: BLESessionResult, replayMode: ReplayMode, origin: String, startedAt: Date, window: PlausibleWindow
+    ) throws(BLEImportError) -> BLEImportOutcome {
         var outcome = try write(
-            result, mode: replayMode == .conversation ? "replay-conversation" : "replay-passive", origin: url.path, startedAt: startedAt,
+            result, mode: replayMode == .conversation ? "replay-conversation" : "replay-passive", origin: origin, startedAt: startedAt,
             window: window)
         outcome.replayMode = replayMode
         return outcome
@@ -170,14 +222,9 @@ extension Importer {
     }
 
     private func replaySession(
-        _ capture: LECapture, address: BluetoothAddress?, pacing: ReplayATTBearer.Pacing, mode: BLESessionMode
+        _ connection: LEConnection, in capture: LECapture, pacing: ReplayATTBearer.Pacing, mode: BLESessionMode
     ) throws(BLEImportError) -> BLESessionResult {
-        let bearer: ReplayATTBearer
-        do {
-            bearer = try ReplayATTBearer(capture: capture, address: address, pacing: pacing)
-        } catch {
-            throw .session(.link(error))
-        }
+        let bearer = ReplayATTBearer(connection: connection, file: capture.name, name: capture.localName(of: connection.peerAddress), pacing: pacing)
         do {
             return try BLESession.run(
                 ATTClient(bearer: bearer), mode: mode, limits: .replay, storedCursor: storedCursor,

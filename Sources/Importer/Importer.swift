@@ -52,36 +52,74 @@ public struct Importer: Sendable {
     /// descriptors unless `driverName` names one. Conversation replay is tried first; when the
     /// capture cannot answer the driver's requests, it is decoded passively, and the outcome says so.
     public func replay(captureAt url: URL, driverName: String? = nil) throws(ImportError) -> ImportOutcome {
-        let capture: USBCapture
+        let capture = try Self.readCapture(url)
+        let selected = try Self.select(in: capture, captureName: url.lastPathComponent, driverName: driverName)
+        guard selected.count == 1 else {
+            throw .ambiguousDevice(capture: url.lastPathComponent, devices: selected.map { Self.label($0.device) })
+        }
+        return try replay(selected[0], of: capture, at: url)
+    }
+
+    /// Replays every supported device of a capture (a usbmon capture of a whole bus may hold
+    /// several readers), each as its own import, in the order of their bus addresses. Every
+    /// device is read before anything is written.
+    public func replayDevices(captureAt url: URL, driverName: String? = nil) throws(ImportError) -> [ImportOutcome] {
+        let capture = try Self.readCapture(url)
+        let selected = try Self.select(in: capture, captureName: url.lastPathComponent, driverName: driverName)
+        var reads: [(SelectedDevice, DeviceDownload, ReplayMode, Date)] = []
+        for device in selected {
+            let startedAt = Date()
+            let (download, mode) = try read(device)
+            reads.append((device, download, mode, startedAt))
+        }
+        var outcomes: [ImportOutcome] = []
+        for (device, download, replayMode, startedAt) in reads {
+            outcomes.append(try write(device, download: download, replayMode: replayMode, of: capture, at: url, startedAt: startedAt))
+        }
+        return outcomes
+    }
+
+    private static func readCapture(_ url: URL) throws(ImportError) -> USBCapture {
         do {
-            capture = try USBCaptureReader.read(contentsOf: url)
+            return try USBCaptureReader.read(contentsOf: url)
         } catch {
             throw .capture(error)
         }
-        let name = url.lastPathComponent
-        let (device, driver, detection, detectionDecode) = try Self.select(in: capture, captureName: name, driverName: driverName)
+    }
+
+    private func replay(_ device: SelectedDevice, of capture: USBCapture, at url: URL) throws(ImportError) -> ImportOutcome {
         let startedAt = Date()
-        var replayMode = ReplayMode.conversation
-        let download: DeviceDownload
+        let (download, replayMode) = try read(device)
+        return try write(device, download: download, replayMode: replayMode, of: capture, at: url, startedAt: startedAt)
+    }
+
+    /// Reads one captured device: conversation replay first; when the capture cannot answer the
+    /// driver's requests, a passive decode.
+    private func read(_ selected: SelectedDevice) throws(ImportError) -> (DeviceDownload, ReplayMode) {
         do {
-            download = try driver.download(over: ReplayUSBTransport(device), after: storedCursors)
+            return (try selected.driver.download(over: ReplayUSBTransport(selected.device), after: storedCursors), .conversation)
         } catch let error where Self.replayMismatch(error) != nil {
-            replayMode = .passive(reason: Self.replayMismatch(error)!)
+            let replayMode = ReplayMode.passive(reason: Self.replayMismatch(error)!)
             logger.debug("conversation replay not possible, decoding passively", metadata: ["reason": "\(replayMode)"])
             do {
-                download = try detectionDecode ?? driver.decode(recorded: device)
+                return (try selected.passive ?? selected.driver.decode(recorded: selected.device), replayMode)
             } catch {
                 throw Self.wrap(error)
             }
         } catch {
             throw Self.wrap(error)
         }
+    }
+
+    private func write(
+        _ selected: SelectedDevice, download: DeviceDownload, replayMode: ReplayMode, of capture: USBCapture, at url: URL, startedAt: Date
+    ) throws(ImportError) -> ImportOutcome {
         let mode = replayMode == .conversation ? "replay-conversation" : "replay-passive"
         let window = PlausibleWindow.forCapture(timestamps: capture.transfers.lazy.compactMap(\.timestamp))
         var outcome = try write(download, mode: mode, origin: url.path, startedAt: startedAt, window: window)
         outcome.replayMode = replayMode
         outcome.captureFormat = capture.format
-        if let detection { outcome.notes.insert(detection, at: 0) }
+        if let detection = selected.detection { outcome.notes.insert(detection, at: 0) }
         return outcome
     }
 
@@ -172,11 +210,19 @@ public struct Importer: Sendable {
             clock: batch.clock, events: batch.events, notes: batch.notes)
     }
 
-    /// Picks the device to replay and its driver. When the traffic had to be decoded to tell the
-    /// driver, that passive decode comes back too.
-    static func select(in capture: USBCapture, captureName: String, driverName: String?) throws(ImportError)
-        -> (CapturedDevice, any USBDeviceDriver.Type, detection: String?, passive: DeviceDownload?)
-    {
+    /// A captured device to replay, its driver, and (when the traffic had to be decoded to tell
+    /// the driver) why it was chosen and that passive decode.
+    struct SelectedDevice {
+        var device: CapturedDevice
+        var driver: any USBDeviceDriver.Type
+        var detection: String?
+        var passive: DeviceDownload?
+    }
+
+    /// Picks the devices to replay and their drivers: every device the capture's descriptors show
+    /// a driver supports (or that `driverName`'s driver supports); without descriptors, the
+    /// device whose traffic a driver decodes whole.
+    static func select(in capture: USBCapture, captureName: String, driverName: String?) throws(ImportError) -> [SelectedDevice] {
         let devices = CapturedDevice.devices(in: capture).filter(\.hasDataTransfers)
         guard !devices.isEmpty else { throw .noConversation(capture: captureName) }
         if let driverName {
@@ -186,11 +232,11 @@ public struct Importer: Sendable {
             let candidates = devices.filter {
                 !$0.hasDescriptors || driver.supports(vendorID: $0.description.vendorID, productID: $0.description.productID)
             }
-            guard candidates.count == 1 else {
-                if candidates.isEmpty { throw .unsupportedDevice(capture: captureName, ids: devices.map(\.description.idString)) }
+            if candidates.isEmpty { throw .unsupportedDevice(capture: captureName, ids: devices.map(\.description.idString)) }
+            if candidates.count > 1, candidates.contains(where: { !$0.hasDescriptors }) {
                 throw .ambiguousDevice(capture: captureName, devices: candidates.map(Self.label))
             }
-            return (candidates[0], driver, nil, nil)
+            return candidates.map { SelectedDevice(device: $0, driver: driver) }
         }
         let described = devices.filter(\.hasDescriptors)
         if described.isEmpty {
@@ -199,20 +245,20 @@ public struct Importer: Sendable {
             for device in devices {
                 for driver in DriverRegistry.usb {
                     if let decoded = try? driver.decode(recorded: device) {
-                        return (device, driver, "no device descriptors in the capture; the traffic was recognised as \(driver.family)", decoded)
+                        return [SelectedDevice(
+                            device: device, driver: driver,
+                            detection: "no device descriptors in the capture; the traffic was recognised as \(driver.family)", passive: decoded)]
                     }
                 }
             }
             throw .driverNotDetected(capture: captureName)
         }
         let supported = described.compactMap { device in
-            DriverRegistry.usbDriver(vendorID: device.description.vendorID, productID: device.description.productID).map { (device, $0) }
+            DriverRegistry.usbDriver(vendorID: device.description.vendorID, productID: device.description.productID)
+                .map { SelectedDevice(device: device, driver: $0) }
         }
-        guard supported.count == 1 else {
-            if supported.isEmpty { throw .unsupportedDevice(capture: captureName, ids: described.map(\.description.idString)) }
-            throw .ambiguousDevice(capture: captureName, devices: supported.map { Self.label($0.0) })
-        }
-        return (supported[0].0, supported[0].1, nil, nil)
+        if supported.isEmpty { throw .unsupportedDevice(capture: captureName, ids: described.map(\.description.idString)) }
+        return supported
     }
 
     private static func label(_ device: CapturedDevice) -> String {

@@ -19,7 +19,7 @@ public final class ContourMeterSimulator: USBTransport {
     /// (`YYYYMMDDhhmm`) and result records `results` (`R|seq|^^^Glucose|value|unit^P||markers||time`).
     public init(serial: String, unit: Int, clock: String, results: [String], hostClock: @escaping () -> Date) {
         device = USBDeviceDescription(
-            vendorID: 0x1A79, productID: 0x6002, bus: 2, address: 7, manufacturer: "Bayer", product: "Simulated Contour",
+            vendorID: 0x1A79, productID: 0x6002, bus: 3, address: 7, manufacturer: "Bayer", product: "Simulated Contour",
             serialNumber: nil,
             interfaces: [USBInterface(number: 0, interfaceClass: USBInterface.classHID, interfaceSubclass: 0, interfaceProtocol: 0, endpoints: [
                 USBEndpoint(address: 0x81, type: .interrupt, maxPacketSize: 64),

@@ -27,6 +27,8 @@ public final class ReplayATTBearer: ATTBearer {
 
     public let peer: BLEPeer
     public let connectionHandle: UInt16?
+    /// The captured connection being replayed.
+    public let connection: LEConnection
     /// The capture's file name, for messages.
     public let file: String
     public var pacing: Pacing
@@ -58,6 +60,7 @@ public final class ReplayATTBearer: ATTBearer {
     public init(connection: LEConnection, file: String, name: String? = nil, pacing: Pacing = .waitForClient) {
         peer = BLEPeer(address: connection.peerAddress, addressType: connection.peerAddressType, name: name)
         connectionHandle = connection.handle
+        self.connection = connection
         self.file = file
         self.pacing = pacing
         pdus = connection.att
@@ -99,10 +102,7 @@ public final class ReplayATTBearer: ATTBearer {
                 detail: "no LE connection\(target) carrying ATT in this capture (connections seen: "
                     + (seen.isEmpty ? "none" : seen.joined(separator: ", ")) + ")")
         }
-        let name = capture.advertisingReports.lazy.reversed()
-            .filter { $0.report.address == connection.peerAddress }
-            .compactMap { $0.report.advertisingData.localName }.first
-        self.init(connection: connection, file: capture.name, name: name, pacing: pacing)
+        self.init(connection: connection, file: capture.name, name: capture.localName(of: connection.peerAddress), pacing: pacing)
     }
 
     /// Reads the btsnoop file at `url` and replays its first ATT connection (to `address`).

@@ -1,0 +1,72 @@
+import Foundation
+import Importer
+import Model
+import Simulators
+import Store
+import TestSupport
+import XCTest
+
+/// A usbmon capture of a whole bus (`tcpdump -i usbmon3`) while a FreeStyle Libre (address 12)
+/// and a Contour (address 7) were both read: both are imported, each as its own device.
+final class TwoReaderCaptureTests: XCTestCase {
+    /// The records of two usbmon pcaps merged in time order under the first one's file header.
+    static func merge(_ first: URL, _ second: URL, into output: URL) throws {
+        var records: [(time: UInt64, bytes: Data)] = []
+        var header = Data()
+        for url in [first, second] {
+            let data = try Data(contentsOf: url)
+            header = header.isEmpty ? data.prefix(24) : header
+            var offset = 24
+            func u32(_ at: Int) -> UInt32 { data[at..<(at + 4)].reversed().reduce(0) { $0 << 8 | UInt32($1) } }
+            while offset + 16 <= data.count {
+                let length = Int(u32(offset + 8))
+                let time = UInt64(u32(offset)) * 1_000_000 + UInt64(u32(offset + 4))
+                records.append((time, data[offset..<(offset + 16 + length)]))
+                offset += 16 + length
+            }
+        }
+        var merged = header
+        for record in records.enumerated().sorted(by: { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }) {
+            merged.append(record.element.bytes)
+        }
+        try merged.write(to: output)
+    }
+
+    func testBothReadersAreImported() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let host = utc("2026-03-10 14:00:40")
+        var tick = 0.0
+        let libre = FreeStyleReaderSimulator(
+            productID: 0x3650, outEndpoint: false, serial: "JCMV000-BUS01", softwareVersion: "2.3.2", date: "3,10,26", time: "10,0",
+            records: ["$history?": ["2,12,3,10,26,9,0,0,1,0,0,0,0,140,30,0", "1,12,3,10,26,8,45,0,1,0,0,0,0,150,15,0"], "$arresult?": []],
+            hostClock: {
+                tick += 0.001
+                return host.addingTimeInterval(tick)
+            })
+        var contourTick = 0.5
+        let contour = ContourMeterSimulator(
+            serial: "7390-0000003", unit: 0, clock: "202603101000", results: ["R|1|^^^Glucose|99|mg/dL^P||||202603100930"],
+            hostClock: {
+                contourTick += 0.001
+                return host.addingTimeInterval(contourTick)
+            })
+        let libreCapture = folder.appendingPathComponent("libre.pcap"), contourCapture = folder.appendingPathComponent("contour.pcap")
+        try FreeStyleDemo.record(libre, to: libreCapture)
+        try ContourMeterSimulator.record(contour, to: contourCapture)
+        let bus = folder.appendingPathComponent("usbmon3.pcap")
+        try Self.merge(libreCapture, contourCapture, into: bus)
+
+        let (store, _) = try makeStore(zone: "America/New_York")
+        let importer = Importer(store: store)
+        let outcomes = try importer.replayDevices(captureAt: bus)
+        XCTAssertEqual(Set(outcomes.map(\.source.family)), ["freestyle", "contour"])
+        XCTAssertEqual(outcomes.map(\.summary.added).reduce(0, +), 3)
+        XCTAssertEqual(outcomes.map(\.replayMode), [.conversation, .conversation])
+        XCTAssertEqual(try store.glucose().map(\.time), [utc("2026-03-10 12:45:00"), utc("2026-03-10 13:00:00"), utc("2026-03-10 13:30:00")])
+        XCTAssertThrowsError(try importer.replay(captureAt: bus), "one device was asked for")
+
+        let again = try importer.replayDevices(captureAt: bus)
+        XCTAssertEqual(again.map(\.summary.added), [0, 0])
+        XCTAssertEqual(try store.glucose().count, 3)
+    }
+}
