@@ -174,15 +174,10 @@ public struct Importer: Sendable {
         return try write(download, mode: "live", origin: origin, startedAt: startedAt, window: window)
     }
 
-    /// The cursors the store holds for a source: the driver reads only what is newer.
+    /// The cursors the store holds for a source, every stream of it: the driver reads only what
+    /// is newer.
     private var storedCursors: @Sendable (DeviceSource) throws -> [String: Int64] {
-        { [store] source in
-            var cursors: [String: Int64] = [:]
-            for stream in ["egv", "meter"] {
-                if let cursor = try store.cursor(source: source, stream: stream) { cursors[stream] = cursor }
-            }
-            return cursors
-        }
+        { [store] source in try store.cursors(source: source) }
     }
 
     private func write(

@@ -16,6 +16,24 @@ extension SharedStore {
         }
     }
 
+    /// Every stream's cursor stored for a source: the highest record index stored per stream.
+    public func cursors(source: DeviceSource) throws(StoreError) -> [String: Int64] {
+        try read { db in
+            var cursors: [String: Int64] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.stream, c.last_record_index FROM source_cursor c JOIN source s ON s.id = c.source_id
+                    WHERE s.family = ? AND s.serial = ?
+                    """,
+                arguments: [source.family, source.serial])
+            {
+                cursors[row[0]] = row[1]
+            }
+            return cursors
+        }
+    }
+
     /// Glucose readings with `from ≤ time < to` (either bound may be omitted), ascending by time.
     public func glucose(from: Date? = nil, to: Date? = nil) throws(StoreError) -> [StoredGlucose] {
         let (bounds, arguments) = StoreTime.range("g.time", from: from, to: to)

@@ -199,3 +199,37 @@ final class WallClockTimeTests: XCTestCase {
         XCTAssertTrue(outcome.notes.contains { $0.contains("−3 h 10 min off local time") }, "\(outcome.notes)")
     }
 }
+
+/// The store's cursors for every stream a driver names are handed back to it.
+final class FreeStyleCursorTests: XCTestCase {
+    /// A second import of a Libre whose reader now holds two more history rows and one more scan
+    /// reads only those three records.
+    func testReimportReadsOnlyNewRecords() throws {
+        let (store, _) = try makeStore(zone: "America/New_York")
+        let importer = Importer(store: store)
+        func reader(history: [String], arresult: [String]) -> FreeStyleReaderSimulator {
+            FreeStyleReaderSimulator(
+                productID: 0x3650, outEndpoint: false, serial: "JCMV000-CUR01", softwareVersion: "2.3.2", date: "3,10,26", time: "10,0",
+                records: ["$history?": history, "$arresult?": arresult], hostClock: WallClockTimeTests.clock(from: WallClockTimeTests.host))
+        }
+        var history = [WallClockTimeTests.history(2, "3,10,26", "8,15,0", 120), WallClockTimeTests.history(1, "3,10,26", "8,0,0", 110)]
+        var arresult = [
+            "9,2,3,10,26,8,5,0,1,2,0,0,0,1,3,0,0,0,0,0,0,0,0,0,0,0,0,0,32768,\"\",\"\",\"\",\"\",\"\",\"\"",
+            WallClockTimeTests.result(8, "3,10,26", "8,1,0", kind: 0, 100),
+        ]
+        let first = try importer.importSession(over: reader(history: history, arresult: arresult), driver: FreeStyleDriver.self, origin: "simulated")
+        XCTAssertEqual(first.summary.recordsRead, 4)
+        XCTAssertEqual(first.summary.added, 3)
+        XCTAssertEqual(try store.cursors(source: first.source), ["history": 2, "arresult": 9])
+
+        history.insert(contentsOf: [WallClockTimeTests.history(4, "3,10,26", "8,45,0", 140), WallClockTimeTests.history(3, "3,10,26", "8,30,0", 130)], at: 0)
+        arresult.insert(WallClockTimeTests.result(10, "3,10,26", "8,50,0", kind: 2, 150), at: 0)
+        let second = try importer.importSession(over: reader(history: history, arresult: arresult), driver: FreeStyleDriver.self, origin: "simulated")
+        XCTAssertEqual(second.summary.recordsRead, 3, "only the records after the cursors")
+        XCTAssertEqual(second.summary.added, 3)
+        XCTAssertEqual(second.summary.alreadyStored, 0)
+        XCTAssertEqual(second.events, [], "the flagged row of the first import is not counted again")
+        XCTAssertEqual(try store.cursors(source: first.source), ["history": 4, "arresult": 10])
+        XCTAssertEqual(try store.glucose().map(\.recordKey), ["history:1", "arresult:8", "history:2", "history:3", "history:4", "arresult:10"])
+    }
+}

@@ -20,8 +20,11 @@ public enum FreeStyleDriver: USBDeviceDriver {
     /// The records commands asked when the model is not known (a capture without descriptors).
     static let allRecordCommands = ["$history?", "$arresult?", "$result?"]
 
+    /// Reads the reader and keeps only the records after the store's cursors for it (the text
+    /// protocol has no query for newer records, so the reader sends all of them).
     public static func download(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload {
-        try readSession(over: transport).normalised()
+        let session = try readSession(over: transport)
+        return try session.normalised(after: try cursors(try session.source()))
     }
 
     public static func decode(recorded device: CapturedDevice) throws -> DeviceDownload {

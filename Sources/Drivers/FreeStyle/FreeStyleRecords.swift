@@ -40,10 +40,16 @@ public struct FreeStyleTimeChange: Sendable, Equatable {
 public enum FreeStyleEntry: Sendable, Equatable {
     case reading(FreeStyleReading)
     /// A row the reader itself flagged as an error (error field not 0); counted, never stored.
-    case flagged(event: String)
+    case flagged(event: String, record: FreeStyleRecordNumber?)
     case timeChange(FreeStyleTimeChange)
     /// A row that is neither a reading nor a time change, counted under this name.
-    case other(event: String)
+    case other(event: String, record: FreeStyleRecordNumber?)
+}
+
+/// The reply a row came from (`history`, `arresult`, `result`) and its record number there.
+public struct FreeStyleRecordNumber: Sendable, Equatable {
+    public var stream: String
+    public var id: Int64
 }
 
 /// One row of a multi-record reply, read by field index with bounds checks: row lengths differ
@@ -112,8 +118,9 @@ enum FreeStyleRows {
     /// 13 glucose mg/dL · 15 error bits (0x8000 invalid).
     static func history(_ row: FreeStyleRow) throws(FreeStyleError) -> FreeStyleEntry {
         let id = try row.int(0, "record number"), type = try row.int(1, "row type")
-        guard type == 12 else { return .other(event: "history-row-type-\(type)") }
-        if let flagged = try flaggedEvent(row, errorField: 15, what: "sensor-reading") { return flagged }
+        let number = FreeStyleRecordNumber(stream: "history", id: Int64(id))
+        guard type == 12 else { return .other(event: "history-row-type-\(type)", record: number) }
+        if let flagged = try flaggedEvent(row, errorField: 15, what: "sensor-reading", record: number) { return flagged }
         return .reading(FreeStyleReading(
             stream: "history", id: Int64(id), time: try row.wallClock(at: 2, seconds: true), kind: .sensorHistory,
             value: try row.glucose(13)))
@@ -123,9 +130,10 @@ enum FreeStyleRows {
     /// 14 trend · 28 error bits) and type 5 time changes (2–7 new time, 9–14 old time).
     static func arresult(_ row: FreeStyleRow) throws(FreeStyleError) -> FreeStyleEntry {
         let id = try row.int(0, "record number"), type = try row.int(1, "row type")
+        let number = FreeStyleRecordNumber(stream: "arresult", id: Int64(id))
         switch type {
         case 2:
-            if let flagged = try flaggedEvent(row, errorField: 28, what: "result") { return flagged }
+            if let flagged = try flaggedEvent(row, errorField: 28, what: "result", record: number) { return flagged }
             let time = try row.wallClock(at: 2, seconds: true)
             switch try row.int(9, "reading type") {
             case 0:
@@ -138,13 +146,13 @@ enum FreeStyleRows {
                     stream: "arresult", id: Int64(id), time: time, kind: .sensorScan, value: try row.glucose(12),
                     trend: (1...5).contains(trend) ? trend : nil))
             case let other:
-                return .other(event: "arresult-reading-type-\(other)")
+                return .other(event: "arresult-reading-type-\(other)", record: number)
             }
         case 5:
             return .timeChange(FreeStyleTimeChange(
                 id: Int64(id), from: try row.wallClock(at: 9, seconds: true), to: try row.wallClock(at: 2, seconds: true)))
         default:
-            return .other(event: "arresult-row-type-\(type)")
+            return .other(event: "arresult-row-type-\(type)", record: number)
         }
     }
 
@@ -153,14 +161,15 @@ enum FreeStyleRows {
     /// A value may be `HI` or `LO` instead of a number.
     static func result(_ row: FreeStyleRow) throws(FreeStyleError) -> FreeStyleEntry {
         let type = try row.int(0, "row type")
+        let number = (try? row.int(1, "record number")).map { FreeStyleRecordNumber(stream: "result", id: Int64($0)) }
         let valueField: Int
         let kind: FreeStyleReading.Kind
         switch type {
         case 0: (valueField, kind) = (13, .bloodGlucose)
         case 7: (valueField, kind) = (8, .bloodGlucose)
         case 9: (valueField, kind) = (8, .ketone)
-        case 10: return .other(event: "insulin-entry")
-        default: return .other(event: "result-row-type-\(type)")
+        case 10: return .other(event: "insulin-entry", record: number)
+        default: return .other(event: "result-row-type-\(type)", record: number)
         }
         let id = try row.int(1, "record number")
         let time = try row.wallClock(at: 2, seconds: false)
@@ -175,9 +184,11 @@ enum FreeStyleRows {
     }
 
     /// The event for a row whose error field is not 0, or nil for a good row.
-    private static func flaggedEvent(_ row: FreeStyleRow, errorField: Int, what: String) throws(FreeStyleError) -> FreeStyleEntry? {
+    private static func flaggedEvent(
+        _ row: FreeStyleRow, errorField: Int, what: String, record: FreeStyleRecordNumber
+    ) throws(FreeStyleError) -> FreeStyleEntry? {
         let errors = try row.int(errorField, "error field")
         guard errors != 0 else { return nil }
-        return .flagged(event: errors & 0x8000 != 0 ? "\(what)-flagged-invalid" : "\(what)-with-error-bits")
+        return .flagged(event: errors & 0x8000 != 0 ? "\(what)-flagged-invalid" : "\(what)-with-error-bits", record: record)
     }
 }

@@ -130,23 +130,49 @@ public struct FreeStyleSession: Sendable {
 
     /// The readings as device-neutral records. Ketone strips, rows the reader flagged as errors,
     /// time changes and other rows are counted, not stored; time changes are also listed in the notes.
-    public func normalised() throws(FreeStyleError) -> DeviceDownload {
+    /// The reader as a source: its family, serial and model.
+    public func source() throws(FreeStyleError) -> DeviceSource {
         guard let serial = textSerial ?? hidSerial, !serial.isEmpty else { throw .noSerialNumber }
+        return DeviceSource(family: FreeStyleDriver.family, serial: serial, model: model?.rawValue)
+    }
+
+    /// The record number of a row, and the stream it counts in; nil for rows without one.
+    private static func number(of entry: FreeStyleEntry) -> (stream: String, id: Int64)? {
+        switch entry {
+        case .reading(let reading): (reading.stream, reading.id)
+        case .timeChange(let change): ("arresult", change.id)
+        case .flagged(_, let record), .other(_, let record): record.map { ($0.stream, $0.id) }
+        }
+    }
+
+    /// With `cursors` (the highest record number stored per stream), only the rows after them
+    /// are taken: a re-import reads only new records. Rows without a record number are always
+    /// counted.
+    public func normalised(after cursors: [String: Int64] = [:]) throws(FreeStyleError) -> DeviceDownload {
+        let source = try source()
         var glucose: [DeviceGlucoseRecord] = []
         var events: [String: Int] = [:]
-        var cursors: [String: Int64] = [:]
+        var cursors = cursors.filter { ["history", "arresult", "result"].contains($0.key) }
+        let after = cursors
         var notes: [String] = []
         var changes: [DeviceClockChange] = []
+        let entries = entries.filter { entry in
+            guard let (stream, id) = Self.number(of: entry), let cursor = after[stream] else { return true }
+            return id > cursor
+        }
+        if !after.isEmpty, entries.count < self.entries.count {
+            notes.append("\(self.entries.count - entries.count) records already imported (up to \(after.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ", "))) were skipped")
+        }
         for entry in entries {
+            if let (stream, id) = Self.number(of: entry) { cursors[stream] = max(cursors[stream] ?? id, id) }
             switch entry {
             case .reading(let reading):
-                cursors[reading.stream] = max(cursors[reading.stream] ?? reading.id, reading.id)
                 if let record = Self.glucoseRecord(reading) {
                     glucose.append(record)
                 } else {
                     events["ketone-strip", default: 0] += 1
                 }
-            case .flagged(let event), .other(let event):
+            case .flagged(let event, _), .other(let event, _):
                 events[event, default: 0] += 1
             case .timeChange(let change):
                 events["time-change", default: 0] += 1
@@ -164,7 +190,7 @@ public struct FreeStyleSession: Sendable {
             notes.append("\(binaryMessages) binary-protocol message\(binaryMessages == 1 ? "" : "s") not decoded")
         }
         return DeviceDownload(
-            source: DeviceSource(family: FreeStyleDriver.family, serial: serial, model: model?.rawValue),
+            source: source,
             clock: DeviceClock(
                 epoch: Date(timeIntervalSince1970: 0), basis: .localWallClock, deviceNow: deviceNow,
                 hostNow: deviceNow == nil ? nil : clock.hostTime, resolution: 60),
