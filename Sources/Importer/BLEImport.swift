@@ -251,7 +251,8 @@ extension Importer {
 
     /// Writes what the session read: the activity of every activity service as one source (the
     /// device's, under the joined family names), each glucose service's readings under its own
-    /// family, and a meter's own exercise notes. Everything was read before anything is written.
+    /// family, and a meter's own exercise notes — all in one store transaction. Everything was
+    /// read, normalised and checked before anything is written.
     private func write(
         _ result: BLESessionResult, mode: String, origin: String?, startedAt: Date, window: PlausibleWindow
     ) throws(BLEImportError) -> BLEImportOutcome {
@@ -259,63 +260,74 @@ extension Importer {
             identity: result.identity, mode: mode, replayMode: nil, origin: origin, session: result, activity: nil, glucose: [],
             meterExercise: nil, problems: result.reports.flatMap(\.problems), notes: result.notes)
         let zone = store.timeZone
-        // Every glucose batch is normalised (and its clock checked) before anything is written.
-        var glucoseBatches: [Int: ImportBatch] = [:]
-        for (number, report) in result.reports.enumerated() {
-            guard let download = report.glucose, download.recordsRead > 0 || !download.cursors.isEmpty else { continue }
+        var glucose: [(BLEService, ImportBatch)] = []
+        var activity: [ActivityBatch] = []
+        var hasActivity = false
+        var meterExercise: ActivityBatch?
+
+        let activityReports = result.reports.filter { $0.glucose == nil }
+        let plausible = window.filter(activityReports.flatMap(\.samples))
+        if !plausible.samples.isEmpty {
+            let family = activityReports.map(\.family).joined(separator: "+")
+            let profile: UserProfile
             do {
-                glucoseBatches[number] = try Normaliser.batch(
-                    timedByDevice: download, mode: mode, origin: origin, startedAt: startedAt, timeZone: zone, window: window)
+                profile = try store.userProfile()
             } catch {
-                throw .implausibleClock(error)
+                throw .store(error)
+            }
+            var batch = ExerciseDetector(profile: profile).batch(
+                from: plausible.samples, source: result.identity.source(family: family), startedAt: startedAt, mode: mode, origin: origin,
+                clock: ClockReport(hostTime: result.lastHostTime, deviceTime: nil, method: .hostAnchored))
+            batch.events = activityReports.flatMap(\.events) + [plausible.event].compactMap { $0 } + batch.events
+            batch.notes = activityReports.flatMap(\.notes) + [plausible.note].compactMap { $0 } + batch.notes
+            activity.append(window.filter(batch))
+            hasActivity = true
+        } else {
+            outcome.notes += activityReports.flatMap(\.notes) + [plausible.note].compactMap { $0 }
+            for report in activityReports {
+                outcome.notes.append("\(report.service.name): no measurements received")
             }
         }
-        do {
-            let activityReports = result.reports.filter { $0.glucose == nil }
-            let plausible = window.filter(activityReports.flatMap(\.samples))
-            let samples = plausible.samples
-            if !samples.isEmpty {
-                let family = activityReports.map(\.family).joined(separator: "+")
-                let source = result.identity.source(family: family)
-                var batch = ExerciseDetector(profile: try store.userProfile()).batch(
-                    from: samples, source: source, startedAt: startedAt, mode: mode, origin: origin,
-                    clock: ClockReport(hostTime: result.lastHostTime, deviceTime: nil, method: .hostAnchored))
-                batch.events = activityReports.flatMap(\.events) + [plausible.event].compactMap { $0 } + batch.events
-                batch.notes = activityReports.flatMap(\.notes) + [plausible.note].compactMap { $0 } + batch.notes
-                batch = window.filter(batch)
-                let summary = try store.record(batch)
-                outcome.activity = BLEActivityImport(
-                    source: source, summary: summary, sessions: batch.sessions, events: batch.events, notes: batch.notes)
+        for report in result.reports {
+            guard let download = report.glucose else { continue }
+            if download.recordsRead > 0 || !download.cursors.isEmpty {
+                do {
+                    glucose.append((report.service, try Normaliser.batch(
+                        timedByDevice: download, mode: mode, origin: origin, startedAt: startedAt, timeZone: zone, window: window)))
+                } catch {
+                    throw .implausibleClock(error)
+                }
             } else {
-                outcome.notes += activityReports.flatMap(\.notes) + [plausible.note].compactMap { $0 }
-                for report in activityReports {
-                    outcome.notes.append("\(report.service.name): no measurements received")
-                }
+                outcome.notes += download.notes
+                outcome.notes.append("\(report.service.name): no records received")
             }
-            for (number, report) in result.reports.enumerated() {
-                guard let download = report.glucose else { continue }
-                if let batch = glucoseBatches[number] {
-                    let summary = try store.record(batch)
-                    outcome.glucose.append(BLEGlucoseImport(
-                        source: batch.source, service: report.service, summary: summary, events: batch.events, clock: batch.clock,
-                        notes: batch.notes))
-                } else {
-                    outcome.notes += download.notes
-                    outcome.notes.append("\(report.service.name): no records received")
-                }
-                if !report.exercise.isEmpty {
-                    let sessions = Normaliser.exerciseSessions(report.exercise, clock: download.clock, timeZone: zone)
-                    let batch = window.filter(ActivityBatch(
-                        source: download.source, startedAt: startedAt, mode: mode, origin: origin,
-                        clock: ClockReport(hostTime: nil, deviceTime: nil, method: .deviceLocalTime), minutes: [],
-                        sessions: sessions, samplesRead: 0))
-                    let summary = try store.record(batch)
-                    outcome.meterExercise = BLEActivityImport(
-                        source: download.source, summary: summary, sessions: sessions, events: [], notes: [])
-                }
+            if !report.exercise.isEmpty {
+                let batch = window.filter(ActivityBatch(
+                    source: download.source, startedAt: startedAt, mode: mode, origin: origin,
+                    clock: ClockReport(hostTime: nil, deviceTime: nil, method: .deviceLocalTime), minutes: [],
+                    sessions: Normaliser.exerciseSessions(report.exercise, clock: download.clock, timeZone: zone), samplesRead: 0))
+                meterExercise = batch
+                activity.append(batch)
             }
+        }
+
+        let summary: CombinedImportSummary
+        do {
+            summary = try store.record(glucose: glucose.map(\.1), activity: activity)
         } catch {
             throw .store(error)
+        }
+        for ((service, batch), stored) in zip(glucose, summary.glucose) {
+            outcome.glucose.append(BLEGlucoseImport(
+                source: batch.source, service: service, summary: stored, events: batch.events, clock: batch.clock, notes: batch.notes))
+        }
+        var activitySummaries = summary.activity[...]
+        if hasActivity, let batch = activity.first, let stored = activitySummaries.popFirst() {
+            outcome.activity = BLEActivityImport(
+                source: batch.source, summary: stored, sessions: batch.sessions, events: batch.events, notes: batch.notes)
+        }
+        if let batch = meterExercise, let stored = activitySummaries.popFirst() {
+            outcome.meterExercise = BLEActivityImport(source: batch.source, summary: stored, sessions: batch.sessions, events: [], notes: [])
         }
         logger.info("bluetooth import stored", metadata: [
             "device": "\(result.identity.peer)", "mode": "\(mode)",

@@ -38,70 +38,76 @@ extension SharedStore {
     public func record(_ batch: ActivityBatch) throws(StoreError) -> ActivityImportSummary {
         let checked = try CheckedActivityBatch(batch)
         let zone = timeZone
-        return try write { db in
-            let sourceID = try ImportRows.upsertSource(batch.source, db)
-            let runID = try ImportRows.insertRun(
-                sourceID: sourceID, startedAt: batch.startedAt, mode: batch.mode, origin: batch.origin,
-                recordsRead: batch.samplesRead, skipped: batch.events.reduce(0) { $0 + $1.count },
-                clock: batch.clock, events: batch.events, notes: batch.notes, db)
+        return try write { db in try Self.insert(checked, zone: zone, db) }
+    }
 
-            let insertMinute = try db.cachedStatement(sql: """
-                INSERT INTO activity_minute (
-                    source_id, minute, heart_rate_bpm, step_cadence_spm, crank_cadence_rpm, speed_mps,
-                    distance_m, energy_kj, gait, sensors, sample_count, import_run_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (source_id, minute) DO NOTHING
-                """)
-            var minutesAdded = 0
-            for minute in checked.minutes {
-                try insertMinute.execute(arguments: [
-                    sourceID, StoreTime.string(minute.start), minute.heartRate, minute.stepCadence,
-                    minute.crankCadence, minute.speed, minute.distance, minute.energy, minute.gait?.rawValue,
-                    ActivityColumns.sensors(minute.sensors), minute.sampleCount, runID,
-                ])
-                minutesAdded += db.changesCount
-            }
+    /// The SQL of one activity import, inside a write transaction.
+    static func insert(_ checked: CheckedActivityBatch, zone: TimeZone, _ db: Database) throws -> ActivityImportSummary {
+        let batch = checked.batch
+        let sourceID = try ImportRows.upsertSource(batch.source, db)
+        let runID = try ImportRows.insertRun(
+            sourceID: sourceID, startedAt: batch.startedAt, mode: batch.mode, origin: batch.origin,
+            recordsRead: batch.samplesRead, skipped: batch.events.reduce(0) { $0 + $1.count },
+            clock: batch.clock, events: batch.events, notes: batch.notes, db)
 
-            let insertSession = try db.cachedStatement(sql: """
-                INSERT INTO exercise (day_id, time, name, duration_seconds, intensity, source_id,
-                                      device_record_key, import_run_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (source_id, device_record_key) DO NOTHING
-                """)
-            var days = DayResolver(timeZone: zone)
-            var daysWithNewRows: Set<DayDate> = []
-            var sessionsAdded = 0
-            for session in checked.sessions {
-                let date = days.date(of: session.start)
-                try insertSession.execute(arguments: [
-                    try days.id(of: date, in: db), StoreTime.string(session.start), session.kind.rawValue,
-                    session.duration, session.intensity.rawValue, sourceID, session.recordKey, runID,
-                ])
-                if db.changesCount > 0 {
-                    sessionsAdded += 1
-                    daysWithNewRows.insert(date)
-                }
-            }
-            // A Day created for a session that was stored already holds nothing: remove it.
-            for (date, id) in days.created where !daysWithNewRows.contains(date) {
-                try db.execute(sql: "DELETE FROM day WHERE id = ?", arguments: [id])
-            }
-
-            try ImportRows.finish(runID, added: minutesAdded, alreadyStored: batch.minutes.count - minutesAdded, db)
-            return ActivityImportSummary(
-                runID: runID, samplesRead: batch.samplesRead, minutesAdded: minutesAdded,
-                minutesAlreadyStored: batch.minutes.count - minutesAdded, sessionsAdded: sessionsAdded,
-                sessionsAlreadyStored: batch.sessions.count - sessionsAdded, days: daysWithNewRows.sorted())
+        let insertMinute = try db.cachedStatement(sql: """
+            INSERT INTO activity_minute (
+                source_id, minute, heart_rate_bpm, step_cadence_spm, crank_cadence_rpm, speed_mps,
+                distance_m, energy_kj, gait, sensors, sample_count, import_run_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (source_id, minute) DO NOTHING
+            """)
+        var minutesAdded = 0
+        for minute in checked.minutes {
+            try insertMinute.execute(arguments: [
+                sourceID, StoreTime.string(minute.start), minute.heartRate, minute.stepCadence,
+                minute.crankCadence, minute.speed, minute.distance, minute.energy, minute.gait?.rawValue,
+                ActivityColumns.sensors(minute.sensors), minute.sampleCount, runID,
+            ])
+            minutesAdded += db.changesCount
         }
+
+        let insertSession = try db.cachedStatement(sql: """
+            INSERT INTO exercise (day_id, time, name, duration_seconds, intensity, source_id,
+                                  device_record_key, import_run_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (source_id, device_record_key) DO NOTHING
+            """)
+        var days = DayResolver(timeZone: zone)
+        var daysWithNewRows: Set<DayDate> = []
+        var sessionsAdded = 0
+        for session in checked.sessions {
+            let date = days.date(of: session.start)
+            try insertSession.execute(arguments: [
+                try days.id(of: date, in: db), StoreTime.string(session.start), session.kind.rawValue,
+                session.duration, session.intensity.rawValue, sourceID, session.recordKey, runID,
+            ])
+            if db.changesCount > 0 {
+                sessionsAdded += 1
+                daysWithNewRows.insert(date)
+            }
+        }
+        // A Day created for a session that was stored already holds nothing: remove it.
+        for (date, id) in days.created where !daysWithNewRows.contains(date) {
+            try db.execute(sql: "DELETE FROM day WHERE id = ?", arguments: [id])
+        }
+
+        try ImportRows.finish(runID, added: minutesAdded, alreadyStored: batch.minutes.count - minutesAdded, db)
+        return ActivityImportSummary(
+            runID: runID, samplesRead: batch.samplesRead, minutesAdded: minutesAdded,
+            minutesAlreadyStored: batch.minutes.count - minutesAdded, sessionsAdded: sessionsAdded,
+            sessionsAlreadyStored: batch.sessions.count - sessionsAdded, days: daysWithNewRows.sorted())
     }
 }
 
 /// An activity batch checked before anything is written, without exact repeats.
-private struct CheckedActivityBatch {
+struct CheckedActivityBatch {
+    var batch: ActivityBatch
     var minutes: [ActivityMinute]
     var sessions: [ExerciseSession]
 
     init(_ batch: ActivityBatch) throws(StoreError) {
+        self.batch = batch
         try BatchChecks.source(batch.source)
         guard batch.samplesRead >= 0, batch.events.allSatisfy({ $0.count >= 0 }) else {
             throw .invalidBatch(reason: "a count of samples or of left-out values is negative")

@@ -22,7 +22,7 @@ extension SharedStore {
 }
 
 /// The SQL of one import, inside the write transaction.
-private struct Recorder {
+struct Recorder {
     let db: Database
     var days: DayResolver
 

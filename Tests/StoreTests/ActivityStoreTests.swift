@@ -287,4 +287,24 @@ final class ActivityStoreTests: XCTestCase {
         XCTAssertEqual(try store.record(batch()).sessionsAdded, 2)
         XCTAssertEqual(try store.logs(ExerciseLog.self).map(\.name), ["Yoga", "Walking", "Running"])
     }
+
+    /// Everything one import read, written in one transaction: glucose and activity together,
+    /// and a bad activity batch refuses the readings too.
+    func testGlucoseAndActivityInOneTransaction() throws {
+        let file = try StoreFile()
+        let store = try file.open()
+        let glucose = StoreTests.batch(readings(count: 3, from: utc("2024-05-02T16:00:00Z")), cursors: ["egv": 3])
+        let summary = try store.record(glucose: [glucose], activity: [batch()])
+        XCTAssertEqual(summary.glucose.map(\.added), [3])
+        XCTAssertEqual(summary.activity.map(\.minutesAdded), [70])
+        XCTAssertEqual(summary.activity.map(\.sessionsAdded), [2])
+        XCTAssertEqual(try count("import_run", in: file.path), 2)
+
+        var bad = batch(minutes: minutes(from: utc("2024-05-03T16:00:30Z"), count: 1), sessions: [])
+        bad.source = DeviceSource(family: "ble-heart-rate", serial: "OTHER")
+        let more = StoreTests.batch(readings(count: 2, from: utc("2024-05-03T16:00:00Z"), firstIndex: 10))
+        XCTAssertThrowsError(try store.record(glucose: [more], activity: [bad]))
+        XCTAssertEqual(try count("glucose", in: file.path), 3)
+        XCTAssertEqual(try count("import_run", in: file.path), 2)
+    }
 }

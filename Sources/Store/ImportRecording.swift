@@ -1,0 +1,35 @@
+import Foundation
+import GRDB
+import Model
+
+/// What ``SharedStore/record(glucose:activity:)`` did: one summary per batch, in the order given.
+public struct CombinedImportSummary: Sendable {
+    public var glucose: [ImportSummary]
+    public var activity: [ActivityImportSummary]
+}
+
+extension SharedStore {
+    /// Writes everything one import read — the glucose batches of every service and the activity
+    /// batches (minutes, sessions, a meter's exercise notes) — in ONE transaction: each batch as
+    /// ``record(_:)-(ImportBatch)`` and ``record(_:)-(ActivityBatch)`` would write it, each with
+    /// its own `import_run` row. Every batch is checked before anything is written; any failure
+    /// rolls all of them back.
+    public func record(glucose: [ImportBatch], activity: [ActivityBatch]) throws(StoreError) -> CombinedImportSummary {
+        var validated: [ValidatedBatch] = []
+        for batch in glucose { validated.append(try ValidatedBatch(batch)) }
+        var checked: [CheckedActivityBatch] = []
+        for batch in activity { checked.append(try CheckedActivityBatch(batch)) }
+        let zone = timeZone
+        return try write { db in
+            var summary = CombinedImportSummary(glucose: [], activity: [])
+            for batch in validated {
+                var recorder = Recorder(db: db, timeZone: zone)
+                summary.glucose.append(try recorder.record(batch))
+            }
+            for batch in checked {
+                summary.activity.append(try Self.insert(batch, zone: zone, db))
+            }
+            return summary
+        }
+    }
+}
