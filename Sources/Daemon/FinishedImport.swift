@@ -83,11 +83,10 @@ public struct FinishedImport: Sendable {
     }
 }
 
-/// The store failure behind an import error of either kind, if that is what it was.
+/// The store failure behind an import error, if that is what it was.
 func storeFailure(of error: any Error) -> StoreError? {
     switch error {
     case ImportError.store(let storeError): storeError
-    case BLEImportError.store(let storeError): storeError
     default: nil
     }
 }

@@ -7,26 +7,6 @@ import Model
 import Store
 import Transport
 
-/// Why a Bluetooth import did not happen. Nothing was written to the store in any of these cases.
-public enum BLEImportError: Error, CustomStringConvertible {
-    /// The btsnoop capture could not be read.
-    case capture(BTSnoopError)
-    /// The session with the device (live or replayed) failed.
-    case session(BLEDriverError)
-    case store(StoreError)
-    /// A device's clock or time base would put every record outside the plausible time window.
-    case implausibleClock(ImplausibleClockError)
-
-    public var description: String {
-        switch self {
-        case .capture(let error): error.description
-        case .session(let error): error.description
-        case .store(let error): error.description
-        case .implausibleClock(let error): error.description
-        }
-    }
-}
-
 /// The activity one Bluetooth import stored for one source.
 public struct BLEActivityImport: Sendable {
     public var source: DeviceSource
@@ -92,7 +72,7 @@ extension Importer {
     /// answers each request. When the capture was made by another program whose requests differ,
     /// the capture is replayed passively — the drivers read only what the capture answers and
     /// take the notifications and indications it holds — and the outcome says why.
-    public func replayBLE(captureAt url: URL, address: BluetoothAddress? = nil) throws(BLEImportError) -> BLEImportOutcome {
+    public func replayBLE(captureAt url: URL, address: BluetoothAddress? = nil) throws(ImportError) -> BLEImportOutcome {
         let capture = try Self.readLECapture(url)
         let connection: LEConnection
         do {
@@ -109,7 +89,7 @@ extension Importer {
     /// with its own GATT discovery (attribute handles are per connection), in the order they
     /// opened. Every connection is read before anything is written; each device's import is then
     /// written as it would be alone.
-    public func replayBLEDevices(captureAt url: URL) throws(BLEImportError) -> [BLEImportOutcome] {
+    public func replayBLEDevices(captureAt url: URL) throws(ImportError) -> [BLEImportOutcome] {
         let capture = try Self.readLECapture(url)
         guard !capture.attConnections.isEmpty else {
             do {
@@ -132,11 +112,11 @@ extension Importer {
         return outcomes
     }
 
-    private static func readLECapture(_ url: URL) throws(BLEImportError) -> LECapture {
+    private static func readLECapture(_ url: URL) throws(ImportError) -> LECapture {
         do {
             return try LECapture.read(contentsOf: url)
         } catch {
-            throw .capture(error)
+            throw .btsnoop(error)
         }
     }
 
@@ -147,7 +127,7 @@ extension Importer {
 
     /// Replays one connection: conversation first, passively when the capture does not hold what
     /// the drivers ask.
-    private func replayConnection(_ connection: LEConnection, in capture: LECapture) throws(BLEImportError)
+    private func replayConnection(_ connection: LEConnection, in capture: LECapture) throws(ImportError)
         -> (BLESessionResult, ReplayMode)
     {
         do {
@@ -161,7 +141,7 @@ extension Importer {
 
     private func write(
         _ result: BLESessionResult, replayMode: ReplayMode, origin: String, startedAt: Date, window: PlausibleWindow
-    ) throws(BLEImportError) -> BLEImportOutcome {
+    ) throws(ImportError) -> BLEImportOutcome {
         var outcome = try write(
             result, mode: replayMode == .conversation ? "replay-conversation" : "replay-passive", origin: origin, startedAt: startedAt,
             window: window)
@@ -175,7 +155,7 @@ extension Importer {
     public func importBLE(
         peer: BLEPeer, adapter: String? = nil, security: BLESecurity = .low, recordTo recordURL: URL? = nil,
         limits: BLESessionLimits = .live()
-    ) throws(BLEImportError) -> BLEImportOutcome {
+    ) throws(ImportError) -> BLEImportOutcome {
         let bearer: L2CAPATTBearer
         do {
             bearer = try L2CAPATTBearer.connect(to: peer, adapter: adapter, security: security)
@@ -192,7 +172,7 @@ extension Importer {
     public func importBLESession(
         over bearer: any ATTBearer, origin: String, recordTo recordURL: URL? = nil,
         recordingClock: @escaping () -> Date = Date.init, limits: BLESessionLimits = .live()
-    ) throws(BLEImportError) -> BLEImportOutcome {
+    ) throws(ImportError) -> BLEImportOutcome {
         let startedAt = Date()
         var used = bearer
         var recorder: RecordingATTBearer?
@@ -223,7 +203,7 @@ extension Importer {
 
     private func replaySession(
         _ connection: LEConnection, in capture: LECapture, pacing: ReplayATTBearer.Pacing, mode: BLESessionMode
-    ) throws(BLEImportError) -> BLESessionResult {
+    ) throws(ImportError) -> BLESessionResult {
         let bearer = ReplayATTBearer(connection: connection, file: capture.name, name: capture.localName(of: connection.peerAddress), pacing: pacing)
         do {
             return try BLESession.run(
@@ -236,7 +216,7 @@ extension Importer {
 
     /// Why a conversation replay could not go on, when the cause is that the capture does not
     /// hold what the drivers asked (as opposed to a fault recorded in the capture).
-    static func bleReplayMismatch(_ error: BLEImportError) -> String? {
+    static func bleReplayMismatch(_ error: ImportError) -> String? {
         guard case .session(.link(let link)) = error else { return nil }
         switch link {
         case let .requestNotInCapture(_, pdu, record):
@@ -255,7 +235,7 @@ extension Importer {
     /// read, normalised and checked before anything is written.
     private func write(
         _ result: BLESessionResult, mode: String, origin: String?, startedAt: Date, window: PlausibleWindow
-    ) throws(BLEImportError) -> BLEImportOutcome {
+    ) throws(ImportError) -> BLEImportOutcome {
         var outcome = BLEImportOutcome(
             identity: result.identity, mode: mode, replayMode: nil, origin: origin, session: result, activity: nil, glucose: [],
             meterExercise: nil, problems: result.reports.flatMap(\.problems), notes: result.notes)

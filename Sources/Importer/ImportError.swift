@@ -1,11 +1,18 @@
 import Capture
+import Drivers
 import Ingest
 import Store
 import Transport
 
-/// Why an import did not happen. Nothing was written to the store in any of these cases.
+/// Why an import (USB or Bluetooth, live or replayed) did not happen. Nothing was written to the
+/// store in any of these cases.
 public enum ImportError: Error, CustomStringConvertible {
+    /// A USB capture could not be read.
     case capture(CaptureError)
+    /// A btsnoop capture could not be read.
+    case btsnoop(BTSnoopError)
+    /// The session with a Bluetooth device (live or replayed) failed.
+    case session(BLEDriverError)
     /// The capture holds no bulk or interrupt traffic to decode.
     case noConversation(capture: String)
     /// The capture's device descriptors name a device no driver supports.
@@ -25,6 +32,8 @@ public enum ImportError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .capture(let error): error.description
+        case .btsnoop(let error): error.description
+        case .session(let error): error.description
         case .noConversation(let capture): "\(capture) holds no bulk or interrupt transfers: there is no device conversation to replay"
         case let .unsupportedDevice(capture, ids):
             "\(capture) records \(ids.joined(separator: ", ")), which no glucobridge driver supports"
