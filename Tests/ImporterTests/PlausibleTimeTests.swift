@@ -42,17 +42,13 @@ final class PlausibleTimeTests: XCTestCase {
     /// named; the others are stored.
     func testImpossibleRecordTimesAreCountedAndNamed() throws {
         let host = utc("2026-03-10 14:00:40")
-        var tick = 0.0
         let reader = FreeStyleReaderSimulator(
             productID: 0x3650, outEndpoint: false, serial: "JCMV000-BAD01", softwareVersion: "2.3.2", date: "3,10,26", time: "10,0",
             records: [
                 "$history?": ["3,12,3,9,49,12,0,0,1,0,0,0,0,150,45,0", "2,12,3,9,26,12,0,0,1,0,0,0,0,140,30,0"],
                 "$arresult?": [],
             ],
-            hostClock: {
-                tick += 0.001
-                return host.addingTimeInterval(tick)
-            })
+            hostClock: WallClockTimeTests.clock(from: host))
         let capture = try Fixtures.temporaryDirectory().appendingPathComponent("libre.pcap")
         try FreeStyleDemo.record(reader, to: capture)
         let (store, _) = try makeStore(zone: "America/New_York")

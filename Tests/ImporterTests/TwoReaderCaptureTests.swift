@@ -35,21 +35,13 @@ final class TwoReaderCaptureTests: XCTestCase {
     func testBothReadersAreImported() throws {
         let folder = try Fixtures.temporaryDirectory()
         let host = utc("2026-03-10 14:00:40")
-        var tick = 0.0
         let libre = FreeStyleReaderSimulator(
             productID: 0x3650, outEndpoint: false, serial: "JCMV000-BUS01", softwareVersion: "2.3.2", date: "3,10,26", time: "10,0",
             records: ["$history?": ["2,12,3,10,26,9,0,0,1,0,0,0,0,140,30,0", "1,12,3,10,26,8,45,0,1,0,0,0,0,150,15,0"], "$arresult?": []],
-            hostClock: {
-                tick += 0.001
-                return host.addingTimeInterval(tick)
-            })
-        var contourTick = 0.5
+            hostClock: WallClockTimeTests.clock(from: host))
         let contour = ContourMeterSimulator(
             serial: "7390-0000003", unit: 0, clock: "202603101000", results: ["R|1|^^^Glucose|99|mg/dL^P||||202603100930"],
-            hostClock: {
-                contourTick += 0.001
-                return host.addingTimeInterval(contourTick)
-            })
+            hostClock: WallClockTimeTests.clock(from: host.addingTimeInterval(0.5)))
         let libreCapture = folder.appendingPathComponent("libre.pcap"), contourCapture = folder.appendingPathComponent("contour.pcap")
         try FreeStyleDemo.record(libre, to: libreCapture)
         try ContourMeterSimulator.record(contour, to: contourCapture)

@@ -96,4 +96,18 @@ final class NormaliserTests: XCTestCase {
             XCTAssertEqual(CivilDate.wallClock(seconds), formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))), "\(seconds)")
         }
     }
+
+    /// A CGM whose Session Start Time reads 2106 would put every reading after the capture: the
+    /// batch is refused, quoting it.
+    func testImplausibleSessionStartTimeIsRefused() {
+        let start = Date(timeIntervalSince1970: 4_294_967_296)
+        let clock = DeviceClock(epoch: start, basis: .universal, epochName: "Session Start Time")
+        let records = [record(1, system: 600), record(2, system: 900)]
+        let window = PlausibleWindow(captureTime: Date(timeIntervalSince1970: 1_705_305_600))
+        XCTAssertThrowsError(try Normaliser.batch(
+            timedByDevice: download(clock: clock, records: records), mode: "replay-passive", origin: nil, startedAt: Date(),
+            timeZone: pacific, window: window)) { error in
+            XCTAssertEqual("\(error)", "the device's Session Start Time is 2106-02-07T06:28:16Z: placing the records by it would put all 2 of them between 2106-02-07T06:38:16Z and 2106-02-07T06:43:16Z, outside the plausible window 2000-01-01 to 2024-01-15T08:05:00Z; the clock reply looks damaged, so nothing was stored")
+        }
+    }
 }
