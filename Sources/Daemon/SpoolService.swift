@@ -70,9 +70,8 @@ public final class SpoolService: Service {
         let importer = self.importer
         let result = await queue.run { Result { try Self.replay(url, with: importer) } }
         switch result {
-        case .success(let finished):
-            let report = (["imported \(Self.timestamp(Date())) from \(name) (\(size) bytes)", "device: \(finished.device)"] + finished.counts)
-                .joined(separator: "\n")
+        case .success(let (finished, text)):
+            let report = "imported \(Self.timestamp(Date())) from \(name) (\(size) bytes)\n" + text
             var metadata = finished.logMetadata
             metadata["file"] = "\(name)"
             do {
@@ -114,9 +113,16 @@ public final class SpoolService: Service {
         }
     }
 
-    /// Replays the capture at `url`: Bluetooth when it is a btsnoop file, USB otherwise.
-    static func replay(_ url: URL, with importer: Importer) throws -> FinishedImport {
-        Importer.isBTSnoop(url) ? FinishedImport(try importer.replayBLEDevices(captureAt: url)) : FinishedImport(try importer.replayDevices(captureAt: url))
+    /// Replays the capture at `url` (Bluetooth when it is a btsnoop file, USB otherwise): what to
+    /// log, and the import report (as the command line prints it) for `done/`.
+    static func replay(_ url: URL, with importer: Importer) throws -> (FinishedImport, String) {
+        let store = importer.store
+        if Importer.isBTSnoop(url) {
+            let outcomes = try importer.replayBLEDevices(captureAt: url)
+            return (FinishedImport(outcomes), ImportReport.sections(outcomes.map { ImportReport($0, store: store) }))
+        }
+        let outcomes = try importer.replayDevices(captureAt: url)
+        return (FinishedImport(outcomes), ImportReport.sections(outcomes.map { ImportReport($0, store: store) }))
     }
 
     /// Whether the import failed because of the store (not the file), so it is worth retrying.

@@ -39,7 +39,7 @@ struct ImportCommand: ParsableCommand {
                 let outcome = try Importer(store: store).importBLE(
                     peer: peer, adapter: bluetooth.adapter, recordTo: record.map { URL(fileURLWithPath: $0) },
                     limits: .live(minutes: bluetooth.minutes))
-                print(BLEImportReport(outcome: outcome, store: store).text)
+                print(ImportReport(outcome, store: store).text)
                 if let record { print("session recorded to \(record)") }
                 return
             }
@@ -50,7 +50,7 @@ struct ImportCommand: ParsableCommand {
             let recordURL = record.map { URL(fileURLWithPath: $0) }
             let outcome = try location.map { try importer.importDevice(at: $0, context: context, recordTo: recordURL) }
                 ?? importer.importLive(context: context, recordTo: recordURL)
-            print(ImportReport(outcome: outcome, store: store).text)
+            print(ImportReport(outcome, store: store).text)
             if let record { print("session recorded to \(record)") }
         }
     }

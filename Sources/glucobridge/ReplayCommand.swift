@@ -22,17 +22,11 @@ struct ReplayCommand: ParsableCommand {
             let url = URL(fileURLWithPath: capture)
             if Importer.isBTSnoop(url) {
                 let outcomes = try Importer(store: store).replayBLEDevices(captureAt: url)
-                print(Self.sections(outcomes.map { BLEImportReport(outcome: $0, store: store).text }))
+                print(ImportReport.sections(outcomes.map { ImportReport($0, store: store) }))
                 return
             }
             let outcomes = try Importer(store: store).replayDevices(captureAt: url, driverName: driver)
-            print(Self.sections(outcomes.map { ImportReport(outcome: $0, store: store).text }))
+            print(ImportReport.sections(outcomes.map { ImportReport($0, store: store) }))
         }
-    }
-
-    /// One report, or a section per device (`device 1 of 2:`) when the capture held several.
-    static func sections(_ reports: [String]) -> String {
-        guard reports.count != 1 else { return reports[0] }
-        return reports.enumerated().map { "device \($0.offset + 1) of \(reports.count):\n\($0.element)" }.joined(separator: "\n\n")
     }
 }

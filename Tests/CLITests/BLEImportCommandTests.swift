@@ -26,7 +26,7 @@ final class BLEImportCommandTests: XCTestCase {
         let store = try store("America/Los_Angeles")
         try store.setUserProfile(UserProfile(age: 40))
         let fixture = Fixtures.url("ble/hr-40min-walk.btsnoop")
-        let text = BLEImportReport(outcome: try Importer(store: store).replayBLE(captureAt: fixture), store: store).text
+        let text = ImportReport(try Importer(store: store).replayBLE(captureAt: fixture), store: store).text
         XCTAssertEqual(text, """
             replayed \(fixture.path) (btsnoop) by conversation replay
             device: C0:FF:EE:00:00:01, random; serial SIM-HR-0001; glucobridge simulator HR band
@@ -38,7 +38,7 @@ final class BLEImportCommandTests: XCTestCase {
             session ended: the device disconnected (remote user terminated connection, hr-40min-walk.btsnoop record 3032)
             store: \(store.path)
             """)
-        let again = BLEImportReport(outcome: try Importer(store: store).replayBLE(captureAt: fixture), store: store).text
+        let again = ImportReport(try Importer(store: store).replayBLE(captureAt: fixture), store: store).text
         XCTAssertTrue(
             again.contains("51 minutes: 0 new, 51 already stored; exercise sessions: 0 new, 1 already stored"), again)
     }
@@ -46,8 +46,8 @@ final class BLEImportCommandTests: XCTestCase {
     /// Without an age or maximum heart rate the minutes are kept and the report says why no session was made.
     func testWalkReportWithoutProfileSaysWhyNoSession() throws {
         let store = try store("America/Los_Angeles")
-        let text = BLEImportReport(
-            outcome: try Importer(store: store).replayBLE(captureAt: Fixtures.url("ble/hr-40min-walk.btsnoop")), store: store).text
+        let text = ImportReport(
+            try Importer(store: store).replayBLE(captureAt: Fixtures.url("ble/hr-40min-walk.btsnoop")), store: store).text
         XCTAssertTrue(text.contains("51 minutes: 51 new, 0 already stored; exercise sessions: 0 new, 0 already stored"), text)
         XCTAssertTrue(
             text.contains("note: heart rate was not used for intensity: the profile has no age or maximum heart rate"), text)
@@ -56,7 +56,7 @@ final class BLEImportCommandTests: XCTestCase {
     func testCGMReport() throws {
         let store = try store("Europe/Berlin")
         let capture = Fixtures.url("ble/synthetic/synthetic-hrs-cgms-android-h4.btsnoop")
-        let lines = BLEImportReport(outcome: try Importer(store: store).replayBLE(captureAt: capture), store: store).text
+        let lines = ImportReport(try Importer(store: store).replayBLE(captureAt: capture), store: store).text
             .split(separator: "\n").map(String.init)
         XCTAssertTrue(lines.contains(
             "cgm (ble-cgms:C0:11:22:33:44:55): 7 records read: 6 readings new, 0 already stored; CRC failures: 0; special values: nan 1"),
@@ -72,7 +72,7 @@ final class BLEImportCommandTests: XCTestCase {
     func testTreadmillReport() throws {
         let store = try store("UTC")
         let capture = Fixtures.url("ble/horizon-74-at-ble/btsnoop_hci.log")
-        let lines = BLEImportReport(outcome: try Importer(store: store).replayBLE(captureAt: capture), store: store).text
+        let lines = ImportReport(try Importer(store: store).replayBLE(captureAt: capture), store: store).text
             .split(separator: "\n").map(String.init)
         XCTAssertEqual(lines[0], "replayed \(capture.path) (btsnoop) by passive replay (the capture does not hold the request 02 41 00 (searched after record 0))")
         XCTAssertEqual(lines[2], "services: Generic Attribute (0x1801), Generic Access (0x1800), 0xFFF0, Fitness Machine (0x1826), 0xFEE7")

@@ -107,13 +107,14 @@ final class DaemonEndToEndTests: XCTestCase {
         try waitFor("the sensor's first failure", in: log) { $0.contains("source not read; backing off") }
 
         let first = try String(contentsOf: spool.appendingPathComponent("done/walk.log.report.txt"), encoding: .utf8)
-        XCTAssertTrue(first.hasSuffix("""
-            device: ble-hrs SIM-HR-0001 (glucobridge simulator HR band)
-            3000 ble-hrs samples read: 1 new exercise sessions, 0 already stored; 51 new activity minutes, 0 already stored
-
+        // The same report the command line prints.
+        XCTAssertTrue(first.contains("""
+            device: C0:FF:EE:00:00:01, random; serial SIM-HR-0001; glucobridge simulator HR band
+            services: Generic Access (0x1800), Device Information (0x180A), Heart Rate (0x180D)
+            activity (ble-hrs:SIM-HR-0001): 3000 samples; 51 minutes: 51 new, 0 already stored; exercise sessions: 1 new, 0 already stored
             """), first)
         let again = try String(contentsOf: spool.appendingPathComponent("done/again.btsnoop.report.txt"), encoding: .utf8)
-        XCTAssertTrue(again.contains("3000 ble-hrs samples read: 0 new exercise sessions, 1 already stored; 0 new activity minutes, 51 already stored"), again)
+        XCTAssertTrue(again.contains("activity (ble-hrs:SIM-HR-0001): 3000 samples; 51 minutes: 0 new, 51 already stored; exercise sessions: 0 new, 1 already stored"), again)
         let reason = try String(contentsOf: spool.appendingPathComponent("failed/cut-short.btsnoop.reason.txt"), encoding: .utf8)
         XCTAssertTrue(reason.hasPrefix(
             "cut-short.btsnoop: record 995 at byte 39994: its record header needs 24 bytes but only 6 remain — the file is cut short\n"), reason)

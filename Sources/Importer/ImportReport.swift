@@ -1,16 +1,48 @@
 import Capture
 import Drivers
 import Foundation
-import Importer
+import Ingest
 import Model
 import Store
 
-/// The summary a Bluetooth import prints on stdout.
-struct BLEImportReport {
-    var outcome: BLEImportOutcome
-    var store: SharedStore
+/// The report of one import, for a person: what the command line prints, what the daemon writes
+/// beside a spool file in `done/`. One formatter for USB and Bluetooth imports.
+public struct ImportReport: Sendable {
+    /// The report's lines.
+    public let text: String
 
-    var text: String {
+    /// The report of a USB import (a reader, or a USB capture).
+    public init(_ outcome: ImportOutcome, store: SharedStore) {
+        let summary = outcome.summary
+        var lines: [String] = []
+        if let format = outcome.captureFormat, let mode = outcome.replayMode {
+            lines.append("replayed \(outcome.origin ?? "capture") (\(format)) by \(mode)")
+        } else {
+            lines.append("imported from \(outcome.origin ?? "the device")")
+        }
+        let model = outcome.source.model.map { " (\($0))" } ?? ""
+        lines.append("device: \(outcome.source.family) \(outcome.source.serial)\(model)")
+        var counts = "\(summary.recordsRead) records read: \(summary.added) new, \(summary.alreadyStored) already stored"
+        if summary.skipped > 0 {
+            let named = outcome.events.map { "\($0.name) \($0.count)" }.joined(separator: ", ")
+            counts += ", \(summary.skipped) not readings" + (named.isEmpty ? "" : " (\(named))")
+        }
+        lines.append(counts)
+        if let first = summary.firstReading, let last = summary.lastReading {
+            lines.append("readings: \(Self.utc(first)) to \(Self.utc(last))")
+        }
+        if let firstDay = summary.days.first, let lastDay = summary.days.last {
+            let span = firstDay == lastDay ? "\(firstDay)" : "\(firstDay) to \(lastDay)"
+            lines.append("days: \(span) (\(summary.days.count) day\(summary.days.count == 1 ? "" : "s") in \(store.timeZone.identifier))")
+        }
+        lines.append(Self.clock(outcome.clock, device: "device"))
+        lines += outcome.notes.map { "note: \($0)" }
+        lines.append("store: \(store.path)")
+        text = lines.joined(separator: "\n")
+    }
+
+    /// The report of a Bluetooth import (a sensor, or a btsnoop capture).
+    public init(_ outcome: BLEImportOutcome, store: SharedStore) {
         var lines: [String] = []
         if let mode = outcome.replayMode {
             lines.append("replayed \(outcome.origin ?? "capture") (btsnoop) by \(mode)")
@@ -49,10 +81,10 @@ struct BLEImportReport {
             if !others.isEmpty { line += "; left out: " + Self.counts(others) }
             lines.append(line)
             if let first = summary.firstReading, let last = summary.lastReading {
-                lines.append("readings: \(ImportReport.utc(first)) to \(ImportReport.utc(last))")
+                lines.append("readings: \(Self.utc(first)) to \(Self.utc(last))")
             }
             lines += Self.days(summary.days, store: store).map { "days: \($0)" }
-            lines.append(ImportReport.clock(glucose.clock, device: "sensor"))
+            lines.append(Self.clock(glucose.clock, device: "sensor"))
             lines += glucose.notes.map { "note: \($0)" }
         }
         if let exercise = outcome.meterExercise {
@@ -72,12 +104,39 @@ struct BLEImportReport {
             lines.append("nothing stored: the session held no readings or activity glucobridge decodes")
         }
         lines.append("store: \(store.path)")
-        return lines.joined(separator: "\n")
+        text = lines.joined(separator: "\n")
     }
 
+    /// One report, or a section per device (`device 1 of 2:`) when a capture held several.
+    public static func sections(_ reports: [ImportReport]) -> String {
+        guard reports.count != 1 else { return reports.first?.text ?? "" }
+        return reports.enumerated().map { "device \($0.offset + 1) of \(reports.count):\n\($0.element.text)" }.joined(separator: "\n\n")
+    }
+
+    /// `time: host-anchored, device clock 14400 s behind the host's`; for a wall clock, how it was
+    /// placed and its error (device − host, at the clock's resolution).
+    static func clock(_ clock: ClockReport, device: String) -> String {
+        var line = "time: \(clock.method.rawValue)"
+        if let wallClock = clock.wallClock {
+            line += " wall clock (\(wallClock.rawValue))"
+            if let offset = clock.offsetSeconds {
+                let error = Int64(-offset.rounded())
+                line += error == 0 ? ", clock error 0" : ", clock error \(WallClock.signed(error)) (\(device) − host)"
+            }
+        } else if let offset = clock.offsetSeconds {
+            line += ", \(device) clock \(Int(abs(offset).rounded())) s \(offset >= 0 ? "behind" : "ahead of") the host's"
+        }
+        return line
+    }
+
+    static func utc(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
     /// `2024-05-02T06:00:00Z Activity 40 min moderate`.
     static func session(_ session: ExerciseSession) -> String {
-        "\(ImportReport.utc(session.start)) \(session.kind.rawValue) \(session.minutes) min \(session.intensity.rawValue)"
+        "\(Self.utc(session.start)) \(session.kind.rawValue) \(session.minutes) min \(session.intensity.rawValue)"
     }
 
     /// `1 minute`, `51 minutes`.
