@@ -18,17 +18,6 @@ public struct BLEActivityImport: Sendable {
     public var notes: [String]
 }
 
-/// The glucose readings one Bluetooth import stored for one service of the device.
-public struct BLEGlucoseImport: Sendable {
-    public var source: DeviceSource
-    public var service: BLEService
-    public var summary: ImportSummary
-    /// Records read but not stored, by reason (special values, CRC failures, …).
-    public var events: [ImportEvent]
-    public var clock: ClockReport
-    public var notes: [String]
-}
-
 /// What one Bluetooth import did.
 public struct BLEImportOutcome: Sendable {
     public var identity: BLEDeviceIdentity
@@ -40,7 +29,8 @@ public struct BLEImportOutcome: Sendable {
     public var session: BLESessionResult
     /// Activity samples of every activity service, as one source.
     public var activity: BLEActivityImport?
-    public var glucose: [BLEGlucoseImport]
+    /// Each glucose service's import, as a USB device's would be.
+    public var glucose: [ImportOutcome]
     /// Exercise a meter logged with its readings.
     public var meterExercise: BLEActivityImport?
     /// Named problems the drivers met (values left out, refused or incomplete downloads).
@@ -146,6 +136,7 @@ extension Importer {
             result, mode: replayMode == .conversation ? "replay-conversation" : "replay-passive", origin: origin, startedAt: startedAt,
             window: window)
         outcome.replayMode = replayMode
+        for index in outcome.glucose.indices { outcome.glucose[index].replayMode = replayMode }
         return outcome
     }
 
@@ -298,8 +289,9 @@ extension Importer {
             throw .store(error)
         }
         for ((service, batch), stored) in zip(glucose, summary.glucose) {
-            outcome.glucose.append(BLEGlucoseImport(
-                source: batch.source, service: service, summary: stored, events: batch.events, clock: batch.clock, notes: batch.notes))
+            outcome.glucose.append(ImportOutcome(
+                summary: stored, source: batch.source, mode: mode, origin: origin, replayMode: nil, captureFormat: nil, clock: batch.clock,
+                events: batch.events, notes: batch.notes, service: service))
         }
         var activitySummaries = summary.activity[...]
         if hasActivity, let batch = activity.first, let stored = activitySummaries.popFirst() {

@@ -23,7 +23,8 @@ public enum ReplayMode: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// What one import did.
+/// What one import of glucose records did: a USB reader or capture, or one glucose service of a
+/// Bluetooth device (``BLEImportOutcome/glucose``).
 public struct ImportOutcome: Sendable {
     public var summary: ImportSummary
     public var source: DeviceSource
@@ -32,8 +33,11 @@ public struct ImportOutcome: Sendable {
     public var replayMode: ReplayMode?
     public var captureFormat: USBCaptureFormat?
     public var clock: ClockReport
+    /// Records read but not stored, by reason (special values, CRC failures, implausible times …).
     public var events: [ImportEvent]
     public var notes: [String]
+    /// The Bluetooth service the records came from; nil for a USB device.
+    public var service: BLEService?
 }
 
 /// Runs imports: a transport (hardware or capture) → the device's driver → normalising → one
@@ -202,7 +206,7 @@ public struct Importer: Sendable {
         ])
         return ImportOutcome(
             summary: summary, source: batch.source, mode: mode, origin: origin, replayMode: nil, captureFormat: nil,
-            clock: batch.clock, events: batch.events, notes: batch.notes)
+            clock: batch.clock, events: batch.events, notes: batch.notes, service: nil)
     }
 
     /// A captured device to replay, its driver, and (when the traffic had to be decoded to tell
