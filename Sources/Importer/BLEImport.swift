@@ -89,7 +89,10 @@ extension Importer {
     /// answers each request. When the capture was made by another program whose requests differ,
     /// the capture is replayed passively — the drivers read only what the capture answers and
     /// take the notifications and indications it holds — and the outcome says why.
-    public func replayBLE(captureAt url: URL, address: BluetoothAddress? = nil) throws(BLEImportError) -> BLEImportOutcome {
+    /// With a `budget`, a replay still running after that long stops at its next PDU, or before it
+    /// writes, and stores nothing (`BLEError.deadlinePassed`).
+    public func replayBLE(captureAt url: URL, address: BluetoothAddress? = nil, budget: Duration? = nil) throws(BLEImportError) -> BLEImportOutcome {
+        let deadline = budget.map { ContinuousClock.now + $0 }
         let capture: LECapture
         do {
             capture = try LECapture.read(contentsOf: url)
@@ -100,12 +103,13 @@ extension Importer {
         var replayMode = ReplayMode.conversation
         let result: BLESessionResult
         do {
-            result = try replaySession(capture, address: address, pacing: .waitForClient, mode: .conversation)
+            result = try replaySession(capture, address: address, pacing: .waitForClient, mode: .conversation, budget: budget)
         } catch let error where Self.bleReplayMismatch(error) != nil {
             replayMode = .passive(reason: Self.bleReplayMismatch(error)!)
             logger.debug("conversation replay not possible, listening passively", metadata: ["reason": "\(replayMode)"])
-            result = try replaySession(capture, address: address, pacing: .followDevice, mode: .listenOnly)
+            result = try replaySession(capture, address: address, pacing: .followDevice, mode: .listenOnly, budget: budget)
         }
+        if let deadline, let budget, ContinuousClock.now >= deadline { throw .session(.link(.deadlinePassed(budget))) }
         var outcome = try write(result, mode: replayMode == .conversation ? "replay-conversation" : "replay-passive", origin: url.path, startedAt: startedAt)
         outcome.replayMode = replayMode
         return outcome
@@ -164,11 +168,11 @@ extension Importer {
     }
 
     private func replaySession(
-        _ capture: LECapture, address: BluetoothAddress?, pacing: ReplayATTBearer.Pacing, mode: BLESessionMode
+        _ capture: LECapture, address: BluetoothAddress?, pacing: ReplayATTBearer.Pacing, mode: BLESessionMode, budget: Duration?
     ) throws(BLEImportError) -> BLESessionResult {
         let bearer: ReplayATTBearer
         do {
-            bearer = try ReplayATTBearer(capture: capture, address: address, pacing: pacing)
+            bearer = try ReplayATTBearer(capture: capture, address: address, pacing: pacing, budget: budget)
         } catch {
             throw .session(.link(error))
         }

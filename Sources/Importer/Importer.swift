@@ -51,7 +51,10 @@ public struct Importer: Sendable {
     /// Replays a capture file into the store. The driver is taken from the capture's device
     /// descriptors unless `driverName` names one. Conversation replay is tried first; when the
     /// capture cannot answer the driver's requests, it is decoded passively, and the outcome says so.
-    public func replay(captureAt url: URL, driverName: String? = nil) throws(ImportError) -> ImportOutcome {
+    /// With a `budget`, a replay still running after that long stops at its next transfer, or
+    /// before it writes, and stores nothing (`TransportError.deadlinePassed`).
+    public func replay(captureAt url: URL, driverName: String? = nil, budget: Duration? = nil) throws(ImportError) -> ImportOutcome {
+        let deadline = budget.map { ContinuousClock.now + $0 }
         let capture: USBCapture
         do {
             capture = try USBCaptureReader.read(contentsOf: url)
@@ -64,7 +67,7 @@ public struct Importer: Sendable {
         var replayMode = ReplayMode.conversation
         let download: DeviceDownload
         do {
-            download = try driver.download(over: ReplayUSBTransport(device), after: storedCursors)
+            download = try driver.download(over: ReplayUSBTransport(device, budget: budget), after: storedCursors)
         } catch let error where Self.replayMismatch(error) != nil {
             replayMode = .passive(reason: Self.replayMismatch(error)!)
             logger.debug("conversation replay not possible, decoding passively", metadata: ["reason": "\(replayMode)"])
@@ -76,6 +79,7 @@ public struct Importer: Sendable {
         } catch {
             throw Self.wrap(error)
         }
+        if let deadline, let budget, ContinuousClock.now >= deadline { throw .transport(.deadlinePassed(budget)) }
         let mode = replayMode == .conversation ? "replay-conversation" : "replay-passive"
         var outcome = try write(download, mode: mode, origin: url.path, startedAt: startedAt)
         outcome.replayMode = replayMode

@@ -53,9 +53,14 @@ public final class ReplayATTBearer: ATTBearer {
     private let ending: String
     /// The capture time of the last PDU served or matched (the replay's clock).
     public private(set) var now: Date
+    /// How long the replay may run, and when that is up: then every PDU throws `deadlinePassed`.
+    private let budget: Duration?
+    private let deadline: ContinuousClock.Instant?
 
-    /// Replays `connection` from the capture `file`.
-    public init(connection: LEConnection, file: String, name: String? = nil, pacing: Pacing = .waitForClient) {
+    /// Replays `connection` from the capture `file`, for at most `budget` when given.
+    public init(connection: LEConnection, file: String, name: String? = nil, pacing: Pacing = .waitForClient, budget: Duration? = nil) {
+        self.budget = budget
+        deadline = budget.map { ContinuousClock.now + $0 }
         peer = BLEPeer(address: connection.peerAddress, addressType: connection.peerAddressType, name: name)
         connectionHandle = connection.handle
         self.file = file
@@ -89,7 +94,9 @@ public final class ReplayATTBearer: ATTBearer {
 
     /// Replays the first connection in `capture` that carries ATT (to `address`, when given); the
     /// peer's name comes from its advertising reports in the capture.
-    public convenience init(capture: LECapture, address: BluetoothAddress? = nil, pacing: Pacing = .waitForClient) throws(BLEError) {
+    public convenience init(
+        capture: LECapture, address: BluetoothAddress? = nil, pacing: Pacing = .waitForClient, budget: Duration? = nil
+    ) throws(BLEError) {
         let candidates = capture.attConnections.filter { address == nil || $0.peerAddress == address }
         guard let connection = candidates.first else {
             let seen = capture.connections.map { "\($0.peerAddress) (handle \(handleText($0.handle)), \($0.att.count) ATT PDUs)" }
@@ -102,7 +109,7 @@ public final class ReplayATTBearer: ATTBearer {
         let name = capture.advertisingReports.lazy.reversed()
             .filter { $0.report.address == connection.peerAddress }
             .compactMap { $0.report.advertisingData.localName }.first
-        self.init(connection: connection, file: capture.name, name: name, pacing: pacing)
+        self.init(connection: connection, file: capture.name, name: name, pacing: pacing, budget: budget)
     }
 
     /// Reads the btsnoop file at `url` and replays its first ATT connection (to `address`).
@@ -118,6 +125,7 @@ public final class ReplayATTBearer: ATTBearer {
 
     public func send(_ pdu: [UInt8]) throws(BLEError) {
         guard !closed else { throw .disconnected("closed by glucobridge") }
+        try checkDeadline()
         walk()
         func sameHostPDU(_ index: Int, _ mark: Mark) -> Bool {
             !isDevicePDU[index] && marks[index] == mark && pdus[index].bytes == pdu
@@ -137,7 +145,12 @@ public final class ReplayATTBearer: ATTBearer {
         lastSent = pdu
     }
 
+    private func checkDeadline() throws(BLEError) {
+        if let deadline, let budget, ContinuousClock.now >= deadline { throw .deadlinePassed(budget) }
+    }
+
     public func receive(timeout: Duration) throws(BLEError) -> ATTBearerPDU? {
+        try checkDeadline()
         guard !closed else { throw .disconnected("closed by glucobridge") }
         walk()
         while due.isEmpty, frontier < pdus.count, pacing == .followDevice {
