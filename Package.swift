@@ -34,7 +34,13 @@ let package = Package(
         // Device records to store-ready values: UTC from device clocks.
         .target(name: "Ingest", dependencies: ["Model"]),
         // The shared SQLite store (GRDB).
-        .target(name: "Store", dependencies: ["Model", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(
+            name: "Store",
+            dependencies: [
+                "Model", .product(name: "GRDB", package: "GRDB.swift"),
+                // The raw C API, for the read-only look at a file before it is opened as a store.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         // Wires a transport, a driver, ingest and the store into one import.
         .target(
             name: "Importer",
