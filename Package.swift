@@ -7,6 +7,10 @@ let package = Package(
     products: [
         .executable(name: "glucobridge", targets: ["glucobridge"]),
         .library(name: "GlucoBridgeStore", targets: ["Store"]),
+        // Every module that reads outside bytes, for the fuzz targets in Fuzz/ (a package of its own).
+        .library(
+            name: "GlucoBridgeParsers",
+            targets: ["Capture", "Transport", "Drivers", "Ingest", "Store", "Importer", "Model", "Simulators"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
