@@ -28,7 +28,7 @@ final class CutCaptureTests: XCTestCase {
     func testDexcomMultiPageCaptureCutAfterEachPacket() throws {
         let folder = try Fixtures.temporaryDirectory()
         let capture = folder.appendingPathComponent("receiver.pcap")
-        try recordReceiver(readings: 38 * 4, to: capture)
+        try recordReceiverCapture(readings: 38 * 4, serial: "SM00000077", to: capture)
         try checkEveryCut(of: capture)
     }
 
@@ -81,19 +81,6 @@ final class CutCaptureTests: XCTestCase {
     }
 
     // MARK: helpers
-
-    func recordReceiver(readings: Int, to url: URL) throws {
-        let last: UInt32 = 560_000_000
-        let pages = DexcomPageBuilder.generatedEGVPages(count: readings, lastSystemSeconds: last, displayOffset: -25_200)
-        let host = Date(timeIntervalSince1970: TimeInterval(dexcomEpochOffsetFrom1970) + TimeInterval(last + 60))
-        let receiver = DexcomReceiverSimulator(
-            pages: [DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: "SM00000077", systemSeconds: 1)],
-                    DexcomPartition.egvData.rawValue: pages],
-            systemTime: last + 60, displayTimeOffset: -25_200, hostClock: { host })
-        let recorder = try RecordingUSBTransport(recording: receiver, to: url, clock: { host })
-        _ = try DexcomDriver.download(over: recorder, after: { _ in [:] })
-        try recorder.finish()
-    }
 
     /// What the store holds, without its own row ids: each glucose reading whole, and the
     /// minutes of activity (a cut may end inside a minute, which then holds fewer samples).

@@ -19,21 +19,6 @@ final class StoreFaultTests: XCTestCase {
     /// Readings in the generated receiver dump: 160 pages of 38.
     static let readings = 38 * 160
 
-    /// A simulated Dexcom receiver holding `readings` EGV readings, recorded as a live import
-    /// records it (a usbmon pcap).
-    static func receiverDump(readings: Int, to url: URL) throws {
-        let last: UInt32 = 560_000_000
-        let pages = DexcomPageBuilder.generatedEGVPages(count: readings, lastSystemSeconds: last, displayOffset: -25_200)
-        let host = Date(timeIntervalSince1970: TimeInterval(dexcomEpochOffsetFrom1970) + TimeInterval(last + 60))
-        let receiver = DexcomReceiverSimulator(
-            pages: [DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: "SM00000099", systemSeconds: 1)],
-                    DexcomPartition.egvData.rawValue: pages],
-            systemTime: last + 60, displayTimeOffset: -25_200, hostClock: { host })
-        let recorder = try RecordingUSBTransport(recording: receiver, to: url, clock: { host })
-        _ = try DexcomDriver.download(over: recorder, after: { _ in [:] })
-        try recorder.finish()
-    }
-
     func replayProcess(_ capture: URL, store: String) throws -> Process {
         let process = Process()
         process.executableURL = program
@@ -63,7 +48,7 @@ final class StoreFaultTests: XCTestCase {
     func testKilledAtRandomMomentsTheStoreHoldsWholeImportsOnly() throws {
         let folder = try Fixtures.temporaryDirectory()
         let capture = folder.appendingPathComponent("receiver.pcap")
-        try Self.receiverDump(readings: Self.readings, to: capture)
+        try recordReceiverCapture(readings: Self.readings, serial: "SM00000099", to: capture)
         let store = folder.appendingPathComponent("store.sqlite").path
 
         // One whole import into a scratch store, to learn how long one takes on this machine.
@@ -107,7 +92,7 @@ final class StoreFaultTests: XCTestCase {
     func testAnotherProgramWritingThroughoutAnImportLosesNothing() throws {
         let folder = try Fixtures.temporaryDirectory()
         let capture = folder.appendingPathComponent("receiver.pcap")
-        try Self.receiverDump(readings: Self.readings, to: capture)
+        try recordReceiverCapture(readings: Self.readings, serial: "SM00000099", to: capture)
         let store = folder.appendingPathComponent("store.sqlite").path
         _ = try SharedStore(path: store, timeZone: TimeZone(identifier: "UTC")!)
 
