@@ -44,7 +44,7 @@ struct DaemonCommand: AsyncParsableCommand {
     var adapter: String?
 
     @Option(name: .customLong("import-limit"), help: ArgumentHelp(
-        "Abandon a spool file's import (storing nothing, moving it to failed/) after this many seconds.", valueName: "seconds"))
+        "Abandon an import (storing nothing; a spool file goes to failed/) that runs longer than this many seconds.", valueName: "seconds"))
     var importLimit = 600.0
 
     @OptionGroup var storeOptions: StoreOptions
