@@ -75,7 +75,14 @@ enum StoreFile: Equatable {
         }
         let tables = try connection.strings(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-        if tables.isEmpty { return .empty }
+        if tables.isEmpty {
+            // No table yet, but a program marked it as its own (`PRAGMA user_version`).
+            let version = header[60..<64].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard version == 0 else {
+                throw .notAStore(path: path, holds: "an SQLite database with no table yet, marked by another program (user_version \(version))")
+            }
+            return .empty
+        }
         guard tables.contains("grdb_migrations"), firstTables.isSubset(of: tables) else {
             throw .notAStore(path: path, holds: describe(tables))
         }

@@ -35,6 +35,7 @@ final class ForeignStoreTests: XCTestCase {
             ("CREATE TABLE glucose (id INTEGER PRIMARY KEY, value REAL); INSERT INTO glucose VALUES (1, 5.5);", "the table glucose"),
             ("PRAGMA journal_mode = WAL; CREATE TABLE notes (t TEXT); CREATE TABLE tags (t TEXT);", "2 tables (notes, tags)"),
             ("PRAGMA application_id = 1234; CREATE TABLE things (t TEXT);", "application_id 0x4D2"),
+            ("PRAGMA user_version = 7; CREATE TABLE t (x); DROP TABLE t;", "no table yet, marked by another program (user_version 7)"),
         ]
         for (sql, holds) in cases {
             let file = try foreignDatabase(sql)
