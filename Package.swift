@@ -7,6 +7,10 @@ let package = Package(
     products: [
         .executable(name: "glucobridge", targets: ["glucobridge"]),
         .library(name: "GlucoBridgeStore", targets: ["Store"]),
+        // Every module that reads outside bytes, for the fuzz targets in Fuzz/ (a package of its own).
+        .library(
+            name: "GlucoBridgeParsers",
+            targets: ["Capture", "Transport", "Drivers", "Ingest", "Store", "Importer", "Model", "Simulators"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -34,7 +38,13 @@ let package = Package(
         // Device records to store-ready values: UTC from device clocks.
         .target(name: "Ingest", dependencies: ["Model"]),
         // The shared SQLite store (GRDB).
-        .target(name: "Store", dependencies: ["Model", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(
+            name: "Store",
+            dependencies: [
+                "Model", .product(name: "GRDB", package: "GRDB.swift"),
+                // The raw C API, for the read-only look at a file before it is opened as a store.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         // Wires a transport, a driver, ingest and the store into one import.
         .target(
             name: "Importer",

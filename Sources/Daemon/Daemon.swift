@@ -90,7 +90,9 @@ public enum GlucoBridgeDaemon {
                 logger: logger))
         }
         if let (context, monitor) = hotplug {
-            add(USBHotplugService(context: context, monitor: monitor, importer: importer, queue: queue, state: state, logger: logger))
+            add(USBHotplugService(
+                context: context, monitor: monitor, importer: importer, queue: queue, state: state, logger: logger,
+                importLimit: configuration.spoolTiming.importLimit))
         }
         for source in configuration.polledSources {
             add(PolledSourceService(source: source, importer: importer, queue: queue, state: state, backOff: configuration.backOff, logger: logger))

@@ -20,13 +20,20 @@ public final class ImportQueue: Sendable {
     }
 }
 
-/// Set once to make an import stop at its next USB transfer: when its reader leaves, or when the
-/// daemon stops. The import then fails before writing, so the store keeps nothing of it.
+/// Set once to make an import stop at its next USB transfer: when its reader leaves, when the
+/// daemon stops, or when the import has run for its time limit. The import then fails before
+/// writing, so the store keeps nothing of it.
 public final class AbortSwitch: @unchecked Sendable {
     private let lock = NSLock()
     private var error: TransportError?
+    private var deadline: (at: ContinuousClock.Instant, limit: Duration)?
 
     public init() {}
+
+    /// Starts the import's clock: from `limit` on, the switch is set (`deadlinePassed`).
+    public func startClock(limit: Duration) {
+        lock.withLock { deadline = (ContinuousClock.now + limit, limit) }
+    }
 
     /// The first call wins; later calls keep the first reason.
     public func abort(_ error: TransportError) {
@@ -35,8 +42,13 @@ public final class AbortSwitch: @unchecked Sendable {
         }
     }
 
-    /// Why the import must stop, once `abort` was called.
-    public var abortError: TransportError? { lock.withLock { error } }
+    /// Why the import must stop, once `abort` was called or the time limit passed.
+    public var abortError: TransportError? {
+        lock.withLock {
+            if error == nil, let deadline, ContinuousClock.now >= deadline.at { error = .deadlinePassed(deadline.limit) }
+            return error
+        }
+    }
 }
 
 /// A device whose every transfer first checks an `AbortSwitch`.

@@ -13,6 +13,10 @@ import Store
 /// longer than its busy timeout, read-only, or unopenable — leaves the file where it is and
 /// retries after `retryInterval`.
 ///
+/// Each file has `SpoolTiming.importLimit` to be imported in: a replay still running then stops,
+/// stores nothing, and the file goes to `failed/` saying so, so one hostile file never holds up
+/// the files after it.
+///
 /// On graceful shutdown the import in progress finishes (a replay reads a file, not a device)
 /// and no further file is started.
 public final class SpoolService: Service {
@@ -68,7 +72,8 @@ public final class SpoolService: Service {
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
         await state.update { $0.activity = "importing spool file \(name)" }
         let importer = self.importer
-        let result = await queue.run { Result { try Self.replay(url, with: importer) } }
+        let limit = timing.importLimit
+        let result = await queue.run { Result { try Self.replay(url, with: importer, budget: limit) } }
         switch result {
         case .success(let (finished, text)):
             let report = "imported \(Self.timestamp(Date())) from \(name) (\(size) bytes)\n" + text
@@ -113,15 +118,15 @@ public final class SpoolService: Service {
         }
     }
 
-    /// Replays the capture at `url` (Bluetooth when it is a btsnoop file, USB otherwise): what to
-    /// log, and the import report (as the command line prints it) for `done/`.
-    static func replay(_ url: URL, with importer: Importer) throws -> (FinishedImport, String) {
+    /// Replays the capture at `url` within `budget` (Bluetooth when it is a btsnoop file, USB
+    /// otherwise): what to log, and the import report (as the command line prints it) for `done/`.
+    static func replay(_ url: URL, with importer: Importer, budget: Duration) throws -> (FinishedImport, String) {
         let store = importer.store
         if Importer.isBTSnoop(url) {
-            let outcomes = try importer.replayBLEDevices(captureAt: url)
+            let outcomes = try importer.replayBLEDevices(captureAt: url, budget: budget)
             return (FinishedImport(outcomes), ImportReport.sections(outcomes.map { ImportReport($0, store: store) }))
         }
-        let outcomes = try importer.replayDevices(captureAt: url)
+        let outcomes = try importer.replayDevices(captureAt: url, budget: budget)
         return (FinishedImport(outcomes), ImportReport.sections(outcomes.map { ImportReport($0, store: store) }))
     }
 
@@ -146,11 +151,17 @@ public struct SpoolTiming: Sendable {
     public var retryInterval: Duration
     /// The rescan interval when inotify cannot be used.
     public var pollInterval: Duration
+    /// How long one file's import may run before it is abandoned (nothing stored, file to `failed/`).
+    public var importLimit: Duration
 
-    public init(settle: Duration = .seconds(2), retryInterval: Duration = .seconds(60), pollInterval: Duration = .seconds(5)) {
+    public init(
+        settle: Duration = .seconds(2), retryInterval: Duration = .seconds(60), pollInterval: Duration = .seconds(5),
+        importLimit: Duration = .seconds(600)
+    ) {
         self.settle = settle
         self.retryInterval = retryInterval
         self.pollInterval = pollInterval
+        self.importLimit = importLimit
     }
 
     var settleSeconds: TimeInterval {

@@ -16,7 +16,7 @@ public enum StatusReport {
         lines += daemonLines(DaemonState.read(forStore: storePath))
         guard storeExists else { return lines.joined(separator: "\n") }
 
-        let runs = try SharedStore(path: storePath).latestImportRuns()
+        let runs = try SharedStore(path: storePath, mode: .existing).latestImportRuns()
         if runs.isEmpty {
             lines.append("last import per source: none yet")
         } else {

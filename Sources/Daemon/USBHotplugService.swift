@@ -19,12 +19,15 @@ public final class USBHotplugService: Service {
     let queue: ImportQueue
     let state: StateRecorder
     let logger: Logger
+    /// How long one reader's import may run once started (see `AbortSwitch.startClock`).
+    let importLimit: Duration
     private let inFlight = InFlightImports()
 
     public init(
         context: LibUSBContext, monitor: LibUSBHotplugMonitor, importer: Importer, queue: ImportQueue, state: StateRecorder,
-        logger: Logger
+        logger: Logger, importLimit: Duration = .seconds(600)
     ) {
+        self.importLimit = importLimit
         self.context = context
         self.monitor = monitor
         self.importer = importer
@@ -71,9 +74,10 @@ public final class USBHotplugService: Service {
         let location = event.location
         var metadata = event.logMetadata
         await state.update { $0.activity = "importing \(what)" }
-        let (importer, context) = (self.importer, self.context)
+        let (importer, context, limit) = (self.importer, self.context, self.importLimit)
         let result = await queue.run { () -> Result<ImportOutcome, ImportError> in
             if let error = abortSwitch.abortError { return .failure(.transport(error)) }
+            abortSwitch.startClock(limit: limit)
             return Result { () throws(ImportError) -> ImportOutcome in
                 try importer.importDevice(at: location, context: context) { AbortableTransport($0, abortSwitch: abortSwitch) }
             }

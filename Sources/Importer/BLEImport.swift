@@ -62,7 +62,10 @@ extension Importer {
     /// answers each request. When the capture was made by another program whose requests differ,
     /// the capture is replayed passively — the drivers read only what the capture answers and
     /// take the notifications and indications it holds — and the outcome says why.
-    public func replayBLE(captureAt url: URL, address: BluetoothAddress? = nil) throws(ImportError) -> BLEImportOutcome {
+    /// With a `budget`, a replay still running after that long stops at its next PDU, or before it
+    /// writes, and stores nothing (`BLEError.deadlinePassed`).
+    public func replayBLE(captureAt url: URL, address: BluetoothAddress? = nil, budget: Duration? = nil) throws(ImportError) -> BLEImportOutcome {
+        let deadline = budget.map { ReplayDeadline(budget: $0) }
         let capture = try Self.readLECapture(url)
         let connection: LEConnection
         do {
@@ -71,15 +74,17 @@ extension Importer {
             throw .session(.link(error))
         }
         let startedAt = Date()
-        let (result, replayMode) = try replayConnection(connection, in: capture)
+        let (result, replayMode) = try replayConnection(connection, in: capture, deadline: deadline)
+        try Self.check(deadline)
         return try write(result, replayMode: replayMode, origin: url.path, startedAt: startedAt, window: Self.window(of: capture))
     }
 
     /// Replays every LE connection of a btsnoop capture that carries ATT, each as its own device
     /// with its own GATT discovery (attribute handles are per connection), in the order they
     /// opened. Every connection is read before anything is written; each device's import is then
-    /// written as it would be alone.
-    public func replayBLEDevices(captureAt url: URL) throws(ImportError) -> [BLEImportOutcome] {
+    /// written as it would be alone. A `budget` limits them all together.
+    public func replayBLEDevices(captureAt url: URL, budget: Duration? = nil) throws(ImportError) -> [BLEImportOutcome] {
+        let deadline = budget.map { ReplayDeadline(budget: $0) }
         let capture = try Self.readLECapture(url)
         guard !capture.attConnections.isEmpty else {
             do {
@@ -92,14 +97,20 @@ extension Importer {
         let startedAt = Date()
         var sessions: [(BLESessionResult, ReplayMode)] = []
         for connection in capture.attConnections {
-            sessions.append(try replayConnection(connection, in: capture))
+            sessions.append(try replayConnection(connection, in: capture, deadline: deadline))
         }
+        try Self.check(deadline)
         let window = Self.window(of: capture)
         var outcomes: [BLEImportOutcome] = []
         for (result, replayMode) in sessions {
             outcomes.append(try write(result, replayMode: replayMode, origin: url.path, startedAt: startedAt, window: window))
         }
         return outcomes
+    }
+
+    /// Fails when the import's time is up, before anything is written.
+    private static func check(_ deadline: ReplayDeadline?) throws(ImportError) {
+        if let deadline, deadline.hasPassed { throw .session(.link(.deadlinePassed(deadline.budget))) }
     }
 
     private static func readLECapture(_ url: URL) throws(ImportError) -> LECapture {
@@ -117,15 +128,15 @@ extension Importer {
 
     /// Replays one connection: conversation first, passively when the capture does not hold what
     /// the drivers ask.
-    private func replayConnection(_ connection: LEConnection, in capture: LECapture) throws(ImportError)
+    private func replayConnection(_ connection: LEConnection, in capture: LECapture, deadline: ReplayDeadline?) throws(ImportError)
         -> (BLESessionResult, ReplayMode)
     {
         do {
-            return (try replaySession(connection, in: capture, pacing: .waitForClient, mode: .conversation), .conversation)
+            return (try replaySession(connection, in: capture, pacing: .waitForClient, mode: .conversation, deadline: deadline), .conversation)
         } catch let error where Self.bleReplayMismatch(error) != nil {
             let replayMode = ReplayMode.passive(reason: Self.bleReplayMismatch(error)!)
             logger.debug("conversation replay not possible, listening passively", metadata: ["reason": "\(replayMode)"])
-            return (try replaySession(connection, in: capture, pacing: .followDevice, mode: .listenOnly), replayMode)
+            return (try replaySession(connection, in: capture, pacing: .followDevice, mode: .listenOnly, deadline: deadline), replayMode)
         }
     }
 
@@ -193,9 +204,12 @@ extension Importer {
     }
 
     private func replaySession(
-        _ connection: LEConnection, in capture: LECapture, pacing: ReplayATTBearer.Pacing, mode: BLESessionMode
+        _ connection: LEConnection, in capture: LECapture, pacing: ReplayATTBearer.Pacing, mode: BLESessionMode,
+        deadline: ReplayDeadline?
     ) throws(ImportError) -> BLESessionResult {
-        let bearer = ReplayATTBearer(connection: connection, file: capture.name, name: capture.localName(of: connection.peerAddress), pacing: pacing)
+        let bearer = ReplayATTBearer(
+            connection: connection, file: capture.name, name: capture.localName(of: connection.peerAddress), pacing: pacing,
+            deadline: deadline)
         do {
             return try BLESession.run(
                 ATTClient(bearer: bearer), mode: mode, limits: .replay, storedCursor: storedCursor,

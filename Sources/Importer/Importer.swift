@@ -55,27 +55,35 @@ public struct Importer: Sendable {
     /// Replays a capture file into the store. The driver is taken from the capture's device
     /// descriptors unless `driverName` names one. Conversation replay is tried first; when the
     /// capture cannot answer the driver's requests, it is decoded passively, and the outcome says so.
-    public func replay(captureAt url: URL, driverName: String? = nil) throws(ImportError) -> ImportOutcome {
+    /// With a `budget`, a replay still running after that long stops at its next transfer, or
+    /// before it writes, and stores nothing (`TransportError.deadlinePassed`).
+    public func replay(captureAt url: URL, driverName: String? = nil, budget: Duration? = nil) throws(ImportError) -> ImportOutcome {
+        let deadline = budget.map { ReplayDeadline(budget: $0) }
         let capture = try Self.readCapture(url)
         let selected = try Self.select(in: capture, captureName: url.lastPathComponent, driverName: driverName)
         guard selected.count == 1 else {
             throw .ambiguousDevice(capture: url.lastPathComponent, devices: selected.map { Self.label($0.device) })
         }
-        return try replay(selected[0], of: capture, at: url)
+        let startedAt = Date()
+        let (download, replayMode) = try read(selected[0], deadline: deadline)
+        try Self.check(deadline)
+        return try write(selected[0], download: download, replayMode: replayMode, of: capture, at: url, startedAt: startedAt)
     }
 
     /// Replays every supported device of a capture (a usbmon capture of a whole bus may hold
     /// several readers), each as its own import, in the order of their bus addresses. Every
-    /// device is read before anything is written.
-    public func replayDevices(captureAt url: URL, driverName: String? = nil) throws(ImportError) -> [ImportOutcome] {
+    /// device is read before anything is written; a `budget` limits them all together.
+    public func replayDevices(captureAt url: URL, driverName: String? = nil, budget: Duration? = nil) throws(ImportError) -> [ImportOutcome] {
+        let deadline = budget.map { ReplayDeadline(budget: $0) }
         let capture = try Self.readCapture(url)
         let selected = try Self.select(in: capture, captureName: url.lastPathComponent, driverName: driverName)
         var reads: [(SelectedDevice, DeviceDownload, ReplayMode, Date)] = []
         for device in selected {
             let startedAt = Date()
-            let (download, mode) = try read(device)
+            let (download, mode) = try read(device, deadline: deadline)
             reads.append((device, download, mode, startedAt))
         }
+        try Self.check(deadline)
         var outcomes: [ImportOutcome] = []
         for (device, download, replayMode, startedAt) in reads {
             outcomes.append(try write(device, download: download, replayMode: replayMode, of: capture, at: url, startedAt: startedAt))
@@ -91,17 +99,17 @@ public struct Importer: Sendable {
         }
     }
 
-    private func replay(_ device: SelectedDevice, of capture: USBCapture, at url: URL) throws(ImportError) -> ImportOutcome {
-        let startedAt = Date()
-        let (download, replayMode) = try read(device)
-        return try write(device, download: download, replayMode: replayMode, of: capture, at: url, startedAt: startedAt)
+    /// Fails when the import's time is up, before anything is written.
+    private static func check(_ deadline: ReplayDeadline?) throws(ImportError) {
+        if let deadline, deadline.hasPassed { throw .transport(.deadlinePassed(deadline.budget)) }
     }
 
     /// Reads one captured device: conversation replay first; when the capture cannot answer the
     /// driver's requests, a passive decode.
-    private func read(_ selected: SelectedDevice) throws(ImportError) -> (DeviceDownload, ReplayMode) {
+    private func read(_ selected: SelectedDevice, deadline: ReplayDeadline?) throws(ImportError) -> (DeviceDownload, ReplayMode) {
         do {
-            return (try selected.driver.download(over: ReplayUSBTransport(selected.device), after: storedCursors), .conversation)
+            let transport = ReplayUSBTransport(selected.device, deadline: deadline)
+            return (try selected.driver.download(over: transport, after: storedCursors), .conversation)
         } catch let error where Self.replayMismatch(error) != nil {
             let replayMode = ReplayMode.passive(reason: Self.replayMismatch(error)!)
             logger.debug("conversation replay not possible, decoding passively", metadata: ["reason": "\(replayMode)"])

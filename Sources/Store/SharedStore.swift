@@ -35,7 +35,26 @@ public final class SharedStore: Sendable {
     /// Notices other programs' commits for the listeners.
     let externalChanges: ExternalChanges
 
+    /// glucobridge's SQLite `application_id` (`PRAGMA application_id`), the ASCII of "GlBr": it
+    /// tells a glucobridge store from any other SQLite file (see docs/store-schema.md).
+    public static let applicationID: UInt32 = 0x476C_4272
+
+    /// How a store is opened.
+    public enum OpenMode: Sendable {
+        /// Create the store when nothing is at the path, migrate it when it is older (for
+        /// commands that write: imports, logs).
+        case createOrUpdate
+        /// Use only a store that is there and up to date; create and change nothing (for
+        /// commands that only read: views and exports).
+        case existing
+    }
+
     /// Opens (creating and migrating when needed) the store at `path`.
+    ///
+    /// Before anything is written, the file is checked: a non-empty file that is not a glucobridge
+    /// store (another program's database) is refused with ``StoreError/notAStore(path:holds:)``
+    /// and left byte for byte as it was. A store made before glucobridge set its
+    /// ``applicationID`` is recognised by its migrations and stamped.
     ///
     /// - Parameters:
     ///   - timeZone: Used only when the store is created, and then kept in the store (default: the
@@ -44,14 +63,20 @@ public final class SharedStore: Sendable {
     ///   - busyTimeout: How long a write waits for another program's write lock, in seconds.
     ///   - changePollInterval: How often, in seconds, listeners look for commits by other
     ///     programs; they see such a commit within about this time.
+    ///   - mode: `.existing` for commands that only read: then nothing is created or migrated,
+    ///     and a missing store is ``StoreError/noStore(path:)``.
     /// - Throws: ``StoreError``: `.cannotOpen`, `.readOnly`, `.locked`, `.corrupt`,
-    ///   `.newerSchema`, `.timeZoneMismatch`, `.invalidTimeZone`.
+    ///   `.newerSchema`, `.timeZoneMismatch`, `.invalidTimeZone`, `.notAStore`, `.noStore`,
+    ///   `.outOfDate`, `.migrationsDamaged`, `.migrationFailed`.
     public init(
-        path: String, timeZone: TimeZone? = nil, busyTimeout: TimeInterval = 5, changePollInterval: TimeInterval = 0.25
+        path: String, timeZone: TimeZone? = nil, busyTimeout: TimeInterval = 5, changePollInterval: TimeInterval = 0.25,
+        mode: OpenMode = .createOrUpdate
     ) throws(StoreError) {
         self.path = path
         self.busyTimeout = busyTimeout
-        try Self.checkAccess(path)
+        let found = try StoreFile.inspect(path, busyTimeout: busyTimeout, knownMigrations: Migrations.migrator.migrations)
+        if mode == .existing, found == .absent || found == .empty { throw .noStore(path: path) }
+        if mode == .createOrUpdate { try Self.checkAccess(path) }
 
         var configuration = Configuration()
         configuration.label = "glucobridge.store"
@@ -67,7 +92,8 @@ public final class SharedStore: Sendable {
         self.pool = pool
         externalChanges = ExternalChanges(pool: pool, path: path, busyTimeout: busyTimeout, interval: changePollInterval)
 
-        let opened = try Self.prepare(pool, path: path, busyTimeout: busyTimeout, newZone: timeZone ?? .current)
+        let opened = try Self.prepare(
+            pool, path: path, busyTimeout: busyTimeout, newZone: timeZone ?? .current, mayWrite: mode == .createOrUpdate)
         if let timeZone, timeZone.identifier != opened {
             throw .timeZoneMismatch(stored: opened, requested: timeZone.identifier)
         }
@@ -167,25 +193,36 @@ public final class SharedStore: Sendable {
         faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0
     }
 
-    /// Migrates the store when needed and returns the identifier of the zone it keeps, storing
-    /// `newZone` when the store has none yet. Takes the write lock only when there is work to do.
+    /// Migrates the store when needed, stamps it with ``applicationID``, and returns the
+    /// identifier of the zone it keeps, storing `newZone` when the store has none yet. Takes the
+    /// write lock only when there is work to do; without `mayWrite`, a store that needs work is
+    /// refused instead.
     private static func prepare(
-        _ pool: DatabasePool, path: String, busyTimeout: TimeInterval, newZone: TimeZone
+        _ pool: DatabasePool, path: String, busyTimeout: TimeInterval, newZone: TimeZone, mayWrite: Bool
     ) throws(StoreError) -> String {
         let migrator = Migrations.migrator
         do {
-            let (unknown, complete, zone) = try pool.read { db in
+            let (unknown, skipped, missing, zone, stamped) = try pool.read { db in
                 let known = Set(migrator.migrations)
-                let unknown = try migrator.appliedIdentifiers(db).filter { !known.contains($0) }.sorted()
-                let complete = try migrator.hasCompletedMigrations(db)
-                let zone = complete
+                let applied = try migrator.appliedIdentifiers(db)
+                let unknown = applied.filter { !known.contains($0) }.sorted()
+                let skipped = StoreFile.skippedMigrations(applied: applied, known: migrator.migrations)
+                let missing = migrator.migrations.filter { !applied.contains($0) }
+                let zone = missing.isEmpty
                     ? try String.fetchOne(db, sql: "SELECT time_zone FROM store_config WHERE id = 1")
                     : nil
-                return (unknown, complete, zone)
+                let stamped = UInt32(bitPattern: try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0) == applicationID
+                return (unknown, skipped, missing, zone, stamped)
             }
             guard unknown.isEmpty else { throw StoreError.newerSchema(path: path, unknownMigrations: unknown) }
-            if complete, let zone { return zone }
-            if !complete { try migrator.migrate(pool) }
+            guard skipped.isEmpty else { throw StoreError.migrationsDamaged(path: path, missing: skipped) }
+            if missing.isEmpty, let zone, stamped { return zone }
+            guard mayWrite else {
+                if !missing.isEmpty { throw StoreError.outOfDate(path: path, missing: missing) }
+                if let zone { return zone }
+                throw StoreError.noStore(path: path)
+            }
+            try migrate(pool, with: migrator, path: path)
             return try pool.write { db in
                 let consensus = GlucoseThresholds.consensus
                 try db.execute(
@@ -194,10 +231,26 @@ public final class SharedStore: Sendable {
                         VALUES (1, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
                         """,
                     arguments: [newZone.identifier, consensus.veryLow, consensus.low, consensus.high, consensus.veryHigh])
+                try db.execute(sql: "PRAGMA application_id = \(Int32(bitPattern: applicationID))")
                 return try String.fetchOne(db, sql: "SELECT time_zone FROM store_config WHERE id = 1") ?? newZone.identifier
             }
         } catch {
             throw StoreError(error, path: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    /// Runs the migrations not yet applied (all after the applied ones), one transaction each; a
+    /// failure names the migration.
+    private static func migrate(_ pool: DatabasePool, with migrator: DatabaseMigrator, path: String) throws {
+        let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
+        for migration in migrator.migrations where !applied.contains(migration) {
+            do {
+                try migrator.migrate(pool, upTo: migration)
+            } catch let error as DatabaseError {
+                let environmental: [ResultCode] = [.SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_CANTOPEN]
+                if environmental.contains(error.resultCode) { throw error }
+                throw StoreError.migrationFailed(path: path, migration: migration, reason: error.message ?? "\(error.resultCode)")
+            }
         }
     }
 }

@@ -36,6 +36,25 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case noOpenEpisode(kind: LogKind)
     /// Any other SQLite failure.
     case database(String)
+    /// The file holds something other than a glucobridge store (`holds` says what); it was left
+    /// exactly as it was.
+    case notAStore(path: String, holds: String)
+    /// A command that only reads found no store at the path (it creates none).
+    case noStore(path: String)
+    /// A command that only reads found a store made by an older glucobridge, which it does not
+    /// update: it lacks these migrations.
+    case outOfDate(path: String, missing: [String])
+    /// The store's record of applied migrations lacks ones that come before applied ones: it was
+    /// edited by another program.
+    case migrationsDamaged(path: String, missing: [String])
+    /// Bringing the store up to date failed in `migration`: its tables do not match its record of
+    /// applied migrations.
+    case migrationFailed(path: String, migration: String, reason: String)
+    /// SQLite could not read or write the file reliably (an I/O error: a device, a full or
+    /// failing disk, a network share without locking).
+    case ioFailure(path: String, reason: String)
+    /// A failure SQLite reports that glucobridge has no more specific words for.
+    case sqlite(path: String, message: String, code: Int32)
 
     public var description: String {
         switch self {
@@ -78,6 +97,30 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "there is no open \(kind) episode to stop; start one first"
         case let .database(message):
             "database error: \(message)"
+        case let .notAStore(path, holds):
+            "\(path) is not a glucobridge store: it holds \(holds). glucobridge left it untouched; "
+                + "give another path with --store (or move this file aside)"
+        case let .noStore(path):
+            "no store at \(path): nothing has been imported there. Give the store's path with --store, "
+                + "or import first (glucobridge replay FILE, glucobridge import)"
+        case let .outOfDate(path, missing):
+            "the store \(path) was made by an older glucobridge and lacks \(missing.joined(separator: ", ")); "
+                + "this command only reads, so it does not update it: run an import (or any command that "
+                + "writes) once to bring it up to date"
+        case let .migrationsDamaged(path, missing):
+            "the store \(path) has a damaged record of its schema: migrations \(missing.joined(separator: ", ")) "
+                + "are missing from its grdb_migrations table while later ones are there, so another program "
+                + "changed it; glucobridge left it untouched: restore it from a backup, or give a new store with --store"
+        case let .migrationFailed(path, migration, reason):
+            "the store \(path) could not be brought up to date: migration \(migration) failed (SQLite: \(reason)). "
+                + "Its tables do not match its record of applied migrations, so another program changed it; "
+                + "nothing was changed: restore it from a backup, or give a new store with --store"
+        case let .ioFailure(path, reason):
+            "the store \(path) cannot be read or written reliably (SQLite: \(reason)); a store must be a "
+                + "regular file on a local disk with space left: check the disk, or give another path with --store"
+        case let .sqlite(path, message, code):
+            "the store \(path) could not be used: SQLite reports \"\(message)\" (error \(code)); if it "
+                + "happens again, check the file with `glucobridge doctor`, or give another path with --store"
         }
     }
 
@@ -109,8 +152,10 @@ extension StoreError {
             self = .cannotOpen(path: path, reason: message)
         case .SQLITE_FULL:
             self = .database("the disk holding \(path) is full; free some space and try again")
+        case .SQLITE_IOERR:
+            self = .ioFailure(path: path, reason: message)
         default:
-            self = .database("\(message) (SQLite error \(error.extendedResultCode.rawValue))")
+            self = .sqlite(path: path, message: message, code: error.extendedResultCode.rawValue)
         }
     }
 }

@@ -150,8 +150,11 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
     case transferFailed(endpoint: UInt8, reason: String)
     /// Replay: the driver sent a request the capture holds no answer for.
     case requestNotInCapture(request: [UInt8], afterPacket: Int)
-    /// Replay: the driver asked for more than the capture holds.
+    /// Replay: the driver asked for more than the capture holds (each recorded answer is served
+    /// once, moving forward).
     case captureExhausted(afterPacket: Int)
+    /// The import ran past the time it was given, and was stopped at its next transfer.
+    case deadlinePassed(Duration)
     /// The capture recorded a failed transfer (stall, device gone) at this packet.
     case recordedFailure(packet: Int, status: Int32)
     /// Recording to a capture file failed.
@@ -168,11 +171,24 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
         case let .transferFailed(ep, reason): String(format: "USB transfer on endpoint 0x%02x failed: ", ep) + reason
         case let .requestNotInCapture(request, packet):
             "the capture holds no answer to the request \(Hex.encode(Array(request.prefix(16))))\(request.count > 16 ? " …" : "") (searched after packet \(packet))"
-        case .captureExhausted(let packet): "the capture ends at packet \(packet) while the driver still expects data"
+        case .captureExhausted(let packet):
+            "the capture holds no further answer after packet \(packet) while the driver still expects data: the capture is cut short"
+        case .deadlinePassed(let budget):
+            "the import was stopped after running for \(Self.seconds(budget)), its time limit; nothing of it was stored"
         case let .recordedFailure(packet, status):
             "the capture records a failed transfer at packet \(packet) (status \(status)\(status == -108 ? ": device gone" : status == -32 ? ": stall" : ""))"
         case .recordingFailed(let why): "cannot record the session: \(why)"
         }
+    }
+}
+
+extension TransportError {
+    /// `600 s`, `0.25 s`.
+    public static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        guard attoseconds != 0 else { return "\(seconds) s" }
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        return "\((value * 1000).rounded() / 1000) s"
     }
 }
 

@@ -43,9 +43,14 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The Bluetooth adapter to connect with (default: the kernel's choice).", valueName: "hciN"))
     var adapter: String?
 
+    @Option(name: .customLong("import-limit"), help: ArgumentHelp(
+        "Abandon an import (storing nothing; a spool file goes to failed/) that runs longer than this many seconds.", valueName: "seconds"))
+    var importLimit = 600.0
+
     @OptionGroup var storeOptions: StoreOptions
 
     func validate() throws {
+        guard importLimit > 0, importLimit <= 86_400 else { throw ValidationError("--import-limit must be more than 0 and at most 86400 seconds") }
         guard (1...1440).contains(bleInterval) else { throw ValidationError("--ble-interval must be between 1 and 1440 minutes") }
         guard (1...60).contains(bleListen) else { throw ValidationError("--ble-listen must be between 1 and 60 minutes") }
         guard bleListen < bleInterval || sensors.isEmpty else {
@@ -77,7 +82,8 @@ struct DaemonCommand: AsyncParsableCommand {
                 BluetoothSource(peer: $0, adapter: adapter, interval: .seconds(bleInterval * 60), listenMinutes: bleListen)
             }
             let configuration = DaemonConfiguration(
-                spool: spool.map { URL(fileURLWithPath: $0) }, usbHotplug: usbHotplug, polledSources: sources)
+                spool: spool.map { URL(fileURLWithPath: $0) }, usbHotplug: usbHotplug,
+                spoolTiming: SpoolTiming(importLimit: .milliseconds(Int64((importLimit * 1000).rounded(.up)))), polledSources: sources)
             try await GlucoBridgeDaemon.run(configuration, store: store, logger: logger)
         } catch let error as ExitCode {
             throw error

@@ -3,6 +3,7 @@ import Foundation
 import Store
 
 struct DayCommand: StoreCommand {
+    static let onlyReads = true
     static let configuration = CommandConfiguration(
         commandName: "day", abstract: "Shows one Day's summary and its logs in time order, with their ids.")
 

@@ -3,6 +3,7 @@ import Foundation
 import Store
 
 struct DaysCommand: StoreCommand {
+    static let onlyReads = true
     static let configuration = CommandConfiguration(
         commandName: "days",
         abstract: "Shows the most recent Days: glucose low / average / high, time in range, and whether each had a hypo, a hyper, exercise, stress or illness.")

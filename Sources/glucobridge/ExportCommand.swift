@@ -32,7 +32,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let store = try storeOptions.open()
+            let store = try storeOptions.openExisting()
             let start = try from.map { try Self.instant($0, zone: store.timeZone, endOfDay: false) }
             let end = try to.map { try Self.instant($0, zone: store.timeZone, endOfDay: true) }
             let columns: [String], rows: [[String?]]

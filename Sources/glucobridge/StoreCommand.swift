@@ -9,16 +9,20 @@ protocol StoreCommand: ParsableCommand {
     var storeOptions: StoreOptions { get }
     /// Does the command's work on `store` and returns what it prints.
     func output(_ store: SharedStore) throws -> String
+    /// True for a view: the store is then never created or migrated (`StoreOptions.openExisting`).
+    static var onlyReads: Bool { get }
 }
 
 extension StoreCommand {
     func run() throws { try runOnStore() }
 
+    static var onlyReads: Bool { false }
+
     /// Opens the store, runs the command and prints its report; an error is one line on stderr
     /// and exit status 1.
     func runOnStore() throws {
         try reportingErrors {
-            let store = try storeOptions.open()
+            let store = try Self.onlyReads ? storeOptions.openExisting() : storeOptions.open()
             print(try output(store))
         }
     }

@@ -44,6 +44,23 @@ final class AbortTests: XCTestCase {
         XCTAssertEqual(try store.glucose().count, 23)
     }
 
+    /// A reader import past its time limit stops at its next transfer, storing nothing.
+    func testAnImportPastItsLimitStoresNothing() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let store = try SharedStore(path: folder.appendingPathComponent("s.sqlite").path, timeZone: TimeZone(identifier: "UTC"))
+        let abortSwitch = AbortSwitch()
+        abortSwitch.startClock(limit: .zero)
+        XCTAssertThrowsError(
+            try Importer(store: store).importSession(
+                over: AbortableTransport(ReplayUSBTransport(try receiver()), abortSwitch: abortSwitch), driver: DexcomDriver.self,
+                origin: "test")
+        ) { error in
+            XCTAssertEqual("\(error)", "the import was stopped after running for 0 s, its time limit; nothing of it was stored")
+        }
+        XCTAssertEqual(try store.glucose(), [])
+        XCTAssertEqual(abortSwitch.abortError, .deadlinePassed(.zero))
+    }
+
     func testSwitchKeepsTheFirstReason() {
         let abortSwitch = AbortSwitch()
         XCTAssertNil(abortSwitch.abortError)

@@ -191,6 +191,33 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spool.appendingPathComponent("failed").path), [])
     }
 
+    /// An import that runs past `--import-limit` is abandoned: nothing of it is stored, the file
+    /// goes to failed/ saying why, and the files after it are still taken.
+    func testImportsPastTheirLimitAreAbandonedAndTheQueueGoesOn() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let spool = folder.appendingPathComponent("spool")
+        let store = folder.appendingPathComponent("store.sqlite")
+        let log = folder.appendingPathComponent("daemon.log")
+        let daemon = try startDaemon(
+            ["--spool", spool.path, "--store", store.path, "--no-usb-hotplug", "--import-limit", "0.001"], loggingTo: log)
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        for name in ["first.pcap", "second.pcap"] {
+            try FileManager.default.copyItem(at: Fixtures.url("dexcom/ecc1-g4-receiver.pcap"), to: spool.appendingPathComponent(name))
+        }
+        for name in ["first.pcap", "second.pcap"] {
+            try waitFor(spool.appendingPathComponent("failed/\(name).reason.txt"))
+            let reason = try String(contentsOf: spool.appendingPathComponent("failed/\(name).reason.txt"), encoding: .utf8)
+            XCTAssertTrue(
+                reason.hasPrefix("the import was stopped after running for 0.001 s, its time limit; nothing of it was stored"), reason)
+        }
+        try stop(daemon, with: SIGTERM)
+        let queue = try DatabaseQueue(path: store.path)
+        try queue.read { db in
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM glucose"), 0)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM import_run"), 0)
+        }
+    }
+
     /// Starts the built `glucobridge daemon` with `arguments`, its stderr written to `log`, and
     /// waits until it watches its spool folder (killing it if it never does).
     private func startDaemon(_ arguments: [String], loggingTo log: URL) throws -> Process {

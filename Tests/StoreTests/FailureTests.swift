@@ -96,7 +96,7 @@ final class FailureTests: XCTestCase {
         XCTAssertStoreError(.readOnly(path: file.path)) { try file.open() }
     }
 
-    func testRandomBytesAreReportedAsCorrupt() throws {
+    func testRandomBytesAreReportedAsNotAStore() throws {
         let file = try StoreFile()
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<16_384).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -105,10 +105,8 @@ final class FailureTests: XCTestCase {
             _ = try file.open()
             XCTFail("random bytes opened as a store")
         } catch let error as StoreError {
-            guard case let .corrupt(path, reason) = error else { return XCTFail("\(error)") }
-            XCTAssertEqual(path, file.path)
-            XCTAssertEqual(reason, "file is not a database")
-            XCTAssertTrue(error.description.hasPrefix("the store \(file.path) is damaged or is not a glucobridge store"))
+            XCTAssertEqual(error, .notAStore(path: file.path, holds: "16384 bytes that are not an SQLite database"))
+            XCTAssertTrue(error.description.hasPrefix("\(file.path) is not a glucobridge store"))
         }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file.path)), Data(bytes))
     }

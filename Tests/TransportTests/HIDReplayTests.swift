@@ -72,6 +72,10 @@ final class HIDReplayTests: XCTestCase {
         }
         try channel.send(report([0x04, 0x00]), timeout: .seconds(1))
         XCTAssertEqual(Array(try channel.receive(maxLength: 64, timeout: .seconds(1)).bytes.prefix(3)), [0x34, 0x01, 0x0C])
+        // Each recorded answer is served once: asking again finds the capture used up.
+        XCTAssertThrowsError(try channel.send(report([0x05, 0x00]), timeout: .seconds(1))) {
+            XCTAssertEqual($0 as? TransportError, .captureExhausted(afterPacket: 5))
+        }
         // A report the capture never carried.
         XCTAssertThrowsError(try channel.send(report([0x15, 0x00]), timeout: .seconds(1))) { error in
             guard case .requestNotInCapture(let request, _) = error as? TransportError else { return XCTFail("\(error)") }

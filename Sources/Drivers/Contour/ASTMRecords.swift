@@ -62,6 +62,9 @@ public struct ContourHeader: Sendable, Equatable {
         case let other?: throw .malformedRecord(record: text, reason: "unknown unit code U=\(other)")
         }
         if let limits = configuration["V"], limits.count == 5, let low = Int(limits.prefix(2)), let high = Int(limits.suffix(3)) {
+            guard low <= high else {
+                throw .malformedRecord(record: text, reason: "the reportable range V=\(limits) has its low limit \(low) above its high limit \(high)")
+            }
             reportableRange = low...high
         }
         clock = fields.last.flatMap { ContourTime.seconds($0) }

@@ -21,6 +21,12 @@ public enum ContourDriver: USBDeviceDriver {
     static let wakeAttempts = 5
     /// NAKs sent for one damaged frame before giving up.
     static let retries = 3
+    /// The most HID reports one transfer may take. The largest Contour memory holds 1,000 results
+    /// (Contour Next One: 800), one record each; a frame of at most 247 bytes (ASTM E1381 §6.3)
+    /// spans at most 5 reports, so a whole memory is under 5,100 reports with the header, patient
+    /// and terminator records, the link control bytes and a few retransmissions. A meter that
+    /// keeps talking past twice that is not ending its transfer.
+    static let maximumReports = 10_000
 
     public static func download(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload {
         try readSession(over: transport).normalised()
@@ -49,7 +55,12 @@ public enum ContourDriver: USBDeviceDriver {
         var established = false
         var wakes = 0
         var naks = 0
+        var reports = 0
         while true {
+            reports += 1
+            guard reports <= maximumReports else {
+                throw .incompleteSession(reason: "the meter sent \(maximumReports) reports without ending its transfer, more than any Contour memory holds")
+            }
             let read: USBRead
             do {
                 read = try link.readReport()

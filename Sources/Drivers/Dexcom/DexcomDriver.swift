@@ -12,6 +12,14 @@ public enum DexcomDriver: USBDeviceDriver {
     public static let readTimeout: Duration = .seconds(2)
     /// The read buffer: a whole multiple of the 64-byte packet size, enough for a one-page reply.
     static let readLength = 2176
+    /// The most pages read from one partition, newest first: 16,384 pages of 38 EGV records is
+    /// over 600,000 readings, nearly six years of five-minute readings, more than a receiver's
+    /// database keeps. A wider range (a damaged or hostile reply) is read only down to the cap.
+    static let maximumPagesPerPartition: UInt32 = 16_384
+    /// The most reads for one reply: a frame is at most `DexcomPacket.maximumLength` bytes, so a
+    /// receiver that sends that many reads (even of one byte each) without completing a frame is
+    /// not answering.
+    static var maximumReadsPerReply: Int { DexcomPacket.maximumLength }
 
     public static func download(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload {
         let session = try readSession(over: transport, after: cursors)
@@ -40,10 +48,11 @@ public enum DexcomDriver: USBDeviceDriver {
             guard let range = try link.pageRange(partition, into: &session) else { continue }
             let cursor = stored[stream]
             var page = range.upperBound
+            let lowest = range.upperBound - min(range.upperBound - range.lowerBound, maximumPagesPerPartition - 1)
             while true {
                 try link.exchange(.readDatabasePages, [partition.rawValue] + page.littleEndianBytes + [1], into: &session)
                 guard let firstIndex = session.pageFirstIndex[partition.rawValue]?[page] else { break }
-                if page == range.lowerBound { break }
+                if page == lowest { break }
                 if let cursor, Int64(firstIndex) <= cursor { break }
                 page -= 1
             }
@@ -182,7 +191,7 @@ struct DexcomLink {
         var hostTime: Date?
         do {
             try transport.write(DexcomPacket.request(command, payload: payload), to: outEndpoint, timeout: DexcomDriver.readTimeout)
-            while true {
+            for _ in 0...DexcomDriver.maximumReadsPerReply {
                 if let reply = try assembler.nextPacket() {
                     try session.absorb(
                         request: DexcomPacket(code: command.rawValue, payload: payload), reply: reply,
@@ -193,6 +202,7 @@ struct DexcomLink {
                 hostTime = read.hostTime
                 assembler.append(read.bytes)
             }
+            throw DexcomError.incompleteReply(context: context, received: assembler.bufferedCount, expected: assembler.pendingLength)
         } catch let error as TransportError {
             if case .timeout = error, assembler.bufferedCount > 0 {
                 throw .incompleteReply(context: context, received: assembler.bufferedCount, expected: assembler.pendingLength)

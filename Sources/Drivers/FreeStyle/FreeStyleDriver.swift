@@ -17,6 +17,13 @@ public enum FreeStyleDriver: USBDeviceDriver {
 
     /// How long one report may take to arrive.
     public static let readTimeout: Duration = .seconds(3)
+    /// The most keep-alive reports skipped while waiting for one reply (the reader sends them
+    /// while it gathers a long reply; far fewer arrive within a read timeout each).
+    static let maximumKeepAlives = 1_000
+    /// The most reports one text reply may take: each carries at least one byte of a reply of at
+    /// most `FreeStyleText.replyLimit` bytes, and a reader's records take far fewer. Empty text
+    /// reports beyond this mean the reader is not answering.
+    static let maximumEmptyReports = 1_000
     /// The records commands asked when the model is not known (a capture without descriptors).
     static let allRecordCommands = ["$history?", "$arresult?", "$result?"]
 
@@ -132,7 +139,7 @@ struct FreeStyleLink {
 
     /// The next message that is not a keep-alive, with the host's clock when it arrived.
     func receive(answering request: String) throws(FreeStyleError) -> (FreeStyleMessage, Date?) {
-        while true {
+        for _ in 0...FreeStyleDriver.maximumKeepAlives {
             let read: USBRead
             do {
                 read = try channel.receive(maxLength: FreeStyleMessage.reportSize, timeout: FreeStyleDriver.readTimeout)
@@ -142,6 +149,9 @@ struct FreeStyleLink {
             let message = try FreeStyleMessage.decode(read.bytes, context: "from the reader answering \(request)")
             if !message.isKeepAlive { return (message, read.hostTime) }
         }
+        throw .transport(.transferFailed(
+            endpoint: channel.inEndpoint.address,
+            reason: "the reader sent only keep-alive reports (\(FreeStyleDriver.maximumKeepAlives)) answering \(request)"))
     }
 
     /// Sends a message without payload and returns the reply of the expected type.
@@ -161,6 +171,7 @@ struct FreeStyleLink {
     func text(_ command: String) throws(FreeStyleError) -> (reply: [UInt8], hostTime: Date?) {
         try send(FreeStyleText.message(for: command))
         var reply: [UInt8] = []
+        var empty = 0
         while true {
             let message: FreeStyleMessage
             let hostTime: Date?
@@ -171,6 +182,10 @@ struct FreeStyleLink {
             }
             guard message.type == FreeStyleMessage.Kind.text else {
                 throw Self.refusal(message, context: "answering \(command)", request: command, expected: "text replies (0x60)")
+            }
+            if message.payload.isEmpty {
+                empty += 1
+                guard empty <= FreeStyleDriver.maximumEmptyReports else { throw .incompleteReply(command: command, received: reply.count) }
             }
             reply += message.payload
             guard reply.count <= FreeStyleText.replyLimit else { throw .replyTooLong(command: command, limit: FreeStyleText.replyLimit) }

@@ -26,6 +26,8 @@ public enum BLEError: Error, Equatable, CustomStringConvertible {
     case valueTooLong(handle: UInt16, length: Int, maximum: Int)
     /// Replay: the capture holds no PDU like the one the driver sent (searched after `afterRecord`).
     case requestNotInCapture(file: String, pdu: [UInt8], afterRecord: Int)
+    /// The import ran past the time it was given, and was stopped at its next PDU.
+    case deadlinePassed(Duration)
     /// Replay: the capture has no LE connection carrying ATT (matching the address asked for).
     case noConnectionInCapture(file: String, detail: String)
     /// Replay: the capture could not be read.
@@ -48,6 +50,8 @@ public enum BLEError: Error, Equatable, CustomStringConvertible {
                 + "(move closer, or check that the device is on and not connected to a phone)"
         case .disconnected(let why):
             return "the Bluetooth connection ended: \(why)"
+        case .deadlinePassed(let budget):
+            return "the import was stopped after running for \(TransportError.seconds(budget)), its time limit; nothing of it was stored"
         case let .attError(request, handle, code):
             let hint = code.needsSecurity
                 ? " — pair the device first (bluetoothctl pair ADDRESS) so the link can be encrypted" : ""

@@ -6,10 +6,17 @@ import Foundation
 /// request in the capture become what the driver reads. Captures that glucobridge recorded itself
 /// replay this way request for request.
 ///
-/// A request is searched for first after the previous match (captures are in conversation order)
-/// and then from the start (a driver may ask for the same thing again, or in another order). A
-/// request the capture never holds throws `requestNotInCapture`: the capture was made by a program
-/// that asked differently, and only a passive decode of its exchanges can use it.
+/// Replay moves forward and serves each recorded answer at most once. A request is searched for
+/// after the previous match (captures are in conversation order), else among the earlier requests
+/// stepped over and not yet served (a driver asking in another order than the capturing program);
+/// the position in the capture never moves back. A request the capture never holds throws
+/// `requestNotInCapture` (the capture was made by a program that asked differently, and only a
+/// passive decode of its exchanges can use it); a request whose every recorded occurrence was
+/// served already throws `captureExhausted` (the capture is cut short). So a replay ends after at
+/// most one request per recorded one, whatever the capture holds.
+///
+/// With a `deadline`, every transfer after it throws `deadlinePassed`, so an import given a time
+/// budget stops at its next transfer.
 ///
 /// A HID SET_REPORT is a request like an OUT transfer: the device's interrupt IN reports that
 /// followed it are its answers. A transcript does not say how a report was sent, so its `out`
@@ -19,15 +26,24 @@ public final class ReplayUSBTransport: USBTransport {
     private let captured: CapturedDevice
     private let dataTransfers: [USBTransfer]
     private var cursor = 0
+    /// Capture positions of the requests served.
+    private var served: Set<Int> = []
     private var lastMatchedPacket = 0
     private var pending: [USBTransfer] = []
     private var partial: (bytes: ArraySlice<UInt8>, transfer: USBTransfer)?
     private var claimed: Set<UInt8> = []
+    private let deadline: ReplayDeadline?
 
     /// A device that speaks before the host writes anything (a meter announcing itself) has its
-    /// leading IN transfers read first.
-    public init(_ captured: CapturedDevice) {
+    /// leading IN transfers read first. `budget`, when given, is how long the replay may run.
+    public convenience init(_ captured: CapturedDevice, budget: Duration? = nil) {
+        self.init(captured, deadline: budget.map { ReplayDeadline(budget: $0) })
+    }
+
+    /// Replays `captured` until `deadline`, when given (an import's limit shared by its devices).
+    public init(_ captured: CapturedDevice, deadline: ReplayDeadline?) {
         self.captured = captured
+        self.deadline = deadline
         device = captured.description
         dataTransfers = captured.conversation
         let leading = dataTransfers.prefix { $0.direction == .in }
@@ -46,12 +62,16 @@ public final class ReplayUSBTransport: USBTransport {
     }
 
     public func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
+        try checkDeadline()
         try answer(bytes, sentAs: .endpoint(endpoint.address))
     }
 
     /// Finds the request in the capture and queues what the device answered to it.
     private func answer(_ bytes: [UInt8], sentAs route: Route) throws(TransportError) {
         guard let position = findRequest(bytes, route: route) else {
+            if served.contains(where: { matches($0, bytes, route) }) {
+                throw .captureExhausted(afterPacket: lastMatchedPacket)
+            }
             throw .requestNotInCapture(request: bytes, afterPacket: lastMatchedPacket)
         }
         let request = dataTransfers[position]
@@ -59,18 +79,20 @@ public final class ReplayUSBTransport: USBTransport {
             throw transportError(forRecordedStatus: request.status, transfer: request)
         }
         lastMatchedPacket = request.packetNumber
+        served.insert(position)
         var answers: [USBTransfer] = []
         var next = position + 1
         while next < dataTransfers.count, dataTransfers[next].direction == .in {
             answers.append(dataTransfers[next])
             next += 1
         }
-        cursor = next
+        cursor = max(cursor, next)
         pending = answers
         partial = nil
     }
 
     public func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
+        try checkDeadline()
         if partial == nil {
             guard let transfer = pending.first else {
                 throw .timeout(endpoint: endpoint.address)
@@ -89,6 +111,7 @@ public final class ReplayUSBTransport: USBTransport {
     }
 
     public func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
+        try checkDeadline()
         let request = USBTransfer(packetNumber: 0, endpoint: 0, type: .control, direction: setup.direction, setup: setup.bytes, data: data)
         if request.isConversation {
             try answer(data, sentAs: .setReport(setup))
@@ -117,31 +140,38 @@ public final class ReplayUSBTransport: USBTransport {
         case setReport(USBControlSetup)
     }
 
-    /// The capture position of `bytes` as a request: the first answered occurrence after the
-    /// previous match, else the first answered one before it, else an unanswered one (which
-    /// replays as a device that does not answer).
+    private func checkDeadline() throws(TransportError) {
+        if let deadline, deadline.hasPassed { throw .deadlinePassed(deadline.budget) }
+    }
+
+    /// Whether the recorded transfer at `index` is `bytes` sent the way `route` says.
+    private func matches(_ index: Int, _ bytes: [UInt8], _ route: Route) -> Bool {
+        let transfer = dataTransfers[index]
+        guard transfer.direction == .out, transfer.data == bytes else { return false }
+        // A transcript line names neither endpoint nor setup: it matches either route.
+        guard let recordedEndpoint = transfer.endpoint else { return true }
+        switch route {
+        case .endpoint(let address):
+            return transfer.type != .control && recordedEndpoint == address
+        case .setReport(let setup):
+            return transfer.type == .control && transfer.setup == setup.bytes
+        }
+    }
+
+    /// The capture position of `bytes` as a request not yet served: the first answered occurrence
+    /// after the cursor, else the first answered one stepped over before it, else an unanswered
+    /// one after the cursor (which replays as a device that does not answer).
     private func findRequest(_ bytes: [UInt8], route: Route) -> Int? {
-        func matches(_ index: Int) -> Bool {
-            let transfer = dataTransfers[index]
-            guard transfer.direction == .out, transfer.data == bytes else { return false }
-            // A transcript line names neither endpoint nor setup: it matches either route.
-            guard let recordedEndpoint = transfer.endpoint else { return true }
-            switch route {
-            case .endpoint(let address):
-                return transfer.type != .control && recordedEndpoint == address
-            case .setReport(let setup):
-                return transfer.type == .control && transfer.setup == setup.bytes
-            }
+        func candidate(_ index: Int) -> Bool {
+            !served.contains(index) && matches(index, bytes, route)
         }
         func answered(_ index: Int) -> Bool {
             index + 1 < dataTransfers.count && dataTransfers[index + 1].direction == .in
         }
         let forward = dataTransfers.indices[cursor...]
-        if let found = forward.first(where: { matches($0) && answered($0) }) {
-            return found
-        }
         let earlier = dataTransfers.indices[..<cursor]
-        return earlier.first(where: { matches($0) && answered($0) })
-            ?? forward.first(where: matches) ?? earlier.first(where: matches)
+        return forward.first(where: { candidate($0) && answered($0) })
+            ?? earlier.first(where: { candidate($0) && answered($0) })
+            ?? forward.first(where: candidate)
     }
 }

@@ -100,15 +100,24 @@ public final class BLELink {
     }
 
     /// The next notification or indication on `handle`, handing every other one to the driver
-    /// that owns it; nil when nothing arrives within `timeout`.
+    /// that owns it; nil when nothing arrives within `timeout`, or when more than
+    /// `maximumOthersPerWait` others arrive first (a device that never answers).
     public func next(on handle: UInt16, timeout: Duration) throws(BLEError) -> GATTNotification? {
+        var others = 0
         while let notification = try client.nextNotification(timeout: timeout) {
             seen(notification.hostTime)
             if notification.handle == handle { return notification }
             dispatch(notification)
+            others += 1
+            if others > Self.maximumOthersPerWait { return nil }
         }
         return nil
     }
+
+    /// Notifications on other characteristics taken while waiting for one: a Record Access
+    /// Control Point reports at most 65,535 records (its count is 16 bits), each in one
+    /// notification, so more means the device is not going to answer.
+    public static let maximumOthersPerWait = 65_536
 
     /// Hands a notification to its driver, or counts it as unclaimed.
     func dispatch(_ notification: GATTNotification) {

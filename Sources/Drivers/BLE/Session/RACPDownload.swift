@@ -91,6 +91,7 @@ struct RACPDownload {
             if case .attError = error { return .failed(.racpRefused(service: service, request: request, error: error)) }
             throw .link(error)
         }
+        var ignored = 0
         while true {
             let indication: GATTNotification?
             do {
@@ -116,10 +117,20 @@ struct RACPDownload {
             case .responseCode(let opCode, _) where opCode == request.opCode.rawValue:
                 return .answer(response)
             default:
+                ignored += 1
+                guard ignored <= Self.maximumIgnoredAnswers else {
+                    return .failed(.racpIncomplete(
+                        service: service, request: request,
+                        reason: "the device sent \(Self.maximumIgnoredAnswers) answers to other requests and none to this one"))
+                }
                 link.note("\(service.name): an unexpected Record Access Control Point answer (\(response.summary)) was ignored")
             }
         }
     }
+
+    /// Answers to other requests tolerated while waiting for this one's: one procedure runs at
+    /// a time on a control point, so a device sending more than a few is not answering.
+    static let maximumIgnoredAnswers = 8
 
     static func hex(_ filter: RACPFilter) -> String {
         "filter " + filter.bytesForDisplay

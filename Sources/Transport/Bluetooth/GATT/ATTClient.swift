@@ -19,6 +19,8 @@ public final class ATTClient: GATTClient {
 
     public static let defaultMTU = 23
     public static let maximumMTU = 517
+    /// The longest attribute value (Core Specification Vol 3, Part F, 3.2.9): Read Blob stops there.
+    public static let maximumAttributeLength = 512
 
     private var pending: [GATTNotification] = []
     private var failure: BLEError?
@@ -142,7 +144,8 @@ public final class ATTClient: GATTClient {
         guard case .readResponse(var value) = answer.pdu else { throw unexpected(answer.bytes, to: .readRequest) }
         // A full PDU may mean more follows: continue with Read Blob until a short part.
         var part = value
-        while part.count == mtu - 1 {
+        // An attribute value is at most 512 bytes (Core Specification Vol 3, Part F, 3.2.9).
+        while part.count == mtu - 1, value.count < Self.maximumAttributeLength {
             let more: Answer
             do {
                 more = try request(.readBlobRequest(handle: handle, offset: UInt16(clamping: value.count)))
@@ -201,11 +204,16 @@ public final class ATTClient: GATTClient {
     private func request(_ pdu: ATTPDU) throws(BLEError) -> Answer {
         if let failure { throw failure }
         let bytes = pdu.bytes
+        // Security rises at most from low through medium and high to FIPS: three retries.
+        var raises = 0
         while true {
             try transmit(bytes)
             let answer = try awaitAnswer(to: bytes)
             if case let .errorResponse(_, handle, code) = answer.pdu {
-                if code.needsSecurity, try bearer.raiseSecurity(after: code) { continue }
+                if code.needsSecurity, raises < 3, try bearer.raiseSecurity(after: code) {
+                    raises += 1
+                    continue
+                }
                 throw .attError(request: pdu.opcode, handle: handle, code: code)
             }
             return answer

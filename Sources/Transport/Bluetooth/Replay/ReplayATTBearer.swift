@@ -55,9 +55,14 @@ public final class ReplayATTBearer: ATTBearer {
     private let ending: String
     /// The capture time of the last PDU served or matched (the replay's clock).
     public private(set) var now: Date
+    /// When the import's time is up: then every PDU throws `deadlinePassed`.
+    private let deadline: ReplayDeadline?
 
-    /// Replays `connection` from the capture `file`.
-    public init(connection: LEConnection, file: String, name: String? = nil, pacing: Pacing = .waitForClient) {
+    /// Replays `connection` from the capture `file`, until `deadline` when given.
+    public init(
+        connection: LEConnection, file: String, name: String? = nil, pacing: Pacing = .waitForClient, deadline: ReplayDeadline? = nil
+    ) {
+        self.deadline = deadline
         peer = BLEPeer(address: connection.peerAddress, addressType: connection.peerAddressType, name: name)
         connectionHandle = connection.handle
         self.connection = connection
@@ -92,7 +97,9 @@ public final class ReplayATTBearer: ATTBearer {
 
     /// Replays the first connection in `capture` that carries ATT (to `address`, when given); the
     /// peer's name comes from its advertising reports in the capture.
-    public convenience init(capture: LECapture, address: BluetoothAddress? = nil, pacing: Pacing = .waitForClient) throws(BLEError) {
+    public convenience init(
+        capture: LECapture, address: BluetoothAddress? = nil, pacing: Pacing = .waitForClient, budget: Duration? = nil
+    ) throws(BLEError) {
         let candidates = capture.attConnections.filter { address == nil || $0.peerAddress == address }
         guard let connection = candidates.first else {
             let seen = capture.connections.map { "\($0.peerAddress) (handle \(handleText($0.handle)), \($0.att.count) ATT PDUs)" }
@@ -102,7 +109,9 @@ public final class ReplayATTBearer: ATTBearer {
                 detail: "no LE connection\(target) carrying ATT in this capture (connections seen: "
                     + (seen.isEmpty ? "none" : seen.joined(separator: ", ")) + ")")
         }
-        self.init(connection: connection, file: capture.name, name: capture.localName(of: connection.peerAddress), pacing: pacing)
+        self.init(
+            connection: connection, file: capture.name, name: capture.localName(of: connection.peerAddress), pacing: pacing,
+            deadline: budget.map { ReplayDeadline(budget: $0) })
     }
 
     /// Reads the btsnoop file at `url` and replays its first ATT connection (to `address`).
@@ -118,6 +127,7 @@ public final class ReplayATTBearer: ATTBearer {
 
     public func send(_ pdu: [UInt8]) throws(BLEError) {
         guard !closed else { throw .disconnected("closed by glucobridge") }
+        try checkDeadline()
         walk()
         func sameHostPDU(_ index: Int, _ mark: Mark) -> Bool {
             !isDevicePDU[index] && marks[index] == mark && pdus[index].bytes == pdu
@@ -137,7 +147,12 @@ public final class ReplayATTBearer: ATTBearer {
         lastSent = pdu
     }
 
+    private func checkDeadline() throws(BLEError) {
+        if let deadline, deadline.hasPassed { throw .deadlinePassed(deadline.budget) }
+    }
+
     public func receive(timeout: Duration) throws(BLEError) -> ATTBearerPDU? {
+        try checkDeadline()
         guard !closed else { throw .disconnected("closed by glucobridge") }
         walk()
         while due.isEmpty, frontier < pdus.count, pacing == .followDevice {

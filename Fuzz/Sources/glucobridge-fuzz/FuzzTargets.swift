@@ -1,0 +1,219 @@
+import Capture
+import Drivers
+import Foundation
+import Importer
+import Store
+import Transport
+
+// One libFuzzer binary holding every target; `FUZZ_TARGET` names the one a run fuzzes (each has
+// its own corpus folder, see Fuzz/run). Every parser of outside bytes is reached: capture formats,
+// the Bluetooth stack, the device protocols, and the whole replay into a store. A target only
+// calls the code; a crash, a trap (overflow, index out of range) or a hang is the finding.
+
+/// Runs `body`, ignoring the typed error every parser throws on bad bytes.
+@inline(__always)
+func attempt<T>(_ body: () throws -> T) { _ = try? body() }
+
+/// The input cut into pieces, each a 2-byte little-endian length and that many bytes (a short
+/// last piece takes what is left): several packets from one input.
+func pieces(_ bytes: [UInt8]) -> [[UInt8]] {
+    var result: [[UInt8]] = []
+    var at = 0
+    while at + 2 <= bytes.count, result.count < 512 {
+        let length = Int(bytes[at]) | Int(bytes[at + 1]) << 8
+        at += 2
+        let end = min(bytes.count, at + length)
+        result.append(Array(bytes[at..<end]))
+        at = end
+    }
+    return result
+}
+
+/// A classic pcap (microseconds, little-endian) of `link` holding each piece as one packet.
+func pcap(link: UInt32, packets: [[UInt8]]) -> [UInt8] {
+    func u32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+    var file = u32(0xA1B2_C3D4) + [2, 0, 4, 0] + u32(0) + u32(0) + u32(65_535) + u32(link)
+    for (index, packet) in packets.enumerated() {
+        file += u32(1_700_000_000) + u32(UInt32(index)) + u32(UInt32(packet.count)) + u32(UInt32(packet.count)) + packet
+    }
+    return file
+}
+
+/// Decodes a BLE characteristic value with the codec the first byte picks.
+func bleValue(_ bytes: [UInt8]) {
+    guard let selector = bytes.first else { return }
+    let value = Array(bytes.dropFirst())
+    let e2e: Bool? = selector & 0x80 == 0 ? nil : selector & 0x40 != 0
+    switch selector & 0x0F {
+    case 0: attempt { try CGMMeasurement.records(in: value, e2eCRC: e2e) }
+    case 1: attempt { try CGMFeature.decode(value) }
+    case 2: attempt { try CGMStatus.decode(value, e2eCRC: e2e) }
+    case 3: attempt { try CGMSessionStartTime.decode(value, e2eCRC: e2e) }
+    case 4: attempt { try CGMSessionRunTime.decode(value, e2eCRC: e2e) }
+    case 5: attempt { try GlucoseMeasurement.decode(value) }
+    case 6: attempt { try GlucoseMeasurementContext.decode(value) }
+    case 7: attempt { try RACPResponse.decode(value) }
+    case 8: attempt { try HeartRateMeasurement.decode(value) }
+    case 9: attempt { try BodySensorLocation.decode(value) }
+    case 10: attempt { try CSCMeasurement.decode(value) }
+    case 11: attempt { try RSCMeasurement.decode(value) }
+    case 12: attempt { try FitnessMachineFeature.decode(value) }
+    case 13: attempt { try TreadmillData.decode(value) }
+    case 14: attempt { try IndoorBikeData.decode(value) }
+    default: _ = CGMMeasurement.recordResults(in: value, e2eCRC: e2e)
+    }
+}
+
+/// The ASTM link decoder and the Contour session on a byte stream from the meter.
+func astm(_ bytes: [UInt8]) {
+    var decoder = ASTMLinkDecoder()
+    var session = ContourSession()
+    decoder.append(bytes)
+    while true {
+        guard let event = try? decoder.next(context: "fuzz") else { break }
+        if case .frame(let frame) = event, (try? session.absorb(frame, hostTime: nil)) == nil { break }
+    }
+    attempt { try session.normalised() }
+    let text = String(decoding: bytes, as: UTF8.self)
+    attempt { try ContourHeader(text) }
+    attempt { try ContourResult(text, delimiters: ASTMDelimiters()) }
+}
+
+/// FreeStyle reports and text replies, as each records command would take them.
+func freeStyleText(_ bytes: [UInt8]) {
+    attempt { try FreeStyleMessage.decode(bytes, context: "fuzz") }
+    for command in ["$history?", "$arresult?", "$result?", "$date?", "$time?", "$sn?"] {
+        var session = FreeStyleSession(model: .libre)
+        if let message = try? FreeStyleText.verifiedMessage(of: bytes, command: command) {
+            attempt { try session.absorb(textReply: message, command: command, hostTime: nil) }
+        }
+        attempt { try session.absorb(textReply: bytes, command: command, hostTime: nil) }
+        attempt { try session.normalised() }
+    }
+}
+
+/// A Dexcom byte stream: frames, and a reply payload read as database pages.
+func dexcom(_ bytes: [UInt8], asPages: Bool) {
+    if asPages {
+        var session = DexcomDownload()
+        let count = UInt8(max(1, min(8, bytes.count / DexcomPage.size)))
+        for partition: UInt8 in [0, 4, 5] {
+            attempt {
+                try session.absorb(
+                    request: DexcomPacket(code: DexcomCommand.readDatabasePages.rawValue, payload: [partition, 0, 0, 0, 0, count]),
+                    reply: DexcomPacket(code: DexcomReplyCode.ack.rawValue, payload: bytes), hostTime: nil, where: "fuzz")
+            }
+        }
+        attempt { try DexcomDriver.normalise(session) }
+        return
+    }
+    var assembler = DexcomPacketAssembler(context: "fuzz")
+    assembler.append(bytes)
+    var session = DexcomDownload()
+    while let packet = try? assembler.nextPacket() {
+        let request = DexcomPacket(code: packet.payload.first ?? 0, payload: Array(packet.payload.dropFirst()))
+        attempt { try session.absorb(request: request, reply: packet, hostTime: nil, where: "fuzz") }
+    }
+    attempt { try DexcomPacket.decode(bytes, context: "fuzz") }
+}
+
+/// The store every `replay` run imports into (imports are idempotent, so it grows little).
+nonisolated(unsafe) var replayStore: SharedStore?
+nonisolated(unsafe) var replayFolder: URL?
+
+/// The whole path: capture bytes in a file, replayed into a real store.
+func replay(_ bytes: [UInt8]) {
+    guard let folder = replayFolder, let store = replayStore else { return }
+    let isBluetooth = bytes.starts(with: Array("btsnoop\0".utf8))
+    let file = folder.appendingPathComponent(isBluetooth ? "input.btsnoop" : "input.capture")
+    guard (try? Data(bytes).write(to: file)) != nil else { return }
+    let importer = Importer(store: store)
+    if isBluetooth {
+        attempt { try importer.replayBLE(captureAt: file, budget: .seconds(10)) }
+    } else {
+        attempt { try importer.replay(captureAt: file, budget: .seconds(10)) }
+    }
+}
+
+let targets: [String: @Sendable ([UInt8]) -> Void] = [
+    "pcap": { bytes in attempt { try USBCaptureReader.parse(bytes, name: "fuzz") } },
+    "pcapng": { bytes in attempt { try USBCaptureReader.parse(bytes, name: "fuzz") } },
+    "transcript": { bytes in
+        attempt { () throws -> Void in
+            let capture = try USBCaptureReader.parse(bytes, name: "fuzz")
+            for device in CapturedDevice.devices(in: capture) { _ = device.exchanges }
+        }
+    },
+    "usbmon": { bytes in attempt { try USBCaptureReader.parse(pcap(link: 220, packets: pieces(bytes)), name: "fuzz") } },
+    "usbpcap": { bytes in attempt { try USBCaptureReader.parse(pcap(link: 249, packets: pieces(bytes)), name: "fuzz") } },
+    "btsnoop": { bytes in
+        attempt { () throws -> Void in
+            let file = try BTSnoopReader.parse(bytes, name: "fuzz")
+            _ = try LECapture(file)
+        }
+    },
+    "hci": { bytes in
+        guard let first = bytes.first, let type = HCIPacketType(rawValue: first & 0x07) else { return }
+        attempt { () throws -> Void in
+            if case .event(let code, let parameters) = try HCIPacket.decode(type: type, bytes: Array(bytes.dropFirst())) {
+                _ = try HCIEvent(code: code, parameters: parameters)
+            }
+        }
+    },
+    "l2cap": { bytes in
+        var reassembler = L2CAPReassembler()
+        for piece in pieces(bytes) {
+            guard case .acl(let packet)? = try? HCIPacket.decode(type: .acl, bytes: piece) else { continue }
+            if let frame = try? reassembler.add(packet), frame.channel == L2CAPFrame.attChannel {
+                attempt { try ATTPDU(bytes: frame.payload) }
+            }
+        }
+    },
+    "att": { bytes in attempt { try ATTPDU(bytes: bytes) } },
+    "dexcom-packet": { bytes in dexcom(bytes, asPages: false) },
+    "dexcom-page": { bytes in dexcom(bytes, asPages: true) },
+    "freestyle-text": freeStyleText,
+    "freestyle-binary": { bytes in
+        attempt { try LibreATPFrame.decode(bytes, context: "fuzz") }
+        attempt { try LibreAAPPacket.decodeAll(bytes, context: "fuzz") }
+    },
+    "astm": astm,
+    "ble-values": bleValue,
+    "replay": replay,
+]
+
+nonisolated(unsafe) var selected: (@Sendable ([UInt8]) -> Void)?
+
+@_cdecl("LLVMFuzzerInitialize")
+public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>) -> CInt {
+    let environment = ProcessInfo.processInfo.environment
+    if let folder = environment["FUZZ_SEEDS"], let fixtures = environment["FUZZ_FIXTURES"] {
+        do {
+            try Seeds.write(into: URL(fileURLWithPath: folder), fixtures: URL(fileURLWithPath: fixtures))
+            exit(0)
+        } catch {
+            FileHandle.standardError.write(Data("cannot write the seeds: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+    let name = environment["FUZZ_TARGET"] ?? ""
+    guard let target = targets[name] else {
+        FileHandle.standardError.write(Data("set FUZZ_TARGET to one of: \(targets.keys.sorted().joined(separator: " "))\n".utf8))
+        exit(2)
+    }
+    selected = target
+    if name == "replay" {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glucobridge-fuzz-\(getpid())")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        replayFolder = folder
+        replayStore = try? SharedStore(path: folder.appendingPathComponent("store.sqlite").path, timeZone: TimeZone(identifier: "UTC"))
+    }
+    return 0
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    selected?(bytes)
+    return 0
+}

@@ -1,0 +1,101 @@
+import Capture
+import Foundation
+
+/// The starting corpus of each target, taken from the repository's `fixtures/`: whole captures
+/// where a target reads files, and the packets, pages, reports and values inside them where a
+/// target reads those. Written by `FUZZ_SEEDS=DIR` runs (see `Fuzz/run`).
+enum Seeds {
+    static func write(into folder: URL, fixtures: URL) throws {
+        func file(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(path))) }
+        var seeds: [String: [[UInt8]]] = [:]
+        let pcaps = try ["dexcom/ecc1-g4-receiver.pcap", "freestyle/libre-synthetic.pcap"].map(file)
+        let transcript = try file("contour/contour-usb-session.txt")
+        let btsnoops = try ["ble/synthetic/synthetic-hrs-cgms-android-h4.btsnoop", "ble/synthetic/synthetic-hrs-cgms-btmon-monitor.btsnoop",
+                            "ble/hr-40min-walk.btsnoop"].map(file)
+        seeds["pcap"] = pcaps
+        seeds["pcapng"] = pcaps.map(pcapng)
+        seeds["transcript"] = [transcript]
+        seeds["btsnoop"] = btsnoops
+        seeds["replay"] = pcaps + pcaps.map(pcapng) + [transcript] + btsnoops
+
+        let usb = try pcaps.map { try USBCaptureReader.parse($0, name: "seed") }
+        seeds["usbmon"] = try pcaps.map { try packetBodies(ofPcap: $0) }.map(framed)
+        seeds["usbpcap"] = usb.map { framed($0.transfers.map(usbPcapPacket)) }
+        let dexcomStream = usb[0].transfers.filter { $0.type == .bulk }.map(\.data)
+        seeds["dexcom-packet"] = dexcomStream.filter { !$0.isEmpty }.prefix(32).map { $0 }
+        seeds["dexcom-page"] = try ["0.0", "3.469", "4.312", "5.252"].map { name in
+            let text = try String(contentsOf: fixtures.appendingPathComponent("dexcom/ecc1/\(name).data"), encoding: .utf8)
+            return Hex.decode(Substring(text.filter { !$0.isWhitespace })) ?? []
+        }
+        let reports = usb[1].transfers.filter { $0.direction == .in }.map(\.data).filter { !$0.isEmpty }
+        seeds["freestyle-text"] = Array(reports.prefix(24)) + [try file("freestyle/tidepool/text-responses.txt")]
+        seeds["freestyle-binary"] = try ["freestyle/tidepool/factory-config.aap.json", "freestyle/tidepool/historical-records.aap.json",
+                                         "freestyle/tidepool/atp-crc32-vectors.txt"].map(file)
+        let contour = try USBCaptureReader.parse(transcript, name: "seed").transfers.filter { $0.direction == .in }
+            .flatMap { $0.data.count > 4 ? Array($0.data[4..<min($0.data.count, 4 + Int($0.data[3]))]) : [] }
+        seeds["astm"] = [contour] + (try ["contour/glucometerutils/header-reply.bin", "contour/tidepool/result-frame-mgdl.bin"].map(file))
+
+        let h4 = try BTSnoopReader.parse(btsnoops[0], name: "seed").records.map(\.data)
+        seeds["hci"] = Array(h4.prefix(64))
+        seeds["l2cap"] = [framed(h4.filter { $0.first == 0x02 }.map { Array($0.dropFirst()) })]
+        let att = try btsnoops.flatMap { try LECapture(BTSnoopReader.parse($0, name: "seed")).connections.flatMap(\.att).map(\.bytes) }
+        seeds["att"] = Array(att.prefix(200))
+        let values = att.filter { $0.first == 0x1B || $0.first == 0x1D }.map { Array($0.dropFirst(3)) }
+        seeds["ble-values"] = (0..<16).flatMap { selector in values.prefix(8).map { [UInt8(selector)] + $0 } }
+
+        for (target, corpus) in seeds {
+            let directory = folder.appendingPathComponent(target)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for (index, seed) in corpus.enumerated() where !seed.isEmpty {
+                try Data(seed).write(to: directory.appendingPathComponent("seed-\(index)"))
+            }
+        }
+    }
+
+    /// Pieces as the fuzz targets cut them: a 2-byte little-endian length before each.
+    static func framed(_ pieces: [[UInt8]]) -> [UInt8] {
+        pieces.flatMap { [UInt8(truncatingIfNeeded: $0.count), UInt8(truncatingIfNeeded: $0.count >> 8)] + $0 }
+    }
+
+    static func u32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+
+    /// The packet bodies of a little-endian microsecond pcap.
+    static func packetBodies(ofPcap bytes: [UInt8]) throws -> [[UInt8]] {
+        var bodies: [[UInt8]] = []
+        var at = 24
+        while at + 16 <= bytes.count {
+            let length = Int(bytes[at + 8]) | Int(bytes[at + 9]) << 8 | Int(bytes[at + 10]) << 16 | Int(bytes[at + 11]) << 24
+            guard at + 16 + length <= bytes.count else { break }
+            bodies.append(Array(bytes[(at + 16)..<(at + 16 + length)]))
+            at += 16 + length
+        }
+        return bodies
+    }
+
+    /// The same packets as pcapng: a section header, one interface of the pcap's link type, and
+    /// an enhanced packet block each (pcapng, IETF draft-ietf-opsawg-pcapng).
+    static func pcapng(_ pcap: [UInt8]) -> [UInt8] {
+        func block(_ type: UInt32, _ body: [UInt8]) -> [UInt8] {
+            let padded = body + [UInt8](repeating: 0, count: (4 - body.count % 4) % 4)
+            let length = UInt32(12 + padded.count)
+            return u32(type) + u32(length) + padded + u32(length)
+        }
+        let link = UInt16(pcap[20]) | UInt16(pcap[21]) << 8
+        var file = block(0x0A0D_0D0A, u32(0x1A2B_3C4D) + [1, 0, 0, 0] + [UInt8](repeating: 0xFF, count: 8))
+        file += block(1, [UInt8(link & 0xFF), UInt8(link >> 8), 0, 0] + u32(65_535))
+        for (index, body) in ((try? packetBodies(ofPcap: pcap)) ?? []).enumerated() {
+            file += block(6, u32(0) + u32(0) + u32(UInt32(index) * 1000) + u32(UInt32(body.count)) + u32(UInt32(body.count)) + body)
+        }
+        return file
+    }
+
+    /// A USBPcap packet (its 27-byte header, Windows USBPcap `USBPCAP_BUFFER_PACKET_HEADER`) for
+    /// a bulk or interrupt transfer.
+    static func usbPcapPacket(_ transfer: USBTransfer) -> [UInt8] {
+        let info: UInt8 = transfer.direction == .in ? 1 : 0
+        let kind: UInt8 = transfer.type == .interrupt ? 1 : transfer.type == .control ? 2 : 3
+        let endpoint = transfer.endpoint ?? (transfer.direction == .in ? 0x81 : 0x01)
+        return [27, 0] + u32(UInt32(truncatingIfNeeded: transfer.packetNumber)) + u32(0) + u32(0) + [9, 0] + [info] + [1, 0] + [2, 0]
+            + [endpoint, kind] + u32(UInt32(transfer.data.count)) + transfer.data
+    }
+}

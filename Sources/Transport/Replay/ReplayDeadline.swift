@@ -1,0 +1,17 @@
+/// The time limit of one import, shared by every replay it runs: once it has passed, the next
+/// transfer or PDU throws `deadlinePassed` with the budget the import was given.
+public struct ReplayDeadline: Sendable {
+    /// How long the import was given.
+    public let budget: Duration
+    /// When that time is up.
+    public let instant: ContinuousClock.Instant
+
+    /// A deadline `budget` from `start`.
+    public init(budget: Duration, from start: ContinuousClock.Instant = .now) {
+        self.budget = budget
+        instant = start + budget
+    }
+
+    /// Whether the time is up.
+    public var hasPassed: Bool { ContinuousClock.now >= instant }
+}
