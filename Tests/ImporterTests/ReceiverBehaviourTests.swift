@@ -174,4 +174,19 @@ final class ReceiverBehaviourTests: XCTestCase {
         }
         XCTAssertEqual(try tableCounts(store), before)
     }
+
+    /// A page range wider than any receiver holds (a damaged or hostile reply) is refused before
+    /// any page is read, rather than walked page by page.
+    func testAnImpossiblePageRangeIsRefused() throws {
+        let (store, _) = try makeStore()
+        let simulated = receiver(readings: 38)
+        var pages = simulated.pages[DexcomPartition.egvData.rawValue] ?? [:]
+        pages[40_000] = pages[0]
+        simulated.pages[DexcomPartition.egvData.rawValue] = pages
+        XCTAssertThrowsError(try Importer(store: store).importSession(over: simulated, driver: DexcomDriver.self, origin: "simulated")) {
+            XCTAssertTrue("\($0)".contains("pages 0–40000 are more than the 16384 a receiver holds"), "\($0)")
+        }
+        XCTAssertEqual(pagesRead(simulated), 0)
+        XCTAssertEqual(try store.glucose().count, 0)
+    }
 }

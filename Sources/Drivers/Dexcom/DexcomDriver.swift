@@ -12,9 +12,9 @@ public enum DexcomDriver: USBDeviceDriver {
     public static let readTimeout: Duration = .seconds(2)
     /// The read buffer: a whole multiple of the 64-byte packet size, enough for a one-page reply.
     static let readLength = 2176
-    /// The most pages read from one partition, newest first: 16,384 pages of 38 EGV records is
-    /// over 600,000 readings, nearly six years of five-minute readings, more than a receiver's
-    /// database keeps. A wider range (a damaged or hostile reply) is read only down to the cap.
+    /// The most pages a partition may hold: 16,384 pages of 38 EGV records is over 600,000
+    /// readings, nearly six years of five-minute readings, more than a receiver's database keeps.
+    /// A wider range (a damaged or hostile reply) is refused before any page is read.
     static let maximumPagesPerPartition: UInt32 = 16_384
     /// The most reads for one reply: a frame is at most `DexcomPacket.maximumLength` bytes, so a
     /// receiver that sends that many reads (even of one byte each) without completing a frame is
@@ -47,12 +47,16 @@ public enum DexcomDriver: USBDeviceDriver {
         for (partition, stream) in [(DexcomPartition.egvData, "egv"), (.meterData, "meter")] {
             guard let range = try link.pageRange(partition, into: &session) else { continue }
             let cursor = stored[stream]
+            guard range.upperBound - range.lowerBound < maximumPagesPerPartition else {
+                throw DexcomError.unexpectedReply(
+                    context: "reply to ReadDatabasePageRange(\(partition))",
+                    reason: "pages \(range.lowerBound)–\(range.upperBound) are more than the \(maximumPagesPerPartition) a receiver holds")
+            }
             var page = range.upperBound
-            let lowest = range.upperBound - min(range.upperBound - range.lowerBound, maximumPagesPerPartition - 1)
             while true {
                 try link.exchange(.readDatabasePages, [partition.rawValue] + page.littleEndianBytes + [1], into: &session)
                 guard let firstIndex = session.pageFirstIndex[partition.rawValue]?[page] else { break }
-                if page == lowest { break }
+                if page == range.lowerBound { break }
                 if let cursor, Int64(firstIndex) <= cursor { break }
                 page -= 1
             }

@@ -15,8 +15,8 @@ import Foundation
 /// served already throws `captureExhausted` (the capture is cut short). So a replay ends after at
 /// most one request per recorded one, whatever the capture holds.
 ///
-/// With a `deadline`, every transfer after it throws `deadlinePassed`, so an import given a time
-/// budget stops at its next transfer.
+/// With a `budget`, every transfer after it is spent throws `deadlinePassed`, so an import given a
+/// time limit stops at its next transfer.
 ///
 /// A HID SET_REPORT is a request like an OUT transfer: the device's interrupt IN reports that
 /// followed it are its answers. A transcript does not say how a report was sent, so its `out`
