@@ -34,7 +34,11 @@ let package = Package(
         // Device records to store-ready values: UTC from device clocks.
         .target(name: "Ingest", dependencies: ["Model"]),
         // The shared SQLite store (GRDB).
-        .target(name: "Store", dependencies: ["Model", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(
+            name: "Store",
+            dependencies: [
+                "Model", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         // Wires a transport, a driver, ingest and the store into one import.
         .target(
             name: "Importer",
@@ -72,8 +76,9 @@ let package = Package(
         .executableTarget(
             name: "glucobridge-bench",
             dependencies: [
-                "Importer", "Store", "Transport", "Capture", "Drivers", "Simulators",
+                "Importer", "Store", "Transport", "Capture", "Drivers", "Ingest", "Simulators",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/DexcomThroughput"),
         .executableTarget(
