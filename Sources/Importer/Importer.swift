@@ -69,7 +69,7 @@ public struct Importer: Sendable {
             replayMode = .passive(reason: Self.replayMismatch(error)!)
             logger.debug("conversation replay not possible, decoding passively", metadata: ["reason": "\(replayMode)"])
             do {
-                download = try detectionDecode ?? driver.decode(recorded: device)
+                download = try detectionDecode ?? driver.decode(recorded: device, after: storedCursors)
             } catch {
                 throw Self.wrap(error)
             }
