@@ -77,24 +77,28 @@ public enum DexcomDriver: USBDeviceDriver {
                     session.storedThrough[partition.rawValue] = index
                 }
             }
-            let location = "at capture packet \(exchange.request.packetNumber)"
-            let request = try DexcomPacket.decode(exchange.request.data, context: "request \(location)")
+            // Texts for errors are only worked out for one: a long capture has thousands of exchanges.
+            let packetNumber = exchange.request.packetNumber
+            let location = { @Sendable in "at capture packet \(packetNumber)" }
+            let request = try DexcomPacket.decode(exchange.request.data, context: "request \(location())")
             guard !exchange.replies.isEmpty else {
-                session.noteUnanswered(request: request, where: location)
+                session.noteUnanswered(request: request, where: location())
                 continue
             }
-            let name = DexcomCommand(rawValue: request.code).map { DexcomDownload.describe($0, request.payload) }
-                ?? "command 0x\(String(request.code, radix: 16, uppercase: true))"
-            let context = "reply to \(name) \(location)"
+            let context = { @Sendable in
+                let name = DexcomCommand(rawValue: request.code).map { DexcomDownload.describe($0, request.payload) }
+                    ?? "command 0x\(String(request.code, radix: 16, uppercase: true))"
+                return "reply to \(name) \(location())"
+            }
             if let failed = exchange.replies.first(where: { $0.status != 0 }) {
                 throw DexcomError.transport(.recorded(status: failed.status, in: failed))
             }
-            var assembler = DexcomPacketAssembler(context: context)
+            var assembler = DexcomPacketAssembler(context: context())
             for reply in exchange.replies { assembler.append(reply.data) }
             guard let reply = try assembler.nextPacket() else {
-                throw DexcomError.incompleteReply(context: context, received: assembler.bufferedCount, expected: assembler.pendingLength)
+                throw DexcomError.incompleteReply(context: context(), received: assembler.bufferedCount, expected: assembler.pendingLength)
             }
-            try session.absorb(request: request, reply: reply, hostTime: exchange.replies.last?.timestamp, where: location)
+            try session.absorb(request: request, reply: reply, hostTime: exchange.replies.last?.timestamp, where: location())
         }
         return session
     }

@@ -64,18 +64,20 @@ public struct DexcomDownload: Sendable {
     ///   - reply: the receiver's reply frame.
     ///   - hostTime: the host's clock when the reply arrived.
     ///   - where: a phrase locating the exchange in errors, e.g. "at capture packet 119".
-    public mutating func absorb(request: DexcomPacket, reply: DexcomPacket, hostTime: Date?, where location: String) throws(DexcomError) {
+    ///   (Error texts are only worked out for an error.)
+    public mutating func absorb(
+        request: DexcomPacket, reply: DexcomPacket, hostTime: Date?, where location: @autoclosure () -> String
+    ) throws(DexcomError) {
         guard let command = DexcomCommand(rawValue: request.code) else {
             undecodedCommands[request.code, default: 0] += 1
             return
         }
-        let name = Self.describe(command, request.payload)
         guard reply.code == DexcomReplyCode.ack.rawValue else {
             let code = DexcomReplyCode(rawValue: reply.code)?.description ?? "code \(reply.code)"
-            throw .replyRejected(command: "\(name) \(location)", code: code)
+            throw .replyRejected(command: "\(Self.describe(command, request.payload)) \(location())", code: code)
         }
         let payload = reply.payload
-        let context = "reply to \(name) \(location)"
+        var context: String { "reply to \(Self.describe(command, request.payload)) \(location())" }
         switch command {
         case .readFirmwareHeader:
             firmware = DexcomXML.attributes(of: payload)
