@@ -27,8 +27,10 @@ extension SharedStore {
 /// lock is taken: each reading's instant in the store's format, the local date of its Day, and
 /// the runs of readings that share a date, each written by one statement.
 struct GlucoseRows {
-    /// The instants in the store's format, `StoreTime.length` bytes each, in reading order.
-    var timeText: [UInt8] = []
+    /// Each reading's instant in the store's format, its record key and its display time.
+    var times = TextColumn()
+    var keys = TextColumn()
+    var displayTimes = TextColumn()
     /// The distinct local dates of the readings, in order of first appearance.
     var dates: [DayDate] = []
     /// Consecutive readings of one date, at most ``GlucoseRows/rowsPerStatement`` long, covering
@@ -42,10 +44,14 @@ struct GlucoseRows {
 
     init(_ readings: [GlucoseReading], timeZone: TimeZone) {
         days = DayResolver(timeZone: timeZone)
-        timeText.reserveCapacity(readings.count * StoreTime.length)
+        times.reserve(readings.count, bytesEach: StoreTime.length)
+        keys.reserve(readings.count, bytesEach: 12)
+        displayTimes.reserve(readings.count, bytesEach: 19)
         var positions: [DayDate: Int] = [:]
         for (i, reading) in readings.enumerated() {
-            timeText.append(contentsOf: StoreTime.string(reading.time).utf8)
+            times.append(StoreTime.string(reading.time))
+            keys.append(reading.recordKey)
+            displayTimes.append(reading.displayTime)
             let date = days.date(of: reading.time)
             if let last = runs.last, dates[last.date] == date, last.readings.count < Self.rowsPerStatement {
                 runs[runs.count - 1].readings = last.readings.lowerBound..<(i + 1)
@@ -97,7 +103,7 @@ private struct Recorder {
         let readings = validated.readings
         var added = 0
         var datesWithNewRows = Set<Int>()
-        try rows.timeText.withUnsafeBufferPointer { timeText in
+        try rows.times.withText { times in try rows.keys.withText { keys in try rows.displayTimes.withText { displayTimes in
             for run in rows.runs {
                 let insert = try insertStatement(rows: run.readings.count)
                 let parameters = Parameters(statement: insert.sqliteStatement, db: db)
@@ -106,7 +112,7 @@ private struct Recorder {
                 for i in run.readings {
                     let reading = readings[i]
                     try parameters.bind(dayIDs[run.date], at: index)
-                    try parameters.bind(UnsafeBufferPointer(rebasing: timeText[(i * StoreTime.length)..<((i + 1) * StoreTime.length)]), at: index + 1)
+                    try parameters.bind(times(i), at: index + 1)
                     try parameters.bind(reading.mgdl, at: index + 2)
                     try parameters.bind(constant: reading.unit.rawValue, at: index + 3)
                     try parameters.bind(constant: thresholds.storeTag(mgdl: reading.mgdl, unit: reading.unit).rawValue, at: index + 4)
@@ -115,9 +121,9 @@ private struct Recorder {
                     try parameters.bind(constant: reading.trend?.rawValue, at: index + 7)
                     try parameters.bind(reading.noise.map(Int64.init), at: index + 8)
                     try parameters.bind(sourceID, at: index + 9)
-                    try parameters.bind(reading.recordKey, at: index + 10)
+                    try parameters.bind(keys(i), at: index + 10)
                     try parameters.bind(reading.deviceTime, at: index + 11)
-                    try parameters.bind(reading.displayTime, at: index + 12)
+                    try parameters.bind(displayTimes(i), at: index + 12)
                     try parameters.bind(runID, at: index + 13)
                     try parameters.bind(reading.note, at: index + 14)
                     index += Int32(Self.columns)
@@ -127,7 +133,7 @@ private struct Recorder {
                 added += changes
                 if changes > 0 { datesWithNewRows.insert(run.date) }
             }
-        }
+        } } }
         // A Day created for a reading that turned out to be stored already (under another time)
         // holds nothing: remove it.
         let daysWithNewRows = Set(datesWithNewRows.map { rows.dates[$0] })
@@ -209,10 +215,15 @@ private struct Parameters {
         try check(sqlite3_bind_text(statement, index, ConstantText.pointer(value), -1, nil))
     }
 
-    /// Binds UTF-8 bytes that stay in place until the statement has run, without a copy.
-    func bind(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int32) throws {
-        let code = bytes.withMemoryRebound(to: CChar.self) { text in
-            sqlite3_bind_text(statement, index, text.baseAddress, Int32(text.count), nil)
+    /// Binds UTF-8 bytes that stay in place until the statement has run, without a copy; nil
+    /// binds NULL.
+    func bind(_ bytes: UnsafeBufferPointer<UInt8>?, at index: Int32) throws {
+        guard let bytes else { return try check(sqlite3_bind_null(statement, index)) }
+        guard let start = bytes.baseAddress, !bytes.isEmpty else {
+            return try check(sqlite3_bind_text(statement, index, "", 0, Self.transient))
+        }
+        let code = start.withMemoryRebound(to: CChar.self, capacity: bytes.count) { text in
+            sqlite3_bind_text(statement, index, text, Int32(bytes.count), nil)
         }
         try check(code)
     }
@@ -250,5 +261,31 @@ private enum ConstantText {
     static func pointer(_ name: String) -> UnsafePointer<CChar> {
         guard let pointer = pointers[name] else { preconditionFailure("\(name) is not a glucose constant") }
         return pointer
+    }
+}
+
+/// One text value per row (or none), their UTF-8 bytes kept end to end in one array, so that a
+/// statement can be given them in place.
+struct TextColumn {
+    private var bytes: [UInt8] = []
+    private var ranges: [Range<Int>?] = []
+
+    mutating func reserve(_ rows: Int, bytesEach: Int) {
+        bytes.reserveCapacity(rows * bytesEach)
+        ranges.reserveCapacity(rows)
+    }
+
+    mutating func append(_ text: String?) {
+        guard let text else { return ranges.append(nil) }
+        let start = bytes.count
+        bytes.append(contentsOf: text.utf8)
+        ranges.append(start..<bytes.count)
+    }
+
+    /// Calls `body` with a function giving row `i`'s bytes (nil for none), valid during the call.
+    func withText<T>(_ body: ((Int) -> UnsafeBufferPointer<UInt8>?) throws -> T) rethrows -> T {
+        try bytes.withUnsafeBufferPointer { all in
+            try body { row in ranges[row].map { UnsafeBufferPointer(rebasing: all[$0]) } }
+        }
     }
 }
