@@ -82,8 +82,9 @@ let package = Package(
         .executableTarget(
             name: "glucobridge-bench",
             dependencies: [
-                "Importer", "Store", "Transport", "Capture", "Drivers", "Simulators",
+                "Importer", "Store", "Transport", "Capture", "Drivers", "Ingest", "Simulators",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/DexcomThroughput"),
         .executableTarget(

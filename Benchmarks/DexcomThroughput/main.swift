@@ -1,42 +1,149 @@
-// Decode+store throughput of a Dexcom receiver import, against a plain SQLite insert loop
-// measured in the same run. Run with: swift run -c release glucobridge-bench [days]
+// Dexcom import speed: a 90-day G6 receiver dump (recorded as another program reads it, so it
+// replays passively) imported into a new store, imported again, and a 365-day dump, each against
+// a plain prepared-statement insert of the same rows timed in the same run.
+//
+//   swift run -c release glucobridge-bench                  all figures (instructions too, under valgrind)
+//   swift run -c release glucobridge-bench --no-instructions
+//   swift run -c release glucobridge-bench --captures DIR   only write the two captures to DIR
 import Capture
 import Drivers
 import Foundation
 import GRDB
 import Importer
+import Ingest
 import Logging
 import Simulators
 import Store
 import Transport
 
-let days = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 90
-let readingsCount = days * 288
+let arguments = Array(CommandLine.arguments.dropFirst())
 let repetitions = 5
-let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glucobridge-bench-\(getpid())")
-try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(at: folder) }
 
-// 1. A generated receiver dump, recorded as a usbmon pcap exactly as `import --record` writes one.
-let lastSystem: UInt32 = 560_000_000
-var egvPages = DexcomPageBuilder.generatedEGVPages(count: readingsCount, lastSystemSeconds: lastSystem, displayOffset: -25_200)
-let receiver = DexcomReceiverSimulator(
-    pages: [DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: "SMBENCH01", systemSeconds: 1)],
-            DexcomPartition.egvData.rawValue: egvPages],
-    systemTime: lastSystem + 60, displayTimeOffset: -25_200,
-    hostClock: { Date(timeIntervalSince1970: 1_790_768_060) })
-let capture = folder.appendingPathComponent("receiver-\(days)d.pcap")
-let recorder = try RecordingUSBTransport(recording: receiver, to: capture)
-_ = try DexcomDriver.download(over: recorder, after: { _ in [:] })
-try recorder.finish()
-egvPages.removeAll()
-let captureBytes = (try FileManager.default.attributesOfItem(atPath: capture.path)[.size] as? Int) ?? 0
+/// The figures, in the order they are printed.
+enum Phase: String, CaseIterable {
+    case baseline, import90 = "import-90", reimport90 = "reimport-90", import365 = "import-365"
 
-var quiet = Logger(label: "glucobridge.bench")
-quiet.logLevel = .warning
+    var label: String {
+        switch self {
+        case .baseline: "baseline: prepared INSERT of the 90-day rows"
+        case .import90: "90-day replay into a new store"
+        case .reimport90: "90-day replay again (nothing new)"
+        case .import365: "365-day replay into a new store"
+        }
+    }
+}
 
-/// The median wall time of `repetitions` runs, in seconds.
-func medianSeconds(_ body: () throws -> Void) rethrows -> Double {
+struct Captures {
+    let folder: URL
+    var days90: URL { folder.appendingPathComponent("receiver-g6-90d.pcap") }
+    var days365: URL { folder.appendingPathComponent("receiver-g6-365d.pcap") }
+
+    func write() throws {
+        try DexcomVendorDump.record(days: 90, to: days90)
+        try DexcomVendorDump.record(days: 365, to: days365)
+    }
+}
+
+func freshPath(in folder: URL) -> String {
+    folder.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
+}
+
+/// The rows of the baseline: what the import stores of each reading, as four columns.
+func baselineRows(_ capture: URL) throws -> [(time: String, mgdl: Double, trend: String?, key: String)] {
+    let parsed = try USBCaptureReader.read(contentsOf: capture)
+    guard let device = CapturedDevice.devices(in: parsed).first(where: \.hasDescriptors) else {
+        throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: capture.path])
+    }
+    let download = try DexcomDriver.decode(recorded: device)
+    let batch = Normaliser.batch(from: download, mode: "bench", origin: nil, startedAt: Date(), timeZone: TimeZone(identifier: "UTC")!)
+    let format = ISO8601DateFormatter()
+    return batch.glucose.map { (format.string(from: $0.time), $0.mgdl, $0.trend?.rawValue, $0.recordKey) }
+}
+
+/// A plain prepared-statement insert of `rows` into a new WAL file, in one transaction.
+func insertBaseline(_ rows: [(time: String, mgdl: Double, trend: String?, key: String)], in folder: URL) throws {
+    let queue = try DatabaseQueue(path: freshPath(in: folder))
+    try queue.writeWithoutTransaction { db in
+        try db.execute(sql: "PRAGMA journal_mode = WAL")
+        try db.execute(sql: "CREATE TABLE reading (time TEXT NOT NULL, mgdl REAL NOT NULL, trend TEXT, record_key TEXT NOT NULL)")
+    }
+    try queue.write { db in
+        let statement = try db.makeStatement(sql: "INSERT INTO reading VALUES (?, ?, ?, ?)")
+        for row in rows {
+            try statement.execute(arguments: [row.time, row.mgdl, row.trend, row.key])
+        }
+    }
+}
+
+func replay(_ capture: URL, into store: SharedStore, expectingAdded added: Int?) throws {
+    var quiet = Logger(label: "glucobridge.bench")
+    quiet.logLevel = .warning
+    let outcome = try Importer(store: store, logger: quiet).replay(captureAt: capture)
+    if let added { precondition(outcome.summary.added == added, "\(outcome.summary.added) added, expected \(added)") }
+}
+
+func newStore(in folder: URL) throws -> SharedStore {
+    try SharedStore(path: freshPath(in: folder), timeZone: TimeZone(identifier: "UTC"))
+}
+
+/// Prepares what `phase` needs (not measured), then returns the measured work.
+func prepare(_ phase: Phase, _ captures: Captures, rows: @autoclosure () throws -> [(time: String, mgdl: Double, trend: String?, key: String)])
+    throws -> () throws -> Void
+{
+    let folder = captures.folder
+    switch phase {
+    case .baseline:
+        let rows = try rows()
+        return { try insertBaseline(rows, in: folder) }
+    case .import90:
+        return { try replay(captures.days90, into: try newStore(in: folder), expectingAdded: DexcomVendorDump.readings(days: 90)) }
+    case .reimport90:
+        let store = try newStore(in: folder)
+        try replay(captures.days90, into: store, expectingAdded: nil)
+        return { try replay(captures.days90, into: store, expectingAdded: 0) }
+    case .import365:
+        return { try replay(captures.days365, into: try newStore(in: folder), expectingAdded: DexcomVendorDump.readings(days: 365)) }
+    }
+}
+
+/// The work callgrind counts (`--toggle-collect=glucobridge_bench_measured`).
+@_silgen_name("glucobridge_bench_measured")
+@inline(never)
+func measured(_ body: () throws -> Void) rethrows {
+    try body()
+}
+
+/// Instructions of one run of `phase`, counted by callgrind in a child process; nil without valgrind.
+func instructions(_ phase: Phase, _ captures: Captures) -> Int? {
+    let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    guard let valgrind else { return nil }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: valgrind)
+    process.arguments = [
+        "--tool=callgrind", "--callgrind-out-file=/dev/null", "--toggle-collect=glucobridge_bench_measured",
+        "/proc/self/exe".resolvedExecutable, "--measure", phase.rawValue, captures.folder.path,
+    ]
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    do { try process.run() } catch { return nil }
+    let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0,
+          let line = output.split(separator: "\n").first(where: { $0.contains("Collected :") }),
+          let count = line.split(separator: " ").last.flatMap({ Int($0) })
+    else { return nil }
+    return count
+}
+
+extension String {
+    /// The file a `/proc/self/exe`-style link points at.
+    var resolvedExecutable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: self)) ?? CommandLine.arguments[0]
+    }
+}
+
+func median(_ body: () throws -> Void) rethrows -> Double {
     var times: [Double] = []
     for _ in 0..<repetitions {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -46,65 +153,64 @@ func medianSeconds(_ body: () throws -> Void) rethrows -> Double {
     return times.sorted()[times.count / 2]
 }
 
-/// Readings per second for a run over the whole dump.
-func measure(_ label: String, _ body: () throws -> Void) rethrows -> Double {
-    Double(readingsCount) / (try medianSeconds(body))
+// MARK: - Main
+
+if arguments.first == "--captures", arguments.count == 2 {
+    let captures = Captures(folder: URL(fileURLWithPath: arguments[1]))
+    try FileManager.default.createDirectory(at: captures.folder, withIntermediateDirectories: true)
+    try captures.write()
+    print(captures.days90.path)
+    print(captures.days365.path)
+    exit(0)
 }
 
-func freshStorePath() -> String {
-    folder.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
+if arguments.first == "--measure", arguments.count == 3, let phase = Phase(rawValue: arguments[1]) {
+    let captures = Captures(folder: URL(fileURLWithPath: arguments[2]))
+    let work = try prepare(phase, captures, rows: try baselineRows(captures.days90))
+    try measured(work)
+    exit(0)
 }
 
-// 2. Baseline: the same number of rows (time, value) inserted by a prepared statement in one
-// transaction into a WAL SQLite file, with no decoding, no Days and no tags.
-let baseline = try measure("baseline") {
-    let queue = try DatabaseQueue(path: freshStorePath())
-    try queue.writeWithoutTransaction { db in
-        try db.execute(sql: "PRAGMA journal_mode = WAL")
-        try db.execute(sql: "CREATE TABLE reading (id INTEGER PRIMARY KEY, time TEXT NOT NULL, value REAL NOT NULL)")
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glucobridge-bench-\(getpid())")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: folder) }
+let captures = Captures(folder: folder)
+try captures.write()
+let rows = try baselineRows(captures.days90)
+let size = { (url: URL) in ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0) / 1024 }
+
+var seconds: [Phase: Double] = [:]
+for phase in Phase.allCases {
+    seconds[phase] = try median(try prepare(phase, captures, rows: rows))
+}
+let counting = !arguments.contains("--no-instructions")
+var counts: [Phase: Int] = [:]
+if counting {
+    for phase in Phase.allCases { counts[phase] = instructions(phase, captures) }
+}
+
+print("""
+    glucobridge-bench: Dexcom G6 dumps replayed passively: 90 days (\(DexcomVendorDump.readings(days: 90)) readings, \
+    \(size(captures.days90)) KiB pcap) and 365 days (\(DexcomVendorDump.readings(days: 365)) readings, \
+    \(size(captures.days365)) KiB); median of \(repetitions) wall times in this process
+    """)
+@MainActor
+func row(_ phase: Phase, _ against: Phase, _ name: String) -> String {
+    let label = phase.label.padding(toLength: 46, withPad: " ", startingAt: 0)
+    var text = label + String(format: "%7.1f ms  %6.3f× %@", seconds[phase]! * 1000, seconds[phase]! / seconds[against]!, name)
+    if let count = counts[phase] {
+        text += String(format: "   %7.1f M instructions", Double(count) / 1e6)
+        if let base = counts[against] { text += String(format: " (%6.3f× %@)", Double(count) / Double(base), name) }
     }
-    try queue.write { db in
-        let statement = try db.makeStatement(sql: "INSERT INTO reading (time, value) VALUES (?, ?)")
-        for i in 0..<readingsCount {
-            try statement.execute(arguments: ["2026-01-01 00:00:\(i % 60).000", Double(40 + i % 360)])
-        }
-    }
+    return text
 }
-
-// 3. Decode only: read the capture, replay it to the driver, normalise.
-let decodeOnly = try measure("decode") {
-    let parsed = try USBCaptureReader.read(contentsOf: capture)
-    let device = CapturedDevice.devices(in: parsed).first { $0.hasDescriptors }!
-    let download = try DexcomDriver.download(over: ReplayUSBTransport(device), after: { _ in [:] })
-    precondition(download.glucose.count == readingsCount)
-}
-
-// 4. The whole import: capture → driver → normaliser → store (Days, tags, idempotent keys).
-let fullImport = try measure("import") {
-    let store = try SharedStore(path: freshStorePath(), timeZone: TimeZone(identifier: "UTC"))
-    let outcome = try Importer(store: store, logger: quiet).replay(captureAt: capture)
-    precondition(outcome.summary.added == readingsCount)
-}
-
-// 5. Re-import into a store that has it all: the driver's cursor stops it at the newest page.
-let reimportStore = try SharedStore(path: freshStorePath(), timeZone: TimeZone(identifier: "UTC"))
-let firstStart = DispatchTime.now().uptimeNanoseconds
-_ = try Importer(store: reimportStore, logger: quiet).replay(captureAt: capture)
-let firstImport = Double(DispatchTime.now().uptimeNanoseconds - firstStart) / 1e9
-var reread = 0
-let reimport = try medianSeconds {
-    let outcome = try Importer(store: reimportStore, logger: quiet).replay(captureAt: capture)
-    precondition(outcome.summary.added == 0)
-    reread = outcome.summary.recordsRead
-}
-
-func line(_ label: String, _ rate: Double) -> String {
-    let padded = label.padding(toLength: 46, withPad: " ", startingAt: 0)
-    return padded + String(format: "%10.0f readings/s  %6.3f× baseline", rate, rate / baseline)
-}
-print("glucobridge benchmark: \(readingsCount) readings (\(days) days of 5-minute EGVs), capture \(captureBytes / 1024) KiB, median of \(repetitions)")
-print(line("baseline: plain SQLite insert loop", baseline))
-print(line("decode only: pcap → driver → normalised", decodeOnly))
-print(line("import: pcap → driver → store (new store)", fullImport))
-print(String(format: "re-import of the same capture: %.1f ms (the cursor stops it after the newest page: %d records read, 0 added), against %.1f ms for the first import",
-             reimport * 1000, reread, firstImport * 1000))
+print(row(.baseline, .baseline, "baseline"))
+print(row(.import90, .baseline, "baseline"))
+print(row(.reimport90, .baseline, "baseline"))
+print(row(.import365, .baseline, "baseline"))
+print("ratios between figures:")
+print(String(format: "  re-import / first import        %6.3f", seconds[.reimport90]! / seconds[.import90]!)
+      + (counts[.reimport90].flatMap { r in counts[.import90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
+print(String(format: "  365-day / 90-day import         %6.3f", seconds[.import365]! / seconds[.import90]!)
+      + (counts[.import365].flatMap { r in counts[.import90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
+if counting, counts.isEmpty { print("(no instruction counts: valgrind is not installed)") }

@@ -114,7 +114,7 @@ public struct Importer: Sendable {
             let replayMode = ReplayMode.passive(reason: Self.replayMismatch(error)!)
             logger.debug("conversation replay not possible, decoding passively", metadata: ["reason": "\(replayMode)"])
             do {
-                return (try selected.passive ?? selected.driver.decode(recorded: selected.device), replayMode)
+                return (try selected.passive ?? selected.driver.decode(recorded: selected.device, after: storedCursors), replayMode)
             } catch {
                 throw Self.wrap(error)
             }

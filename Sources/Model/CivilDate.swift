@@ -50,14 +50,42 @@ public enum CivilDate {
         let days = floorDiv(seconds, 86_400)
         let secondOfDay = Int(seconds - days * 86_400)
         let (year, month, day) = civil(fromDays: days)
-        var text = dateBytes(year: year, month: month, day: day)
-        text.append(UInt8(ascii: "T"))
-        text.appendDigits(secondOfDay / 3600, width: 2)
-        text.append(UInt8(ascii: ":"))
-        text.appendDigits(secondOfDay / 60 % 60, width: 2)
-        text.append(UInt8(ascii: ":"))
-        text.appendDigits(secondOfDay % 60, width: 2)
-        return String(decoding: text, as: UTF8.self)
+        guard (0...9999).contains(year) else {
+            var text = dateBytes(year: year, month: month, day: day)
+            text.append(UInt8(ascii: "T"))
+            text.appendDigits(secondOfDay / 3600, width: 2)
+            text.append(UInt8(ascii: ":"))
+            text.appendDigits(secondOfDay / 60 % 60, width: 2)
+            text.append(UInt8(ascii: ":"))
+            text.appendDigits(secondOfDay % 60, width: 2)
+            return String(decoding: text, as: UTF8.self)
+        }
+        // Every part has a fixed width: write the 19 bytes in place, with no intermediate array.
+        return String(unsafeUninitializedCapacity: 19) { buffer in
+            putDigits(year, width: 4, endingAt: 3, in: buffer)
+            buffer[4] = UInt8(ascii: "-")
+            putDigits(month, width: 2, endingAt: 6, in: buffer)
+            buffer[7] = UInt8(ascii: "-")
+            putDigits(day, width: 2, endingAt: 9, in: buffer)
+            buffer[10] = UInt8(ascii: "T")
+            putDigits(secondOfDay / 3600, width: 2, endingAt: 12, in: buffer)
+            buffer[13] = UInt8(ascii: ":")
+            putDigits(secondOfDay / 60 % 60, width: 2, endingAt: 15, in: buffer)
+            buffer[16] = UInt8(ascii: ":")
+            putDigits(secondOfDay % 60, width: 2, endingAt: 18, in: buffer)
+            return 19
+        }
+    }
+
+    /// Writes the last `width` decimal digits of `value` (≥ 0) into `buffer`, zero-padded, the
+    /// last digit at `end`.
+    @inlinable
+    public static func putDigits(_ value: Int, width: Int, endingAt end: Int, in buffer: UnsafeMutableBufferPointer<UInt8>) {
+        var rest = value
+        for index in stride(from: end, to: end - width, by: -1) {
+            buffer[index] = UInt8(truncatingIfNeeded: 48 + rest % 10)
+            rest /= 10
+        }
     }
 
     private static func dateBytes(year: Int, month: Int, day: Int) -> [UInt8] {
@@ -80,10 +108,16 @@ extension Array where Element == UInt8 {
             appendDigits(-value, width: width)
             return
         }
-        let digits = Swift.max(width, String(value).count)
+        var length = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            length += 1
+        }
+        let digits = Swift.max(width, length)
         let start = count
         append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
-        var rest = value
+        rest = value
         for index in stride(from: start + digits - 1, through: start, by: -1) {
             self[index] = UInt8(ascii: "0") + UInt8(rest % 10)
             rest /= 10

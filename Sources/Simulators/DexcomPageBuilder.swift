@@ -22,10 +22,35 @@ public enum DexcomPageBuilder {
         systemSeconds.littleEndianBytes + displaySeconds.littleEndianBytes + glucoseWord.littleEndianBytes + [trendByte]
     }
 
-    /// EGV pages (38 G4 records each) for `count` readings every 5 minutes ending at `lastSystemSeconds`,
-    /// with a deterministic glucose trace between 40 and 400 mg/dL.
-    public static func generatedEGVPages(count: Int, lastSystemSeconds: UInt32, displayOffset: Int32, firstPageNumber: UInt32 = 0) -> [UInt32: [UInt8]] {
-        let perPage = 38
+    /// A G6 (revision 5, 25-byte) EGV record without its CRC: the G4 fields, with the trend byte
+    /// at offset 19 and the bytes glucobridge does not decode left zero.
+    public static func g6EGVRecord(systemSeconds: UInt32, displaySeconds: UInt32, glucoseWord: UInt16, trendByte: UInt8) -> [UInt8] {
+        var record = systemSeconds.littleEndianBytes + displaySeconds.littleEndianBytes + glucoseWord.littleEndianBytes
+        record += [UInt8](repeating: 0, count: 9) + [trendByte] + [0, 0, 0]
+        return record
+    }
+
+    /// The EGV record layouts the generator writes.
+    public enum EGVLayout: Sendable {
+        /// Revision 2, 13 bytes: 38 records a page.
+        case g4
+        /// Revision 5, 25 bytes: 20 records a page.
+        case g6
+
+        public var revision: UInt8 { self == .g4 ? 2 : 5 }
+        /// Bytes per record, CRC included.
+        public var recordLength: Int { self == .g4 ? 13 : 25 }
+        public var recordsPerPage: Int { DexcomPage.dataSize / recordLength }
+    }
+
+    /// EGV pages for `count` records every 5 minutes ending at `lastSystemSeconds`, with a
+    /// deterministic glucose trace between 40 and 400 mg/dL. Every index in `special` holds the
+    /// special value 5 (SENSOR_NOT_CALIBRATED) instead of a reading.
+    public static func generatedEGVPages(
+        count: Int, lastSystemSeconds: UInt32, displayOffset: Int32, firstPageNumber: UInt32 = 0,
+        layout: EGVLayout = .g4, special: Set<Int> = []
+    ) -> [UInt32: [UInt8]] {
+        let perPage = layout.recordsPerPage
         var pages: [UInt32: [UInt8]] = [:]
         var records: [[UInt8]] = []
         var pageNumber = firstPageNumber
@@ -35,13 +60,15 @@ public enum DexcomPageBuilder {
             // A smooth daily curve with a faster wobble: covers hypo, range and hyper values.
             let phase = Double(i) / 288 * 2 * Double.pi
             let value = 150 + 90 * sin(phase) + 45 * sin(phase * 7.3)
-            let glucose = UInt16(max(40, min(400, value.rounded())))
+            let glucose = special.contains(i) ? 5 : UInt16(max(40, min(400, value.rounded())))
             let trend: UInt8 = 0x10 | UInt8(1 + i % 7)
-            records.append(egvRecord(
-                systemSeconds: system, displaySeconds: UInt32(Int64(system) + Int64(displayOffset)),
-                glucoseWord: glucose, trendByte: trend))
+            let display = UInt32(Int64(system) + Int64(displayOffset))
+            records.append(layout == .g4
+                ? egvRecord(systemSeconds: system, displaySeconds: display, glucoseWord: glucose, trendByte: trend)
+                : g6EGVRecord(systemSeconds: system, displaySeconds: display, glucoseWord: glucose, trendByte: trend))
             if records.count == perPage || i == count - 1 {
-                pages[pageNumber] = page(partition: .egvData, revision: 2, pageNumber: pageNumber, firstIndex: firstIndex, records: records)
+                pages[pageNumber] = page(
+                    partition: .egvData, revision: layout.revision, pageNumber: pageNumber, firstIndex: firstIndex, records: records)
                 firstIndex += UInt32(records.count)
                 pageNumber += 1
                 records.removeAll(keepingCapacity: true)

@@ -29,6 +29,9 @@ public final class DexcomReceiverSimulator: USBTransport {
     public var repliesBeforeUnplug: Int?
     public var firmwareHeader =
         "<FirmwareHeader SchemaVersion='1' ApiVersion='2.2.0.0' ProductId='G4Receiver' ProductName='Dexcom G4 Receiver' FirmwareVersion='2.0.1.104'/>"
+    /// The EGV record layout PartitionInfo announces (the meter layout follows: G4 revision 1,
+    /// G6 revision 3).
+    public var egvLayout: DexcomPageBuilder.EGVLayout = .g4
 
     /// Every command id the host sent, in order.
     public private(set) var commandsReceived: [UInt8] = []
@@ -90,8 +93,11 @@ public final class DexcomReceiverSimulator: USBTransport {
         case .readDatabasePartitionInfo?:
             let info = "<PartitionInfo SchemaVersion='1' PageHeaderVersion='1' PageDataLength='500'>"
                 + "<Partition Name='ManufacturingData' Id='0' RecordRevision='1' RecordLength='500'/>"
-                + "<Partition Name='EGVData' Id='4' RecordRevision='2' RecordLength='13'/>"
-                + "<Partition Name='MeterData' Id='10' RecordRevision='1' RecordLength='16'/></PartitionInfo>"
+                + "<Partition Name='EGVData' Id='4' RecordRevision='\(egvLayout.revision)' RecordLength='\(egvLayout.recordLength)'/>"
+                + (egvLayout == .g4
+                    ? "<Partition Name='MeterData' Id='10' RecordRevision='1' RecordLength='16'/>"
+                    : "<Partition Name='MeterData' Id='10' RecordRevision='3' RecordLength='21'/>")
+                + "</PartitionInfo>"
             return DexcomPacket(code: ack, payload: Array(info.utf8))
         case .readDatabasePageRange? where payload.count == 1:
             guard let numbers = pages[payload[0]]?.keys, let first = numbers.min(), let last = numbers.max() else {

@@ -17,6 +17,9 @@ enum Migrations {
         migrator.registerMigration("v4-glucose-note") { db in
             try db.execute(sql: v4)
         }
+        migrator.registerMigration("v5-glucose-fast-checks") { db in
+            try db.execute(sql: v5)
+        }
         return migrator
     }
 
@@ -240,5 +243,46 @@ enum Migrations {
     /// or feeling markers). NULL when there is none; never empty.
     private static let v4 = """
         ALTER TABLE glucose ADD COLUMN note TEXT CHECK (note IS NULL OR note <> '');
+        """
+
+    /// `glucose` rebuilt with every `IN (…)` list CHECK written as `=` comparisons joined by `OR`:
+    /// the same rule (for NULL too: `NULL = 'x' OR …` is NULL, which a CHECK lets through, as
+    /// `NULL IN (…)` is), but SQLite 3.40 builds a temporary B-tree for an `IN` list on every row
+    /// it checks, and none for the comparisons. Columns, defaults, foreign keys, the other CHECKs,
+    /// the `(source_id, device_record_key)` key, ids and rows are kept; the indexes are made again.
+    private static let v5 = """
+        CREATE TABLE glucose_v5 (
+            id INTEGER PRIMARY KEY,
+            day_id INTEGER NOT NULL REFERENCES day(id),
+            time TEXT NOT NULL CHECK (time \(instant)),
+            mgdl REAL NOT NULL CHECK (mgdl > 0 AND mgdl < 1000),
+            unit TEXT NOT NULL DEFAULT 'mg/dL' CHECK (unit = 'mg/dL' OR unit = 'mmol/L'),
+            tag TEXT NOT NULL CHECK (tag = 'hypo-l2' OR tag = 'hypo-l1' OR tag = 'in-range' OR tag = 'hyper-l1'
+                                     OR tag = 'hyper-l2'),
+            flag TEXT CHECK (flag = 'LO' OR flag = 'HI'),
+            kind TEXT NOT NULL DEFAULT 'sensor' CHECK (kind = 'sensor' OR kind = 'fingerstick'),
+            trend TEXT CHECK (trend = 'DoubleUp' OR trend = 'SingleUp' OR trend = 'FortyFiveUp' OR trend = 'Flat'
+                              OR trend = 'FortyFiveDown' OR trend = 'SingleDown' OR trend = 'DoubleDown'
+                              OR trend = 'NotComputable' OR trend = 'RateOutOfRange'),
+            noise INTEGER,
+            source_id INTEGER REFERENCES source(id),
+            device_record_key TEXT CHECK (device_record_key <> ''),
+            device_time INTEGER,
+            device_display_time TEXT,
+            import_run_id INTEGER REFERENCES import_run(id),
+            note TEXT CHECK (note IS NULL OR note <> ''),
+            CHECK ((source_id IS NULL) = (device_record_key IS NULL)),
+            UNIQUE (source_id, device_record_key)
+        );
+        INSERT INTO glucose_v5 (id, day_id, time, mgdl, unit, tag, flag, kind, trend, noise, source_id,
+                                device_record_key, device_time, device_display_time, import_run_id, note)
+        SELECT id, day_id, time, mgdl, unit, tag, flag, kind, trend, noise, source_id,
+               device_record_key, device_time, device_display_time, import_run_id, note
+        FROM glucose;
+        DROP TABLE glucose;
+        ALTER TABLE glucose_v5 RENAME TO glucose;
+        CREATE INDEX glucose_by_time ON glucose(time);
+        CREATE INDEX glucose_by_day ON glucose(day_id, time);
+        CREATE INDEX glucose_summary_by_day ON glucose(day_id, tag, mgdl);
         """
 }

@@ -13,6 +13,9 @@ enum StoreTime {
         return Date(timeIntervalSince1970: first)...Date(timeIntervalSince1970: last)
     }()
 
+    /// Bytes in an instant written by ``string(_:)``.
+    static let length = 23
+
     /// `date` in the store's format; `date` must be within ``representable``.
     static func string(_ date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
@@ -20,26 +23,19 @@ enum StoreTime {
         let inDay = Int(milliseconds - days * 86_400_000)
         let (year, month, day) = CivilDate.civil(fromDays: days)
         return String(unsafeUninitializedCapacity: 23) { buffer in
-            func put(_ value: Int, at end: Int, width: Int) {
-                var rest = value
-                for index in stride(from: end, to: end - width, by: -1) {
-                    buffer[index] = UInt8(truncatingIfNeeded: 48 + rest % 10)
-                    rest /= 10
-                }
-            }
-            put(year, at: 3, width: 4)
+            CivilDate.putDigits(year, width: 4, endingAt: 3, in: buffer)
             buffer[4] = UInt8(ascii: "-")
-            put(month, at: 6, width: 2)
+            CivilDate.putDigits(month, width: 2, endingAt: 6, in: buffer)
             buffer[7] = UInt8(ascii: "-")
-            put(day, at: 9, width: 2)
+            CivilDate.putDigits(day, width: 2, endingAt: 9, in: buffer)
             buffer[10] = UInt8(ascii: " ")
-            put(inDay / 3_600_000, at: 12, width: 2)
+            CivilDate.putDigits(inDay / 3_600_000, width: 2, endingAt: 12, in: buffer)
             buffer[13] = UInt8(ascii: ":")
-            put(inDay / 60_000 % 60, at: 15, width: 2)
+            CivilDate.putDigits(inDay / 60_000 % 60, width: 2, endingAt: 15, in: buffer)
             buffer[16] = UInt8(ascii: ":")
-            put(inDay / 1000 % 60, at: 18, width: 2)
+            CivilDate.putDigits(inDay / 1000 % 60, width: 2, endingAt: 18, in: buffer)
             buffer[19] = UInt8(ascii: ".")
-            put(inDay % 1000, at: 22, width: 3)
+            CivilDate.putDigits(inDay % 1000, width: 3, endingAt: 22, in: buffer)
             return 23
         }
     }

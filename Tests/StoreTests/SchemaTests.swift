@@ -15,9 +15,12 @@ final class SchemaTests: XCTestCase {
             "activity_minute", "day", "exercise", "favourite", "glucose", "grdb_migrations", "illness", "import_run",
             "insulin", "meal", "source", "source_cursor", "store_config", "stress", "user_profile",
         ])
-        XCTAssertEqual(
-            try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;"),
-            "v1-app-model-and-ingest\nv2-app-api-indexes\nv3-activity-minutes-and-profile\nv4-glucose-note")
+        let applied = try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;").split(separator: "\n").map(String.init)
+        XCTAssertEqual(applied, Migrations.migrator.migrations)
+        XCTAssertEqual(Array(applied.prefix(5)), [
+            "v1-app-model-and-ingest", "v2-app-api-indexes", "v3-activity-minutes-and-profile", "v4-glucose-note",
+            "v5-glucose-fast-checks",
+        ])
         let indexes = try sqlite3(file.path, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'glucose' ORDER BY name;")
         XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nglucose_summary_by_day\nsqlite_autoindex_glucose_1")
     }
@@ -69,7 +72,7 @@ final class SchemaTests: XCTestCase {
         let file = try StoreFile()
         do { _ = try file.open() }
         _ = try file.open()
-        XCTAssertEqual(try count("grdb_migrations", in: file.path), 4)
+        XCTAssertEqual(try count("grdb_migrations", in: file.path), Migrations.migrator.migrations.count)
         try sqlite3(file.path, "INSERT INTO grdb_migrations VALUES ('v9-from-the-future');")
         XCTAssertStoreError(.newerSchema(path: file.path, unknownMigrations: ["v9-from-the-future"])) {
             try file.open()
@@ -119,6 +122,61 @@ final class SchemaTests: XCTestCase {
         XCTAssertThrowsError(try sqlite3(file.path, "UPDATE glucose SET note = '';"))
         try sqlite3(file.path, "UPDATE glucose SET note = 'before meal';")
         XCTAssertEqual(try store.glucose().map(\.note), ["before meal"])
+    }
+
+    /// v5 rebuilds `glucose` of an older store: every row and id kept, the key and the indexes
+    /// made again, and each CHECK refusing and accepting what it did.
+    func testV5RebuildsGlucoseWithTheSameRules() throws {
+        let file = try olderStore(migratedUpTo: "v4-glucose-note", holding: """
+            INSERT INTO day (date) VALUES ('2013-09-13');
+            INSERT INTO source (family, serial) VALUES ('dexcom', 'SM1');
+            INSERT INTO glucose (id, day_id, time, mgdl, unit, tag, flag, kind, trend, noise, source_id, device_record_key,
+                                 device_time, device_display_time, note)
+            VALUES (7, 1, '2013-09-13 08:00:00.000', 39, 'mg/dL', 'hypo-l2', 'LO', 'sensor', 'DoubleDown', 2, 1, 'egv:1',
+                    100, '2013-09-13T01:00:00', NULL),
+                   (9, 1, '2013-09-13 09:00:00.000', 6.2, 'mmol/L', 'in-range', NULL, 'fingerstick', NULL, NULL, NULL, NULL,
+                    NULL, NULL, 'before meal');
+            """)
+        let before = try sqlite3(file.path, "SELECT * FROM glucose ORDER BY id;")
+        _ = try file.open(zone: "UTC")
+        XCTAssertEqual(try sqlite3(file.path, "SELECT * FROM glucose ORDER BY id;"), before)
+        XCTAssertEqual(
+            try sqlite3(file.path, "SELECT name FROM sqlite_master WHERE tbl_name = 'glucose' AND type = 'index' ORDER BY name;"),
+            "glucose_by_day\nglucose_by_time\nglucose_summary_by_day\nsqlite_autoindex_glucose_1")
+        XCTAssertEqual(try sqlite3(file.path, "PRAGMA foreign_key_check; PRAGMA integrity_check;"), "ok")
+        // No temporary B-tree is built to check a row.
+        let program = try sqlite3(file.path, """
+            EXPLAIN INSERT INTO glucose (day_id, time, mgdl, unit, tag, flag, kind, trend, source_id, device_record_key)
+            VALUES (1, '2013-09-13 10:00:00.000', 100, 'mg/dL', 'in-range', NULL, 'sensor', 'Flat', 1, 'egv:2');
+            """)
+        XCTAssertFalse(program.contains("OpenEphemeral"), program)
+
+        func insert(unit: String = "'mg/dL'", tag: String = "'in-range'", flag: String = "NULL", kind: String = "'sensor'",
+                    trend: String = "NULL", key: String) -> String {
+            """
+            INSERT INTO glucose (day_id, time, mgdl, unit, tag, flag, kind, trend, source_id, device_record_key)
+            VALUES (1, '2013-09-13 10:00:00.000', 100, \(unit), \(tag), \(flag), \(kind), \(trend), 1, '\(key)');
+            """
+        }
+        let refused = [
+            insert(unit: "'mg/dl'", key: "u"), insert(unit: "NULL", key: "u0"), insert(tag: "'in range'", key: "t"),
+            insert(tag: "NULL", key: "t0"), insert(flag: "'lo'", key: "f"), insert(kind: "'cgm'", key: "k"),
+            insert(trend: "'flat'", key: "r"), insert(trend: "''", key: "r0"),
+            insert(key: "egv:1"),  // the (source, record key) pair is stored already
+        ]
+        for sql in refused {
+            XCTAssertThrowsError(try sqlite3(file.path, sql), sql)
+        }
+        var accepted = ["hypo-l2", "hypo-l1", "in-range", "hyper-l1", "hyper-l2"].map { insert(tag: "'\($0)'", key: "tag-\($0)") }
+        accepted += ["LO", "HI"].map { insert(flag: "'\($0)'", key: "flag-\($0)") }
+        accepted += ["mmol/L"].map { insert(unit: "'\($0)'", key: "unit-\($0)") }
+        accepted += ["fingerstick"].map { insert(kind: "'\($0)'", key: "kind-\($0)") }
+        accepted += ["DoubleUp", "SingleUp", "FortyFiveUp", "Flat", "FortyFiveDown", "SingleDown", "DoubleDown",
+                     "NotComputable", "RateOutOfRange"].map { insert(trend: "'\($0)'", key: "trend-\($0)") }
+        for sql in accepted {
+            XCTAssertNoThrow(try sqlite3(file.path, sql), sql)
+        }
+        XCTAssertEqual(try count("glucose", in: file.path), 2 + accepted.count)
     }
 
     /// A store file migrated only up to `migration`, holding the rows `sql` inserts.

@@ -28,9 +28,19 @@ public protocol USBDeviceDriver: Sendable {
     /// taken as the reply to the request recorded before it, whatever order and batching that
     /// program used.
     static func decode(recorded device: CapturedDevice) throws -> DeviceDownload
+    /// As ``decode(recorded:)``, but what the store already holds (`cursors`, asked once the
+    /// device has said who it is) need not be decoded again: a driver whose protocol says where
+    /// its records are may skip those at or below the cursors.
+    static func decode(recorded device: CapturedDevice, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload
 }
 
 extension USBDeviceDriver {
+    /// Decodes everything: for protocols that cannot tell which records are stored before
+    /// decoding them.
+    public static func decode(recorded device: CapturedDevice, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload {
+        try decode(recorded: device)
+    }
+
     /// Whether the driver handles this vendor/product pair.
     public static func supports(vendorID: UInt16, productID: UInt16) -> Bool {
         products.contains { $0.vendorID == vendorID && $0.productID == productID }

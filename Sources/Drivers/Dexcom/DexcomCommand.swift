@@ -112,4 +112,18 @@ public enum DexcomPartition: UInt8, Sendable, CaseIterable, CustomStringConverti
         case .backfilledEGVData: "BackfilledEGVData"
         }
     }
+
+    /// The store stream of the partition's records (`egv`, `meter`), for those glucobridge keeps.
+    public var stream: String? {
+        switch self {
+        case .egvData: "egv"
+        case .meterData: "meter"
+        default: nil
+        }
+    }
+
+    /// The partition whose records make up `stream`.
+    public static func forStream(_ stream: String) -> DexcomPartition? {
+        allCases.first { $0.stream == stream }
+    }
 }

@@ -30,8 +30,16 @@ public enum DexcomDriver: USBDeviceDriver {
         try normalise(decodeSession(device.exchanges))
     }
 
-    /// Holds the receiver's conversation: identity, clock, then the EGV and meter pages from the
-    /// newest back to the first one holding a record newer than the cursor.
+    /// Decodes recorded exchanges, skipping every EGV and meter page whose records are all at or
+    /// below the store's cursor for its stream (told from the page header alone).
+    public static func decode(recorded device: CapturedDevice, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload {
+        try normalise(decodeSession(device.exchanges, after: cursors))
+    }
+
+    /// Holds the receiver's conversation: identity, clock, the EGV and meter page ranges, then the
+    /// EGV and meter pages from the newest back to the first one holding a record newer than the
+    /// cursor. Both ranges are asked before any page, so a replayed capture that cannot answer the
+    /// conversation is found out before its pages are decoded.
     public static func readSession(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DexcomDownload {
         let link = try DexcomLink(transport: transport)
         var session = DexcomDownload()
@@ -44,9 +52,11 @@ public enum DexcomDriver: USBDeviceDriver {
         try link.exchange(.readDisplayTimeOffset, into: &session)
         try link.exchange(.readSystemTime, into: &session)
         let stored = try session.source.map(cursors) ?? [:]
-        for (partition, stream) in [(DexcomPartition.egvData, "egv"), (.meterData, "meter")] {
-            guard let range = try link.pageRange(partition, into: &session) else { continue }
-            let cursor = stored[stream]
+        let partitions = [DexcomPartition.egvData, .meterData]
+        let ranges = try partitions.map { partition throws(DexcomError) in try link.pageRange(partition, into: &session) }
+        for (partition, range) in zip(partitions, ranges) {
+            guard let range else { continue }
+            let cursor = partition.stream.flatMap { stored[$0] }
             guard range.upperBound - range.lowerBound < maximumPagesPerPartition else {
                 throw DexcomError.unexpectedReply(
                     context: "reply to ReadDatabasePageRange(\(partition))",
@@ -64,28 +74,44 @@ public enum DexcomDriver: USBDeviceDriver {
         return session
     }
 
-    /// Decodes recorded exchanges (see `USBDeviceDriver.decode(recorded:)`).
-    public static func decodeSession(_ exchanges: [USBExchange]) throws(DexcomError) -> DexcomDownload {
+    /// Decodes recorded exchanges (see `USBDeviceDriver.decode(recorded:)`). Once the receiver's
+    /// serial number is known, `cursors` is asked once for its streams, and the EGV and meter
+    /// pages wholly at or below them are checked (frame and header CRCs) but not decoded.
+    public static func decodeSession(
+        _ exchanges: [USBExchange], after cursors: (DeviceSource) throws -> [String: Int64] = { _ in [:] }
+    ) throws -> DexcomDownload {
         var session = DexcomDownload()
+        var asked = false
         for exchange in exchanges {
-            let location = "at capture packet \(exchange.request.packetNumber)"
-            let request = try DexcomPacket.decode(exchange.request.data, context: "request \(location)")
+            if !asked, let source = session.source {
+                asked = true
+                for (stream, cursor) in try cursors(source) {
+                    guard let partition = DexcomPartition.forStream(stream), let index = UInt32(exactly: cursor) else { continue }
+                    session.storedThrough[partition.rawValue] = index
+                }
+            }
+            // Texts for errors are only worked out for one: a long capture has thousands of exchanges.
+            let packetNumber = exchange.request.packetNumber
+            let location = { @Sendable in "at capture packet \(packetNumber)" }
+            let request = try DexcomPacket.decode(exchange.request.data, context: "request \(location())")
             guard !exchange.replies.isEmpty else {
-                session.noteUnanswered(request: request, where: location)
+                session.noteUnanswered(request: request, where: location())
                 continue
             }
-            let name = DexcomCommand(rawValue: request.code).map { DexcomDownload.describe($0, request.payload) }
-                ?? "command 0x\(String(request.code, radix: 16, uppercase: true))"
-            let context = "reply to \(name) \(location)"
-            if let failed = exchange.replies.first(where: { $0.status != 0 }) {
-                throw .transport(.recorded(status: failed.status, in: failed))
+            let context = { @Sendable in
+                let name = DexcomCommand(rawValue: request.code).map { DexcomDownload.describe($0, request.payload) }
+                    ?? "command 0x\(String(request.code, radix: 16, uppercase: true))"
+                return "reply to \(name) \(location())"
             }
-            var assembler = DexcomPacketAssembler(context: context)
+            if let failed = exchange.replies.first(where: { $0.status != 0 }) {
+                throw DexcomError.transport(.recorded(status: failed.status, in: failed))
+            }
+            var assembler = DexcomPacketAssembler(context: context())
             for reply in exchange.replies { assembler.append(reply.data) }
             guard let reply = try assembler.nextPacket() else {
-                throw .incompleteReply(context: context, received: assembler.bufferedCount, expected: assembler.pendingLength)
+                throw DexcomError.incompleteReply(context: context(), received: assembler.bufferedCount, expected: assembler.pendingLength)
             }
-            try session.absorb(request: request, reply: reply, hostTime: exchange.replies.last?.timestamp, where: location)
+            try session.absorb(request: request, reply: reply, hostTime: exchange.replies.last?.timestamp, where: location())
         }
         return session
     }

@@ -32,15 +32,16 @@ public struct DexcomPacket: Sendable, Equatable {
         return bytes
     }
 
-    /// Decodes exactly one frame, which must fill `bytes`.
-    public static func decode(_ bytes: [UInt8], context: String) throws(DexcomError) -> DexcomPacket {
-        var assembler = DexcomPacketAssembler(context: context)
+    /// Decodes exactly one frame, which must fill `bytes`. `context` names it in errors (and is
+    /// only worked out for one).
+    public static func decode(_ bytes: [UInt8], context: @autoclosure @escaping @Sendable () -> String) throws(DexcomError) -> DexcomPacket {
+        var assembler = DexcomPacketAssembler(context: context())
         assembler.append(bytes)
         guard let packet = try assembler.nextPacket() else {
-            throw .incompleteReply(context: context, received: bytes.count, expected: assembler.pendingLength)
+            throw .incompleteReply(context: context(), received: bytes.count, expected: assembler.pendingLength)
         }
         guard assembler.bufferedCount == 0 else {
-            throw .malformedPacket(context: context, reason: "\(assembler.bufferedCount) bytes follow the frame")
+            throw .malformedPacket(context: context(), reason: "\(assembler.bufferedCount) bytes follow the frame")
         }
         return packet
     }
@@ -49,9 +50,10 @@ public struct DexcomPacket: Sendable, Equatable {
 /// Collects frames from a byte stream that arrives in pieces (USB transfers of any size).
 public struct DexcomPacketAssembler: Sendable {
     private var buffer: [UInt8] = []
-    private var context: String
+    /// Names the stream in errors; only worked out for one.
+    private var context: @Sendable () -> String
 
-    public init(context: String) {
+    public init(context: @autoclosure @escaping @Sendable () -> String) {
         self.context = context
     }
 
@@ -71,17 +73,17 @@ public struct DexcomPacketAssembler: Sendable {
     public mutating func nextPacket() throws(DexcomError) -> DexcomPacket? {
         guard let first = buffer.first else { return nil }
         guard first == DexcomPacket.startOfFrame else {
-            throw .malformedPacket(context: context, reason: "expected start byte 0x01, found \(hexPreview(buffer))")
+            throw .malformedPacket(context: context(), reason: "expected start byte 0x01, found \(hexPreview(buffer))")
         }
         guard let length = pendingLength else { return nil }
         guard length >= DexcomPacket.overhead, length <= DexcomPacket.maximumLength else {
-            throw .malformedPacket(context: context, reason: "impossible frame length \(length) in \(hexPreview(buffer))")
+            throw .malformedPacket(context: context(), reason: "impossible frame length \(length) in \(hexPreview(buffer))")
         }
         guard buffer.count >= length else { return nil }
         let found = buffer.u16le(at: length - 2)
         let expected = CRC16XMODEM.checksum(buffer[0..<(length - 2)])
         guard found == expected else {
-            throw .packetCRCMismatch(context: context, expected: expected, found: found)
+            throw .packetCRCMismatch(context: context(), expected: expected, found: found)
         }
         let packet = DexcomPacket(code: buffer[3], payload: Array(buffer[4..<(length - 2)]))
         buffer.removeFirst(length)

@@ -29,6 +29,11 @@ public struct DexcomDownload: Sendable {
     public var meter: [UInt32: DexcomMeterRecord] = [:]
     /// Database pages decoded (a page read twice counts twice).
     public var pagesDecoded = 0
+    /// Pages not decoded because every record on them is at or below `storedThrough`.
+    public var pagesSkipped = 0
+    /// By partition: the highest record index the store already holds. A page whose records are
+    /// all at or below it is checked (header CRC) but its records are not decoded.
+    public var storedThrough: [UInt8: UInt32] = [:]
     /// The running index of the first record of each decoded page, by partition and page number.
     public var pageFirstIndex: [UInt8: [UInt32: UInt32]] = [:]
     /// Requests that got no answer, described.
@@ -59,18 +64,20 @@ public struct DexcomDownload: Sendable {
     ///   - reply: the receiver's reply frame.
     ///   - hostTime: the host's clock when the reply arrived.
     ///   - where: a phrase locating the exchange in errors, e.g. "at capture packet 119".
-    public mutating func absorb(request: DexcomPacket, reply: DexcomPacket, hostTime: Date?, where location: String) throws(DexcomError) {
+    ///   (Error texts are only worked out for an error.)
+    public mutating func absorb(
+        request: DexcomPacket, reply: DexcomPacket, hostTime: Date?, where location: @autoclosure () -> String
+    ) throws(DexcomError) {
         guard let command = DexcomCommand(rawValue: request.code) else {
             undecodedCommands[request.code, default: 0] += 1
             return
         }
-        let name = Self.describe(command, request.payload)
         guard reply.code == DexcomReplyCode.ack.rawValue else {
             let code = DexcomReplyCode(rawValue: reply.code)?.description ?? "code \(reply.code)"
-            throw .replyRejected(command: "\(name) \(location)", code: code)
+            throw .replyRejected(command: "\(Self.describe(command, request.payload)) \(location())", code: code)
         }
         let payload = reply.payload
-        let context = "reply to \(name) \(location)"
+        var context: String { "reply to \(Self.describe(command, request.payload)) \(location())" }
         switch command {
         case .readFirmwareHeader:
             firmware = DexcomXML.attributes(of: payload)
@@ -97,6 +104,10 @@ public struct DexcomDownload: Sendable {
             }
             for i in 0..<count {
                 let bytes = payload[(i * DexcomPage.size)..<((i + 1) * DexcomPage.size)]
+                if try isStored(bytes) {
+                    pagesSkipped += 1
+                    continue
+                }
                 let page = try DexcomPage(bytes) { recordLength(partition: $0, revision: $1) }
                 absorb(page)
             }
@@ -117,6 +128,18 @@ public struct DexcomDownload: Sendable {
         let name = DexcomCommand(rawValue: request.code).map { Self.describe($0, request.payload) }
             ?? "command 0x\(String(request.code, radix: 16, uppercase: true))"
         unanswered.append("\(name) \(location)")
+    }
+
+    /// Whether every record of the page is at or below the stored index of its partition (the
+    /// header is CRC-checked first; a page with no records is never skipped).
+    private func isStored(_ bytes: ArraySlice<UInt8>) throws(DexcomError) -> Bool {
+        guard bytes.count == DexcomPage.size, let stored = storedThrough[bytes[bytes.startIndex + 8]] else { return false }
+        let partition = bytes[bytes.startIndex + 8]
+        let name = DexcomPartition(rawValue: partition)?.description ?? "partition \(partition)"
+        let header = try DexcomPageHeader(bytes.prefix(DexcomPageHeader.size), partitionName: name, pageNumber: bytes.u32le(at: 10))
+        guard header.recordCount > 0 else { return false }
+        let last = UInt64(header.firstIndex) + UInt64(header.recordCount) - 1
+        return last <= UInt64(stored)
     }
 
     private mutating func absorb(_ page: DexcomPage) {
