@@ -55,7 +55,9 @@ func baselineRows(_ capture: URL) throws -> [(time: String, mgdl: Double, trend:
         throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: capture.path])
     }
     let download = try DexcomDriver.decode(recorded: device)
-    let batch = Normaliser.batch(from: download, mode: "bench", origin: nil, startedAt: Date(), timeZone: TimeZone(identifier: "UTC")!)
+    let window = PlausibleWindow.forCapture(timestamps: parsed.transfers.lazy.compactMap(\.timestamp))
+    let batch = try Normaliser.batch(
+        from: download, mode: "bench", origin: nil, startedAt: Date(), timeZone: TimeZone(identifier: "UTC")!, window: window)
     let format = ISO8601DateFormatter()
     return batch.glucose.map { (format.string(from: $0.time), $0.mgdl, $0.trend?.rawValue, $0.recordKey) }
 }

@@ -15,16 +15,19 @@ extension SharedStore {
     /// its own `import_run` row. Every batch is checked before anything is written; any failure
     /// rolls all of them back.
     public func record(glucose: [ImportBatch], activity: [ActivityBatch]) throws(StoreError) -> CombinedImportSummary {
-        var validated: [ValidatedBatch] = []
-        for batch in glucose { validated.append(try ValidatedBatch(batch)) }
+        let zone = timeZone
+        var validated: [(ValidatedBatch, GlucoseRows)] = []
+        for batch in glucose {
+            let checked = try ValidatedBatch(batch)
+            validated.append((checked, GlucoseRows(checked.readings, timeZone: zone)))
+        }
         var checked: [CheckedActivityBatch] = []
         for batch in activity { checked.append(try CheckedActivityBatch(batch)) }
-        let zone = timeZone
         return try write { db in
             var summary = CombinedImportSummary(glucose: [], activity: [])
-            for batch in validated {
-                var recorder = Recorder(db: db, timeZone: zone)
-                summary.glucose.append(try recorder.record(batch))
+            for (batch, rows) in validated {
+                var recorder = Recorder(db: db, days: rows.days)
+                summary.glucose.append(try recorder.record(batch, rows))
             }
             for batch in checked {
                 summary.activity.append(try Self.insert(batch, zone: zone, db))
