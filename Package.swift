@@ -35,6 +35,8 @@ let package = Package(
         .target(name: "Ingest", dependencies: ["Model"]),
         // The shared SQLite store (GRDB).
         .target(name: "Store", dependencies: ["Model", .product(name: "GRDB", package: "GRDB.swift")]),
+        // The consensus CGM metrics of a period and the AGP curve, from stored readings.
+        .target(name: "Metrics", dependencies: ["Model", "Store"]),
         // Wires a transport, a driver, ingest and the store into one import.
         .target(
             name: "Importer",
@@ -62,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "glucobridge",
             dependencies: [
-                "Importer", "Store", "Transport", "Drivers", "Capture", "Model", "Setup", "Daemon",
+                "Importer", "Store", "Transport", "Drivers", "Capture", "Model", "Setup", "Daemon", "Metrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -97,6 +99,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "CLITests", dependencies: ["glucobridge", "Store", "Model", "Ingest", "TestSupport"]),
+        .testTarget(
+            name: "MetricsTests",
+            dependencies: ["Metrics", "Store", "Model", "TestSupport"]),
         .testTarget(
             name: "SetupTests",
             dependencies: ["Setup", "Drivers", "Transport", "Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
