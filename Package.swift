@@ -37,6 +37,8 @@ let package = Package(
         .target(name: "Store", dependencies: ["Model", .product(name: "GRDB", package: "GRDB.swift")]),
         // The consensus CGM metrics of a period and the AGP curve, from stored readings.
         .target(name: "Metrics", dependencies: ["Model", "Store"]),
+        // The AGP report page: one self-contained HTML file with inline SVG.
+        .target(name: "Report", dependencies: ["Metrics", "Model", "Store"]),
         // Wires a transport, a driver, ingest and the store into one import.
         .target(
             name: "Importer",
@@ -64,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "glucobridge",
             dependencies: [
-                "Importer", "Store", "Transport", "Drivers", "Capture", "Model", "Setup", "Daemon", "Metrics",
+                "Importer", "Store", "Transport", "Drivers", "Capture", "Model", "Setup", "Daemon", "Metrics", "Report",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -101,7 +103,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["glucobridge", "Store", "Model", "Ingest", "TestSupport"]),
         .testTarget(
             name: "MetricsTests",
-            dependencies: ["Metrics", "Store", "Model", "TestSupport"]),
+            dependencies: ["Metrics", "Report", "Store", "Model", "Simulators", "Importer", "TestSupport"]),
         .testTarget(
             name: "SetupTests",
             dependencies: ["Setup", "Drivers", "Transport", "Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

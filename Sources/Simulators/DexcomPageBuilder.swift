@@ -25,22 +25,30 @@ public enum DexcomPageBuilder {
     /// EGV pages (38 G4 records each) for `count` readings every 5 minutes ending at `lastSystemSeconds`,
     /// with a deterministic glucose trace between 40 and 400 mg/dL.
     public static func generatedEGVPages(count: Int, lastSystemSeconds: UInt32, displayOffset: Int32, firstPageNumber: UInt32 = 0) -> [UInt32: [UInt8]] {
+        let readings = (0..<count).map { i in
+            // A smooth daily curve with a faster wobble: covers hypo, range and hyper values.
+            let phase = Double(i) / 288 * 2 * Double.pi
+            let value = 150 + 90 * sin(phase) + 45 * sin(phase * 7.3)
+            return (systemSeconds: lastSystemSeconds - UInt32(count - 1 - i) * 300,
+                    glucose: UInt16(max(40, min(400, value.rounded()))), trendByte: 0x10 | UInt8(1 + i % 7))
+        }
+        return egvPages(readings, displayOffset: displayOffset, firstPageNumber: firstPageNumber)
+    }
+
+    /// EGV pages (38 G4 records each) holding `readings` in order.
+    public static func egvPages(
+        _ readings: [(systemSeconds: UInt32, glucose: UInt16, trendByte: UInt8)], displayOffset: Int32, firstPageNumber: UInt32 = 0
+    ) -> [UInt32: [UInt8]] {
         let perPage = 38
         var pages: [UInt32: [UInt8]] = [:]
         var records: [[UInt8]] = []
         var pageNumber = firstPageNumber
         var firstIndex: UInt32 = 0
-        for i in 0..<count {
-            let system = lastSystemSeconds - UInt32(count - 1 - i) * 300
-            // A smooth daily curve with a faster wobble: covers hypo, range and hyper values.
-            let phase = Double(i) / 288 * 2 * Double.pi
-            let value = 150 + 90 * sin(phase) + 45 * sin(phase * 7.3)
-            let glucose = UInt16(max(40, min(400, value.rounded())))
-            let trend: UInt8 = 0x10 | UInt8(1 + i % 7)
+        for (i, reading) in readings.enumerated() {
             records.append(egvRecord(
-                systemSeconds: system, displaySeconds: UInt32(Int64(system) + Int64(displayOffset)),
-                glucoseWord: glucose, trendByte: trend))
-            if records.count == perPage || i == count - 1 {
+                systemSeconds: reading.systemSeconds, displaySeconds: UInt32(Int64(reading.systemSeconds) + Int64(displayOffset)),
+                glucoseWord: reading.glucose, trendByte: reading.trendByte))
+            if records.count == perPage || i == readings.count - 1 {
                 pages[pageNumber] = page(partition: .egvData, revision: 2, pageNumber: pageNumber, firstIndex: firstIndex, records: records)
                 firstIndex += UInt32(records.count)
                 pageNumber += 1

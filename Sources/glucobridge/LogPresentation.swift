@@ -124,14 +124,7 @@ extension StressEpisode: PresentableLog {
 /// Numbers, times and durations as the commands print them.
 enum Format {
     /// `45`, `60.5`: at most `decimals` decimals, no trailing zeros.
-    static func number(_ value: Double, decimals: Int = 1) -> String {
-        var text = String(format: "%.\(decimals)f", value)
-        if text.contains(".") {
-            while text.hasSuffix("0") { text.removeLast() }
-            if text.hasSuffix(".") { text.removeLast() }
-        }
-        return text == "-0" ? "0" : text
-    }
+    static func number(_ value: Double, decimals: Int = 1) -> String { DisplayText.number(value, decimals: decimals) }
 
     /// `08:30`, or `08:30:15` when the seconds are not 0.
     static func clock(_ secondOfDay: Int) -> String {
@@ -162,13 +155,7 @@ enum Format {
     }
 
     /// `2 h 30 min`, `45 min`, `30 s`.
-    static func duration(_ seconds: TimeInterval) -> String {
-        let total = Int(seconds.rounded())
-        if total < 60 { return "\(total) s" }
-        let minutes = (total + 30) / 60
-        if minutes < 60 { return "\(minutes) min" }
-        return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
-    }
+    static func duration(_ seconds: TimeInterval) -> String { DisplayText.duration(seconds) }
 
     static func tag(_ tag: GlucoseTag) -> String {
         switch tag {

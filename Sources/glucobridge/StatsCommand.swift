@@ -113,7 +113,7 @@ enum StatsPresentation {
         }
     }
 
-    static func percent(_ value: Double) -> String { Format.number(GlucoseStatistics.rounded(value), decimals: 1) + " %" }
+    static func percent(_ value: Double) -> String { DisplayText.percent(value) }
 
     static func text(_ s: GlucoseStatistics, thresholds: GlucoseThresholds, zone: TimeZone, unit: GlucoseUnit) -> String {
         let u = unit.rawValue
@@ -152,12 +152,8 @@ extension Format {
         "\(DayDate(instant: date, timeZone: zone)) \(localTime(date, zone: zone))"
     }
 
-    /// A glucose value given in mg/dL, in `unit`: whole mg/dL, or mmol/L to one decimal (as a
-    /// person writes them), unless `decimals` asks for more.
+    /// A glucose value given in mg/dL, in `unit`: whole mg/dL, or mmol/L to one decimal.
     static func glucose(_ mgdl: Double, unit: GlucoseUnit, decimals: Int? = nil) -> String {
-        switch unit {
-        case .milligramsPerDeciliter: number(mgdl, decimals: decimals ?? 0)
-        case .millimolesPerLiter: number(mgdl / GlucoseUnit.mgdlPerMmol, decimals: max(1, decimals ?? 1))
-        }
+        DisplayText.glucose(mgdl, unit: unit, decimals: decimals ?? 0)
     }
 }
