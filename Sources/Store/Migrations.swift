@@ -17,6 +17,9 @@ enum Migrations {
         migrator.registerMigration("v4-glucose-note") { db in
             try db.execute(sql: v4)
         }
+        migrator.registerMigration("v7-display-unit") { db in
+            try db.execute(sql: v7)
+        }
         return migrator
     }
 
@@ -240,5 +243,11 @@ enum Migrations {
     /// or feeling markers). NULL when there is none; never empty.
     private static let v4 = """
         ALTER TABLE glucose ADD COLUMN note TEXT CHECK (note IS NULL OR note <> '');
+        """
+
+    /// The unit views show glucose in (the store keeps mg/dL whatever it is).
+    private static let v7 = """
+        ALTER TABLE store_config ADD COLUMN display_unit TEXT NOT NULL DEFAULT 'mg/dL'
+            CHECK (display_unit IN ('mg/dL', 'mmol/L'));
         """
 }

@@ -23,7 +23,7 @@ struct DayCommand: StoreCommand {
                 logs: entries.map(\.record)))
         }
         guard let summary else { return "\(day): no logs (the store has no such Day)" }
-        var lines = ["\(day) (\(zone.identifier)): \(DayPresentation.line(summary))"]
+        var lines = ["\(day) (\(zone.identifier)): \(DayPresentation.line(summary, unit: try store.displayUnit()))"]
         guard !entries.isEmpty else { return (lines + ["no logs"]).joined(separator: "\n") }
         // On a Day the clocks change, a wall-clock time may occur twice: show the offsets.
         let offsets = Set(entries.map { zone.secondsFromGMT(for: $0.time) })

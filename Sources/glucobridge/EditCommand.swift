@@ -70,7 +70,11 @@ struct EditCommand: StoreCommand {
             return try edit(GlucoseLog.self, store) { log in
                 if let time { log.time = time }
                 if let unit { log.unit = unit }
-                if let value { log.value = value }
+                if let value {
+                    // In the log's own unit unless --unit changes it.
+                    log.value = value
+                    try GlucoseInput.check(value, unit: log.unit)
+                }
             }
         case .insulin:
             try check(allowed: ["--at", "--units"])
@@ -133,10 +137,10 @@ struct EditCommand: StoreCommand {
     }
 
     private func edit<Log: PresentableLog>(
-        _ type: Log.Type, _ store: SharedStore, _ change: (inout Log) -> Void
+        _ type: Log.Type, _ store: SharedStore, _ change: (inout Log) throws -> Void
     ) throws -> String {
         var stored = try store.log(LogID<Log>(id))
-        change(&stored.log)
+        try change(&stored.log)
         return try LogReport.text("changed", try store.update(stored), zone: store.timeZone, json: outputOptions.json)
     }
 

@@ -20,7 +20,10 @@ protocol AddLogCommand: StoreCommand {
 }
 
 extension AddLogCommand {
-    func output(_ store: SharedStore) throws -> String {
+    func output(_ store: SharedStore) throws -> String { try addLog(store) }
+
+    /// Adds the log and reports it.
+    func addLog(_ store: SharedStore) throws -> String {
         let time = try TimeInput.instant(at, zone: store.timeZone)
         return try LogReport.text("added", try store.add(log(at: time)), zone: store.timeZone, json: outputOptions.json)
     }

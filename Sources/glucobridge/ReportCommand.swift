@@ -21,7 +21,7 @@ struct ReportCommand: StoreCommand {
     @Option(name: .long, help: ArgumentHelp("The HTML file to write.", valueName: "file.html"))
     var output: String
 
-    @Option(name: .long, help: "The unit of the axes and values (default mg/dL).")
+    @Option(name: .long, help: "The unit of the axes and values (default: the store's unit, see `config`).")
     var unit: GlucoseUnit?
 
     @OptionGroup var outputOptions: OutputOptions
@@ -29,7 +29,7 @@ struct ReportCommand: StoreCommand {
 
     func output(_ store: SharedStore) throws -> String {
         let period = try periodOptions.period(store)
-        let input = try ReportInput(store: store, period: period, unit: unit ?? .milligramsPerDeciliter)
+        let input = try ReportInput(store: store, period: period, unit: try unit ?? store.displayUnit())
         let url = URL(fileURLWithPath: output)
         do {
             try Data(ReportPage.html(input).utf8).write(to: url, options: .atomic)

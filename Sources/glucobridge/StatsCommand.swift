@@ -23,7 +23,7 @@ struct StatsCommand: StoreCommand {
         let statistics = GlucoseStatistics(
             readings: try store.glucose(from: period.start, to: period.end), period: period, thresholds: try store.thresholds())
         if outputOptions.json { return try Format.json(StatsRecord(statistics, zone: store.timeZone)) }
-        return StatsPresentation.text(statistics, thresholds: try store.thresholds(), zone: store.timeZone, unit: .milligramsPerDeciliter)
+        return StatsPresentation.text(statistics, thresholds: try store.thresholds(), zone: store.timeZone, unit: try store.displayUnit())
     }
 }
 

@@ -15,9 +15,10 @@ final class SchemaTests: XCTestCase {
             "activity_minute", "day", "exercise", "favourite", "glucose", "grdb_migrations", "illness", "import_run",
             "insulin", "meal", "source", "source_cursor", "store_config", "stress", "user_profile",
         ])
-        XCTAssertEqual(
-            try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;"),
-            "v1-app-model-and-ingest\nv2-app-api-indexes\nv3-activity-minutes-and-profile\nv4-glucose-note")
+        let migrations = try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;").split(separator: "\n").map(String.init)
+        for name in ["v1-app-model-and-ingest", "v2-app-api-indexes", "v3-activity-minutes-and-profile", "v4-glucose-note", "v7-display-unit"] {
+            XCTAssertTrue(migrations.contains(name), "\(name) not applied: \(migrations)")
+        }
         let indexes = try sqlite3(file.path, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'glucose' ORDER BY name;")
         XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nglucose_summary_by_day\nsqlite_autoindex_glucose_1")
     }
@@ -68,8 +69,9 @@ final class SchemaTests: XCTestCase {
     func testReopeningDoesNotMigrateAgainAndNewerSchemaIsRefused() throws {
         let file = try StoreFile()
         do { _ = try file.open() }
+        let migrated = try count("grdb_migrations", in: file.path)
         _ = try file.open()
-        XCTAssertEqual(try count("grdb_migrations", in: file.path), 4)
+        XCTAssertEqual(try count("grdb_migrations", in: file.path), migrated)
         try sqlite3(file.path, "INSERT INTO grdb_migrations VALUES ('v9-from-the-future');")
         XCTAssertStoreError(.newerSchema(path: file.path, unknownMigrations: ["v9-from-the-future"])) {
             try file.open()
