@@ -82,3 +82,25 @@ final class UnitAndInputTests: XCTestCase {
         XCTAssertTrue(record["resting_heart_rate"] is NSNull)
     }
 }
+
+/// Instants in error messages are local, like every other output.
+final class LocalTimeMessageTests: XCTestCase {
+    func testAlreadyOpenEpisodeSaysWhenInTheStoresZone() throws {
+        let cli = try CLIStore()
+        _ = try cli.run(["illness", "start", "--at", "2015-07-17 06:00"])
+        let result = try runProcess(
+            BuiltProducts.executable("glucobridge"), ["illness", "start", "--at", "2015-07-17 09:00", "--store", cli.path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(
+            result.stderr,
+            "glucobridge: an illness episode is already open (since 2015-07-17 06:00, America/Los_Angeles); stop it before starting another\n")
+    }
+}
+
+/// The live download's progress line (shown only when stderr is a terminal).
+final class ProgressLineTests: XCTestCase {
+    func testRendering() {
+        XCTAssertEqual(ProgressLine.render("egv pages", done: 12, total: 107), "reading egv pages: 12 of 107")
+        XCTAssertEqual(ProgressLine.render("records", done: 5, total: nil), "reading records: 5")
+    }
+}
