@@ -141,6 +141,17 @@ final class ReportRenderingTests: XCTestCase {
         XCTAssertGreaterThan(exercise.count, 20)
         XCTAssertGreaterThan(exercise.minY, outer.maxY, "the daily profiles come after the AGP")
 
+        // Printed, the first section (metrics, ranges, AGP) fills the first sheet and the Days the
+        // second: two pages, not three.
+        let pdf = folder.appendingPathComponent("report.pdf")
+        var print = arguments.filter { !$0.hasPrefix("--screenshot") && !$0.hasPrefix("--window-size") && $0 != url.absoluteString }
+        print += ["--no-pdf-header-footer", "--print-to-pdf=\(pdf.path)", url.absoluteString]
+        let printed = try runProcess(chromium, print, environment: environment)
+        XCTAssertEqual(printed.status, 0, printed.stderr)
+        let text = String(decoding: try Data(contentsOf: pdf), as: UTF8.self)
+        let pages = try NSRegularExpression(pattern: "/Type\\s*/Page[^s]").numberOfMatches(in: text, range: NSRange(text.startIndex..., in: text))
+        XCTAssertEqual(pages, 2)
+
         if let docs = ProcessInfo.processInfo.environment["GLUCOBRIDGE_REPORT_PICTURE"] {
             try? FileManager.default.removeItem(atPath: docs)
             try FileManager.default.copyItem(at: png, to: URL(fileURLWithPath: docs))
