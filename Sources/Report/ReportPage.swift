@@ -273,11 +273,7 @@ public enum ReportPage {
 
     static func percent(_ value: Double) -> String { DisplayText.percent(value) }
 
-    static func localDateTime(_ date: Date, _ zone: TimeZone) -> String {
-        let local = Int64(date.timeIntervalSince1970.rounded(.down)) + Int64(zone.secondsFromGMT(for: date))
-        let minute = Int(local - CivilDate.floorDiv(local, 86_400) * 86_400) / 60
-        return "\(DayDate(instant: date, timeZone: zone)) " + String(format: "%02d:%02d", minute / 60, minute % 60)
-    }
+    static func localDateTime(_ date: Date, _ zone: TimeZone) -> String { LocalTimeText.text(date, zone: zone) }
 
     static func weekday(_ day: DayDate) -> String {
         let names = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday

@@ -44,7 +44,7 @@ struct PeriodOptions: ParsableArguments {
         guard let start, var end else { preconditionFailure("both bounds are set above") }
         end = min(end, max(now, start))
         guard start < end else {
-            throw CLIError("the period from \(Format.localDateTime(start, zone: zone)) to \(Format.localDateTime(end, zone: zone)) is empty: --from must come before --to")
+            throw CLIError("the period from \(Format.localDateTime(start, zone: zone)) to \(LocalTimeText.named(end, zone: zone)) is empty: --from must come before --to")
         }
         return DateInterval(start: start, end: end)
     }

@@ -149,7 +149,7 @@ enum StatsPresentation {
 extension Format {
     /// `2024-05-01 08:30`: the Day and wall-clock time of `date` in `zone`.
     static func localDateTime(_ date: Date, zone: TimeZone) -> String {
-        "\(DayDate(instant: date, timeZone: zone)) \(localTime(date, zone: zone))"
+        LocalTimeText.text(date, zone: zone)
     }
 
     /// A glucose value given in mg/dL, in `unit`: whole mg/dL, or mmol/L to one decimal.

@@ -19,20 +19,8 @@ extension StoreCommand {
     func runOnStore() throws {
         try reportingErrors {
             let store = try storeOptions.open()
-            do {
-                print(try output(store))
-            } catch let error as StoreError {
-                throw Self.local(error, zone: store.timeZone)
-            }
+            print(try output(store))
         }
-    }
-
-    /// `error` with its instants in the store's zone, like every other output.
-    static func local(_ error: StoreError, zone: TimeZone) -> any Error {
-        guard case let .episodeAlreadyOpen(kind, since) = error else { return error }
-        return CLIError(
-            "\(kind == .illness ? "an" : "a") \(kind) episode is already open (since \(Format.localDateTime(since, zone: zone)), "
-                + "\(zone.identifier)); stop it before starting another")
     }
 }
 

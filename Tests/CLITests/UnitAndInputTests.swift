@@ -93,7 +93,7 @@ final class LocalTimeMessageTests: XCTestCase {
         XCTAssertEqual(result.status, 1)
         XCTAssertEqual(
             result.stderr,
-            "glucobridge: an illness episode is already open (since 2015-07-17 06:00, America/Los_Angeles); stop it before starting another\n")
+            "glucobridge: an illness episode is already open (since 2015-07-17 06:00 (America/Los_Angeles)); stop it before starting another\n")
     }
 }
 
