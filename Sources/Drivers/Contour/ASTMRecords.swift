@@ -26,6 +26,8 @@ public struct ContourHeader: Sendable, Equatable {
     public var reportableRange: ClosedRange<Int>?
     /// The meter's clock, wall time without a zone, seconds since 1970.
     public var clock: Int64?
+    /// The number of results the meter says it holds (field 6), when given.
+    public var resultCount: Int?
 
     /// Reads `H|\^&||password|product^versions^serial^sku|configuration|count|…|YYYYMMDDhhmm`.
     public init(_ text: String) throws(ContourError) {
@@ -63,6 +65,7 @@ public struct ContourHeader: Sendable, Equatable {
             reportableRange = low...high
         }
         clock = fields.last.flatMap { ContourTime.seconds($0) }
+        resultCount = fields.count > 6 ? Int(fields[6]) : nil
     }
 }
 

@@ -158,6 +158,7 @@ struct FreeStyleLink {
     func text(_ command: String) throws(FreeStyleError) -> (reply: [UInt8], hostTime: Date?) {
         try send(FreeStyleText.message(for: command))
         var reply: [UInt8] = []
+        var lines = 0
         while true {
             let message: FreeStyleMessage
             let hostTime: Date?
@@ -171,7 +172,14 @@ struct FreeStyleLink {
             }
             reply += message.payload
             guard reply.count <= FreeStyleText.replyLimit else { throw .replyTooLong(command: command, limit: FreeStyleText.replyLimit) }
-            if FreeStyleText.isComplete(reply) { return (reply, hostTime) }
+            // The row count is only in the trailer: a running count of the rows, the lines but
+            // the trailer and CKSM lines (and the status line that ends a complete reply).
+            lines += message.payload.count(where: { $0 == 0x0A })
+            let complete = FreeStyleText.isComplete(reply)
+            if FreeStyleDriver.allRecordCommands.contains(command) {
+                DownloadProgress.report("\(command) rows", done: max(0, lines - (complete ? 3 : 2)))
+            }
+            if complete { return (reply, hostTime) }
         }
     }
 
