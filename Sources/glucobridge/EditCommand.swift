@@ -97,7 +97,7 @@ struct EditCommand: StoreCommand {
             if let favourite, given == ["--favourite"] {
                 // Only the mark: allowed on an imported session too.
                 let stored = try store.setFavourite(LogID<ExerciseLog>(id), favourite)
-                return try LogReport.text("changed", stored, zone: zone, json: outputOptions.json)
+                return try LogReport.text("changed", stored, store: store, json: outputOptions.json)
             }
             return try edit(ExerciseLog.self, store) { log in
                 if let time { log.time = time }
@@ -141,7 +141,7 @@ struct EditCommand: StoreCommand {
     ) throws -> String {
         var stored = try store.log(LogID<Log>(id))
         try change(&stored.log)
-        return try LogReport.text("changed", try store.update(stored), zone: store.timeZone, json: outputOptions.json)
+        return try LogReport.text("changed", try store.update(stored), store: store, json: outputOptions.json)
     }
 
     private func editEpisode<Episode: EpisodeEntry & PresentableLog>(

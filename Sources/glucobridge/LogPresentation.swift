@@ -6,8 +6,15 @@ import Store
 protocol PresentableLog: LogEntry {
     /// What the log holds, in words: `Oatmeal: 45 g carbs, 8 g protein, 5 g fat`.
     func details(zone: TimeZone) -> String
+    /// The details with any glucose value also in the display `unit` (by default, as
+    /// ``details(zone:)``: kinds without a glucose value).
+    func details(zone: TimeZone, unit: GlucoseUnit) -> String
     /// Fills the kind's own fields of the JSON object.
     func fill(_ record: inout LogRecord)
+}
+
+extension PresentableLog {
+    func details(zone: TimeZone, unit: GlucoseUnit) -> String { details(zone: zone) }
 }
 
 extension Stored where Log: PresentableLog {
@@ -24,9 +31,10 @@ extension Stored where Log: PresentableLog {
     /// `meal #3`.
     var label: String { "\(Log.kind) #\(id.rawValue)" }
 
-    /// The details, marked when the log was imported from a device.
-    func details(zone: TimeZone) -> String {
-        let details = log.details(zone: zone)
+    /// The details (glucose also in the display `unit`, when given), marked when the log was
+    /// imported from a device.
+    func details(zone: TimeZone, unit: GlucoseUnit? = nil) -> String {
+        let details = unit.map { log.details(zone: zone, unit: $0) } ?? log.details(zone: zone)
         guard let source else { return details }
         return details + " [imported: \(source)]"
     }
@@ -59,10 +67,13 @@ struct LogRecord: Encodable, Equatable {
 }
 
 extension GlucoseLog: PresentableLog {
-    func details(zone: TimeZone) -> String {
-        let shown = unit == .milligramsPerDeciliter
-            ? "\(Format.number(value)) mg/dL"
-            : "\(Format.number(value, decimals: 1)) mmol/L (\(Format.number(mgdl, decimals: 0)) mg/dL)"
+    /// The value in its own unit: `120 mg/dL, …`.
+    func details(zone: TimeZone) -> String { details(zone: zone, unit: unit) }
+
+    /// The value as entered, then in the display unit when that is another: `5.5 mmol/L (99 mg/dL), …`.
+    func details(zone: TimeZone, unit display: GlucoseUnit) -> String {
+        var shown = "\(Format.number(value)) \(unit.rawValue)"
+        if display != unit { shown += " (\(Format.glucose(mgdl, unit: display)) \(display.rawValue))" }
         return "\(shown), \(tag.map(Format.tag) ?? "untagged"), \(kind.rawValue)"
     }
 

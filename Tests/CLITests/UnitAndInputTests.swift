@@ -18,7 +18,7 @@ final class UnitAndInputTests: XCTestCase {
         // `log glucose` without --unit: the store's unit.
         XCTAssertEqual(
             try cli.run(["log", "glucose", "--at", "2015-07-17 08:00", "--value", "5.5"]),
-            "added glucose #24 on 2015-07-17 at 08:00: 5.5 mmol/L (99 mg/dL), in range, fingerstick")
+            "added glucose #24 on 2015-07-17 at 08:00: 5.5 mmol/L, in range, fingerstick")
         let days = try cli.run(["days"])
         XCTAssertTrue(days.hasSuffix("glucose in mmol/L; Days in America/Los_Angeles"), days)
         XCTAssertTrue(days.contains("2015-07-17        24  4.4  ") && days.contains("  13.2  "), days)  // 79 and 237 mg/dL
@@ -26,6 +26,32 @@ final class UnitAndInputTests: XCTestCase {
         let config = try XCTUnwrap(try jsonObject(try cli.run(["config", "--json"])) as? [String: Any])
         XCTAssertEqual(config["unit"] as? String, "mmol/L")
         XCTAssertEqual(config["thresholds_mgdl"] as? [String: Int], ["very_low": 54, "low": 70, "high": 180, "very_high": 250])
+    }
+
+    /// A glucose log shows its value as entered, then in the display unit when that differs: in
+    /// `log`, `edit` and `remove` confirmations and in `day`.
+    func testLogsShowTheDisplayUnitBesideTheirOwn() throws {
+        let cli = try CLIStore()
+        XCTAssertEqual(
+            try cli.run(["log", "glucose", "--at", "2015-07-17 08:00", "--value", "120"]),
+            "added glucose #1 on 2015-07-17 at 08:00: 120 mg/dL, in range, fingerstick")
+        _ = try cli.run(["config", "--unit", "mmol/L"])
+        XCTAssertEqual(
+            try cli.run(["log", "glucose", "--at", "2015-07-17 09:00", "--value", "120", "--unit", "mg/dL"]),
+            "added glucose #2 on 2015-07-17 at 09:00: 120 mg/dL (6.7 mmol/L), in range, fingerstick")
+        XCTAssertEqual(
+            try cli.run(["edit", "glucose", "1", "--value", "250"]),
+            "changed glucose #1 on 2015-07-17 at 08:00: 250 mg/dL (13.9 mmol/L), hyper, fingerstick")
+        let day = try cli.run(["day", "2015-07-17"])
+        XCTAssertTrue(day.contains("08:00  glucose   1  250 mg/dL (13.9 mmol/L), hyper, fingerstick"), day)
+        XCTAssertTrue(day.contains("09:00  glucose   2  120 mg/dL (6.7 mmol/L), in range, fingerstick"), day)
+        XCTAssertEqual(
+            try cli.run(["remove", "glucose", "2"]),
+            "removed glucose #2 on 2015-07-17 at 09:00: 120 mg/dL (6.7 mmol/L), in range, fingerstick")
+        // A log in the display unit shows one value.
+        XCTAssertEqual(
+            try cli.run(["log", "glucose", "--at", "2015-07-17 10:00", "--value", "5.5"]),
+            "added glucose #2 on 2015-07-17 at 10:00: 5.5 mmol/L, in range, fingerstick")
     }
 
     func testImplausibleValuesAreRefusedWithTheLikelyMeaning() throws {
