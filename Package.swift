@@ -45,6 +45,10 @@ let package = Package(
                 // The raw C API, for the read-only look at a file before it is opened as a store.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
+        // The consensus CGM metrics of a period and the AGP curve, from stored readings.
+        .target(name: "Metrics", dependencies: ["Model", "Store"]),
+        // The AGP report page: one self-contained HTML file with inline SVG.
+        .target(name: "Report", dependencies: ["Metrics", "Model", "Store"]),
         // Wires a transport, a driver, ingest and the store into one import.
         .target(
             name: "Importer",
@@ -72,7 +76,7 @@ let package = Package(
         .executableTarget(
             name: "glucobridge",
             dependencies: [
-                "Importer", "Ingest", "Store", "Transport", "Drivers", "Capture", "Model", "Setup", "Daemon",
+                "Importer", "Ingest", "Store", "Transport", "Drivers", "Capture", "Model", "Setup", "Daemon", "Metrics", "Report",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -108,6 +112,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(name: "CLITests", dependencies: ["glucobridge", "Store", "Model", "Ingest", "Simulators", "TestSupport"]),
+        .testTarget(
+            name: "MetricsTests",
+            dependencies: ["Metrics", "Report", "Store", "Model", "Simulators", "Importer", "TestSupport"]),
         .testTarget(
             name: "SetupTests",
             dependencies: ["Setup", "Drivers", "Transport", "Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -6,17 +6,19 @@ import Store
 #endif
 
 /// `glucobridge status`: what the daemon is doing (from its state file beside the store) and the
-/// last import of every source (from the store's `import_run` table). Reads files only; there is
-/// no port to ask.
+/// last import of every source (from the store's `import_run` table), times in the store's zone.
+/// Reads files only; there is no port to ask.
 public enum StatusReport {
     public static func text(storePath: String) throws(StoreError) -> String {
         var lines: [String] = []
         let storeExists = FileManager.default.fileExists(atPath: storePath)
-        lines.append(storeExists ? "store: \(storePath)" : "store: \(storePath) does not exist yet (nothing imported)")
-        lines += daemonLines(DaemonState.read(forStore: storePath))
-        guard storeExists else { return lines.joined(separator: "\n") }
+        let store = storeExists ? try SharedStore(path: storePath, mode: .existing) : nil
+        let zone = store?.timeZone
+        lines.append(zone.map { "store: \(storePath) (times in \($0.identifier))" } ?? "store: \(storePath) does not exist yet (nothing imported)")
+        lines += daemonLines(DaemonState.read(forStore: storePath), zone: zone)
+        guard let store else { return lines.joined(separator: "\n") }
 
-        let runs = try SharedStore(path: storePath, mode: .existing).latestImportRuns()
+        let runs = try store.latestImportRuns()
         if runs.isEmpty {
             lines.append("last import per source: none yet")
         } else {
@@ -26,13 +28,15 @@ public enum StatusReport {
                 let origin = run.origin.map { " from \($0)" } ?? ""
                 var counts = "\(run.recordsRead) read, \(run.added) new, \(run.alreadyStored) already stored"
                 if run.skipped > 0 { counts += ", \(run.skipped) not readings" }
-                lines.append("  \(run.source.family) \(run.source.serial)\(model): \(timestamp(run.finishedAt)) \(run.mode)\(origin): \(counts)")
+                lines.append("  \(run.source.family) \(run.source.serial)\(model): \(timestamp(run.finishedAt, zone: zone)) \(run.mode)\(origin): \(counts)")
             }
         }
         return lines.joined(separator: "\n")
     }
 
-    static func daemonLines(_ state: DaemonState?) -> [String] {
+    /// The daemon's lines, times in `zone` (ISO 8601 UTC without one).
+    static func daemonLines(_ state: DaemonState?, zone: TimeZone? = nil) -> [String] {
+        let timestamp = { (date: Date) in Self.timestamp(date, zone: zone) }
         guard let state else { return ["daemon: has not run with this store"] }
         var lines: [String]
         if state.running && isAlive(state.pid) {
@@ -68,7 +72,8 @@ public enum StatusReport {
         pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)
     }
 
-    static func timestamp(_ date: Date) -> String {
-        ISO8601DateFormatter().string(from: date)
+    /// `2024-05-01 08:30:15` in `zone`, as every output shows an instant; ISO 8601 UTC without a zone.
+    static func timestamp(_ date: Date, zone: TimeZone? = nil) -> String {
+        zone.map { LocalTimeText.text(date, zone: $0, seconds: true) } ?? ISO8601DateFormatter().string(from: date)
     }
 }

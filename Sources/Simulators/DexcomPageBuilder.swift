@@ -50,23 +50,32 @@ public enum DexcomPageBuilder {
         count: Int, lastSystemSeconds: UInt32, displayOffset: Int32, firstPageNumber: UInt32 = 0,
         layout: EGVLayout = .g4, special: Set<Int> = []
     ) -> [UInt32: [UInt8]] {
+        let readings = (0..<count).map { i in
+            // A smooth daily curve with a faster wobble: covers hypo, range and hyper values.
+            let phase = Double(i) / 288 * 2 * Double.pi
+            let value = 150 + 90 * sin(phase) + 45 * sin(phase * 7.3)
+            return (systemSeconds: lastSystemSeconds - UInt32(count - 1 - i) * 300,
+                    glucose: special.contains(i) ? 5 : UInt16(max(40, min(400, value.rounded()))), trendByte: 0x10 | UInt8(1 + i % 7))
+        }
+        return egvPages(readings, displayOffset: displayOffset, firstPageNumber: firstPageNumber, layout: layout)
+    }
+
+    /// EGV pages in `layout` holding `readings` in order.
+    public static func egvPages(
+        _ readings: [(systemSeconds: UInt32, glucose: UInt16, trendByte: UInt8)], displayOffset: Int32, firstPageNumber: UInt32 = 0,
+        layout: EGVLayout = .g4
+    ) -> [UInt32: [UInt8]] {
         let perPage = layout.recordsPerPage
         var pages: [UInt32: [UInt8]] = [:]
         var records: [[UInt8]] = []
         var pageNumber = firstPageNumber
         var firstIndex: UInt32 = 0
-        for i in 0..<count {
-            let system = lastSystemSeconds - UInt32(count - 1 - i) * 300
-            // A smooth daily curve with a faster wobble: covers hypo, range and hyper values.
-            let phase = Double(i) / 288 * 2 * Double.pi
-            let value = 150 + 90 * sin(phase) + 45 * sin(phase * 7.3)
-            let glucose = special.contains(i) ? 5 : UInt16(max(40, min(400, value.rounded())))
-            let trend: UInt8 = 0x10 | UInt8(1 + i % 7)
-            let display = UInt32(Int64(system) + Int64(displayOffset))
+        for (i, reading) in readings.enumerated() {
+            let display = UInt32(Int64(reading.systemSeconds) + Int64(displayOffset))
             records.append(layout == .g4
-                ? egvRecord(systemSeconds: system, displaySeconds: display, glucoseWord: glucose, trendByte: trend)
-                : g6EGVRecord(systemSeconds: system, displaySeconds: display, glucoseWord: glucose, trendByte: trend))
-            if records.count == perPage || i == count - 1 {
+                ? egvRecord(systemSeconds: reading.systemSeconds, displaySeconds: display, glucoseWord: reading.glucose, trendByte: reading.trendByte)
+                : g6EGVRecord(systemSeconds: reading.systemSeconds, displaySeconds: display, glucoseWord: reading.glucose, trendByte: reading.trendByte))
+            if records.count == perPage || i == readings.count - 1 {
                 pages[pageNumber] = page(
                     partition: .egvData, revision: layout.revision, pageNumber: pageNumber, firstIndex: firstIndex, records: records)
                 firstIndex += UInt32(records.count)

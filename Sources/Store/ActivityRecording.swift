@@ -36,8 +36,8 @@ extension SharedStore {
     /// `records_already_stored` count minute rows, `records_skipped` counts the values left out
     /// (named in `events_json`); the sessions are the `exercise` rows carrying its id.
     public func record(_ batch: ActivityBatch) throws(StoreError) -> ActivityImportSummary {
-        let checked = try CheckedActivityBatch(batch)
         let zone = timeZone
+        let checked = try CheckedActivityBatch(batch, zone)
         return try write { db in try Self.insert(checked, zone: zone, db) }
     }
 
@@ -106,7 +106,8 @@ struct CheckedActivityBatch {
     var minutes: [ActivityMinute]
     var sessions: [ExerciseSession]
 
-    init(_ batch: ActivityBatch) throws(StoreError) {
+    /// Instants in its messages are shown in `zone`, the store's.
+    init(_ batch: ActivityBatch, _ zone: TimeZone) throws(StoreError) {
         self.batch = batch
         try BatchChecks.source(batch.source)
         guard batch.samplesRead >= 0, batch.events.allSatisfy({ $0.count >= 0 }) else {
@@ -114,20 +115,20 @@ struct CheckedActivityBatch {
         }
         try BatchChecks.times(startedAt: batch.startedAt, clock: batch.clock)
 
-        minutes = try BatchChecks.withoutRepeats(batch.minutes, key: \.start, check: Self.check) { minute in
-            .invalidBatch(reason: "the activity minute \(StoreTime.string(minute.start)) appears twice with different values")
+        minutes = try BatchChecks.withoutRepeats(batch.minutes, key: \.start, check: { minute throws(StoreError) in try Self.check(minute, zone) }) { minute in
+            .invalidBatch(reason: "the activity minute \(LocalTimeText.named(minute.start, zone: zone, seconds: true)) appears twice with different values")
         }
         sessions = try BatchChecks.withoutRepeats(batch.sessions, key: \.recordKey, check: Self.check) { session in
             .invalidBatch(reason: "the exercise session \"\(session.recordKey)\" appears twice with different values")
         }
     }
 
-    private static func check(_ minute: ActivityMinute) throws(StoreError) {
+    private static func check(_ minute: ActivityMinute, _ zone: TimeZone) throws(StoreError) {
         guard StoreTime.representable.contains(minute.start) else {
             throw .invalidBatch(
                 reason: "an activity minute (\(minute.start.timeIntervalSince1970) s since 1970) is outside years 0001–9999")
         }
-        let name = "the activity minute \(StoreTime.string(minute.start))"
+        let name = "the activity minute \(LocalTimeText.named(minute.start, zone: zone, seconds: true))"
         guard minute.start.timeIntervalSince1970.truncatingRemainder(dividingBy: 60) == 0 else {
             throw .invalidBatch(reason: "\(name) does not start on a whole minute")
         }

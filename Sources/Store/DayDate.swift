@@ -43,7 +43,7 @@ public struct DayDate: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// The first instant of the Day in `timeZone`: its local midnight, or the first instant after
     /// it when the clocks skip midnight.
-    func start(in timeZone: TimeZone) -> Date {
+    public func start(in timeZone: TimeZone) -> Date {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let noon = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12))!

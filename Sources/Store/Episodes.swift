@@ -22,7 +22,7 @@ extension SharedStore {
     /// At most one episode of each kind is open at a time. The rule is also enforced by the
     /// schema for every writer (a partial unique index on the open episodes).
     ///
-    /// - Throws: ``StoreError/episodeAlreadyOpen(kind:since:)`` when one is open already.
+    /// - Throws: ``StoreError/episodeAlreadyOpen(kind:since:zone:)`` when one is open already.
     @discardableResult
     public func startEpisode<Episode: EpisodeEntry>(_ kind: EpisodeKind<Episode>, at start: Date) throws(StoreError) -> Stored<Episode> {
         try add(Episode(start: start, end: nil))
@@ -41,7 +41,7 @@ extension SharedStore {
                 throw StoreError.noOpenEpisode(kind: Episode.kind)
             }
             open.log.end = end
-            try Self.check(open.log)
+            try Self.check(open.log, zone)
             return try Self.write(open.log, id: open.id, db, zone)
         }
     }
@@ -55,12 +55,12 @@ extension SharedStore {
         try fetchStored(Episode.self, where: "t.end_time IS NULL", [], db).first
     }
 
-    /// Throws ``StoreError/episodeAlreadyOpen(kind:since:)`` when an episode of `kind` other
+    /// Throws ``StoreError/episodeAlreadyOpen(kind:since:zone:)`` when an episode of `kind` other
     /// than the row `other` is open.
-    static func checkNoOpenEpisode(_ kind: LogKind, other: Int64?, _ db: Database) throws {
+    static func checkNoOpenEpisode(_ kind: LogKind, other: Int64?, _ db: Database, _ zone: TimeZone) throws {
         let sql = "SELECT start_time FROM \(kind.table) WHERE end_time IS NULL AND id IS NOT ?"
         if let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [other]) {
-            throw StoreError.episodeAlreadyOpen(kind: kind, since: try Decode.instant(row, 0, "\(kind).start_time"))
+            throw StoreError.episodeAlreadyOpen(kind: kind, since: try Decode.instant(row, 0, "\(kind).start_time"), zone: zone)
         }
     }
 }

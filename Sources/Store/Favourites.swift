@@ -54,10 +54,11 @@ extension SharedStore {
     ///   meal without a name.
     @discardableResult
     public func setFavourite<Log: FavouritableLog>(_ id: LogID<Log>, _ isFavourite: Bool) throws(StoreError) -> Stored<Log> {
-        try write { db in
+        let zone = timeZone
+        return try write { db in
             var stored = try Self.fetchStored(id, db)
             stored.log.isFavourite = isFavourite
-            try stored.log.validate()
+            try stored.log.validate(in: zone)
             try Self.linkFavourite(Log.kind, id: id.rawValue, isFavourite, name: stored.log.name, db)
             return try Self.fetchStored(id, db)
         }

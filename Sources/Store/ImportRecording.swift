@@ -22,7 +22,7 @@ extension SharedStore {
             validated.append((checked, GlucoseRows(checked.readings, timeZone: zone)))
         }
         var checked: [CheckedActivityBatch] = []
-        for batch in activity { checked.append(try CheckedActivityBatch(batch)) }
+        for batch in activity { checked.append(try CheckedActivityBatch(batch, zone)) }
         return try write { db in
             var summary = CombinedImportSummary(glucose: [], activity: [])
             for (batch, rows) in validated {

@@ -13,8 +13,8 @@ extension SharedStore {
     ///   is written); ``StoreError/locked(path:waitedSeconds:)`` and other store errors.
     @discardableResult
     public func add<Log: LogEntry>(_ log: Log) throws(StoreError) -> Stored<Log> {
-        try Self.check(log)
         let zone = timeZone
+        try Self.check(log, zone)
         return try write { db in try Self.write(log, id: nil, db, zone) }
     }
 
@@ -28,8 +28,8 @@ extension SharedStore {
     ///   for a log imported from a device; ``StoreError/invalidLog(kind:reason:)``.
     @discardableResult
     public func update<Log: LogEntry>(_ id: LogID<Log>, with log: Log) throws(StoreError) -> Stored<Log> {
-        try Self.check(log)
         let zone = timeZone
+        try Self.check(log, zone)
         return try write { db in
             try Self.checkEditable(id, db)
             return try Self.write(log, id: id, db, zone)
@@ -89,20 +89,20 @@ extension SharedStore {
 
     // MARK: - Shared by the write paths
 
-    /// Checks a log before anything is written.
-    static func check<Log: LogEntry>(_ log: Log) throws(StoreError) {
+    /// Checks a log before anything is written (instants in messages shown in `zone`).
+    static func check<Log: LogEntry>(_ log: Log, _ zone: TimeZone) throws(StoreError) {
         guard StoreTime.representable.contains(log.time) else {
             throw .invalidLog(
                 kind: Log.kind, reason: "its time (\(log.time.timeIntervalSince1970) s since 1970) is outside years 0001–9999")
         }
-        try log.validate()
+        try log.validate(in: zone)
     }
 
     /// Inserts `log` (`id` nil) or replaces the values of the log `id`, linked to the Day of its
     /// time; the one write path of every kind.
     static func write<Log: LogEntry>(_ log: Log, id: LogID<Log>?, _ db: Database, _ zone: TimeZone) throws -> Stored<Log> {
         if let episode = log as? any EpisodeEntry, episode.isOpen {
-            try checkNoOpenEpisode(Log.kind, other: id?.rawValue, db)
+            try checkNoOpenEpisode(Log.kind, other: id?.rawValue, db, zone)
         }
         var days = DayResolver(timeZone: zone)
         let dayID = try days.id(of: days.date(of: log.time), in: db)

@@ -68,8 +68,9 @@ public protocol LogEntry: Sendable, Equatable, FetchableRecord, EncodableRecord 
     static var kind: LogKind { get }
     /// The instant that places the log on its Day (an episode's start).
     var time: Date { get }
-    /// Throws ``StoreError/invalidLog(kind:reason:)`` when a value is one the schema refuses.
-    func validate() throws(StoreError)
+    /// Throws ``StoreError/invalidLog(kind:reason:)`` when a value is one the schema refuses
+    /// (naming any instant in `zone`, the store's).
+    func validate(in zone: TimeZone) throws(StoreError)
     /// Writes the columns the store derives from the log when it is written (glucose: the tag,
     /// from the thresholds in force). The default writes none.
     func encodeDerived(to container: inout PersistenceContainer, thresholds: GlucoseThresholds)
@@ -138,7 +139,7 @@ public struct GlucoseLog: LogEntry {
         container["tag"] = thresholds.storeTag(mgdl: mgdl, unit: unit).rawValue
     }
 
-    public func validate() throws(StoreError) {
+    public func validate(in zone: TimeZone) throws(StoreError) {
         guard mgdl.isFinite, mgdl > 0, mgdl < 1000 else {
             throw .invalidLog(kind: .glucose, reason: "\(value) \(unit.rawValue) is not within 0 < mg/dL < 1000")
         }
@@ -167,7 +168,7 @@ public struct InsulinLog: LogEntry {
         container["units"] = units
     }
 
-    public func validate() throws(StoreError) {
+    public func validate(in zone: TimeZone) throws(StoreError) {
         guard units.isFinite, units > 0, units < 1000 else {
             throw .invalidLog(kind: .insulin, reason: "\(units) units is not within 0 < units < 1000")
         }
@@ -209,7 +210,7 @@ public struct MealLog: FavouritableLog {
         container["fat_g"] = fat
     }
 
-    public func validate() throws(StoreError) {
+    public func validate(in zone: TimeZone) throws(StoreError) {
         for (label, grams) in [("carbs", carbs), ("protein", protein), ("fat", fat)] {
             guard grams.isFinite, grams >= 0 else {
                 throw .invalidLog(kind: .meal, reason: "\(label) of \(grams) g is not a weight ≥ 0")
@@ -256,7 +257,7 @@ public struct ExerciseLog: FavouritableLog {
         container["intensity"] = intensity.rawValue
     }
 
-    public func validate() throws(StoreError) {
+    public func validate(in zone: TimeZone) throws(StoreError) {
         guard !name.isEmpty else { throw .invalidLog(kind: .exercise, reason: "an exercise needs a name") }
         guard duration.isFinite, duration >= 0 else {
             throw .invalidLog(kind: .exercise, reason: "a duration of \(duration) s is not ≥ 0")
@@ -295,14 +296,14 @@ extension EpisodeEntry {
         container["end_time"] = end.map(StoreTime.string)
     }
 
-    public func validate() throws(StoreError) {
+    public func validate(in zone: TimeZone) throws(StoreError) {
         if let end {
             guard StoreTime.representable.contains(end) else {
                 throw .invalidLog(kind: Self.kind, reason: "its end is outside years 0001–9999")
             }
             // Compared as stored, to the millisecond.
             guard StoreTime.string(end) >= StoreTime.string(start) else {
-                throw .invalidLog(kind: Self.kind, reason: "it ends (\(end)) before it starts (\(start))")
+                throw .invalidLog(kind: Self.kind, reason: "it ends at \(LocalTimeText.text(end, zone: zone, seconds: true)), before it starts at \(LocalTimeText.named(start, zone: zone, seconds: true))")
             }
         }
     }

@@ -20,6 +20,9 @@ enum Migrations {
         migrator.registerMigration("v5-glucose-fast-checks") { db in
             try db.execute(sql: v5)
         }
+        migrator.registerMigration("v7-display-unit") { db in
+            try db.execute(sql: v7)
+        }
         return migrator
     }
 
@@ -284,5 +287,11 @@ enum Migrations {
         CREATE INDEX glucose_by_time ON glucose(time);
         CREATE INDEX glucose_by_day ON glucose(day_id, time);
         CREATE INDEX glucose_summary_by_day ON glucose(day_id, tag, mgdl);
+        """
+
+    /// The unit views show glucose in (the store keeps mg/dL whatever it is).
+    private static let v7 = """
+        ALTER TABLE store_config ADD COLUMN display_unit TEXT NOT NULL DEFAULT 'mg/dL'
+            CHECK (display_unit IN ('mg/dL', 'mmol/L'));
         """
 }

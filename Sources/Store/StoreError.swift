@@ -30,8 +30,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// The log was imported from a device (`source`): a re-import would bring the original back,
     /// so it cannot be edited or removed through the app's path.
     case importedLogIsReadOnly(kind: LogKind, id: Int64, source: String)
-    /// An episode of `kind` is already open (started at `since`): stop it before starting another.
-    case episodeAlreadyOpen(kind: LogKind, since: Date)
+    /// An episode of `kind` is already open (started at `since`, shown in the store's `zone`):
+    /// stop it before starting another.
+    case episodeAlreadyOpen(kind: LogKind, since: Date, zone: TimeZone)
     /// There is no open episode of `kind` to stop.
     case noOpenEpisode(kind: LogKind)
     /// Any other SQLite failure.
@@ -90,9 +91,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case let .importedLogIsReadOnly(kind, id, source):
             "\(kind) log #\(id) was imported from the device \(source) and cannot be edited or removed: "
                 + "a re-import would bring the device's record back; add a corrected log instead"
-        case let .episodeAlreadyOpen(kind, since):
-            "\(kind == .illness ? "an" : "a") \(kind) episode is already open (since \(StoreTime.string(since)) UTC); stop it before "
-                + "starting another"
+        case let .episodeAlreadyOpen(kind, since, zone):
+            "\(kind == .illness ? "an" : "a") \(kind) episode is already open (since \(LocalTimeText.named(since, zone: zone))); "
+                + "stop it before starting another"
         case let .noOpenEpisode(kind):
             "there is no open \(kind) episode to stop; start one first"
         case let .database(message):

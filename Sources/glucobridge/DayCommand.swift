@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Model
 import Store
 
 struct DayCommand: StoreCommand {
@@ -17,14 +18,15 @@ struct DayCommand: StoreCommand {
         let day = try date.day(zone: zone)
         let summary = try store.summary(of: day)
         let logs = try store.logs(of: day)
-        let entries = DayEntry.all(logs, zone: zone)
+        let unit = try store.displayUnit()
+        let entries = DayEntry.all(logs, zone: zone, unit: unit)
         if outputOptions.json {
             return try Format.json(DayView(
                 day: day.description, timeZone: zone.identifier, summary: summary.map(DayRecord.init),
                 logs: entries.map(\.record)))
         }
         guard let summary else { return "\(day): no logs (the store has no such Day)" }
-        var lines = ["\(day) (\(zone.identifier)): \(DayPresentation.line(summary))"]
+        var lines = ["\(day) (\(zone.identifier)): \(DayPresentation.line(summary, unit: unit))"]
         guard !entries.isEmpty else { return (lines + ["no logs"]).joined(separator: "\n") }
         // On a Day the clocks change, a wall-clock time may occur twice: show the offsets.
         let offsets = Set(entries.map { zone.secondsFromGMT(for: $0.time) })
@@ -77,20 +79,20 @@ struct DayEntry {
     var details: String
     var record: LogRecord
 
-    init<Log: PresentableLog>(_ stored: Stored<Log>, zone: TimeZone) {
+    init<Log: PresentableLog>(_ stored: Stored<Log>, zone: TimeZone, unit: GlucoseUnit) {
         time = stored.log.time
         kind = Log.kind
         id = stored.id.rawValue
-        details = stored.details(zone: zone)
+        details = stored.details(zone: zone, unit: unit)
         record = stored.record
     }
 
     /// Every log of the Day, by time; logs at the same instant in the order glucose, insulin,
     /// meal, exercise, illness, stress, then by id.
-    static func all(_ logs: DayLogs, zone: TimeZone) -> [DayEntry] {
-        let entries = logs.glucose.map { DayEntry($0, zone: zone) } + logs.insulin.map { DayEntry($0, zone: zone) }
-            + logs.meals.map { DayEntry($0, zone: zone) } + logs.exercise.map { DayEntry($0, zone: zone) }
-            + logs.illness.map { DayEntry($0, zone: zone) } + logs.stress.map { DayEntry($0, zone: zone) }
+    static func all(_ logs: DayLogs, zone: TimeZone, unit: GlucoseUnit) -> [DayEntry] {
+        let entries = logs.glucose.map { DayEntry($0, zone: zone, unit: unit) } + logs.insulin.map { DayEntry($0, zone: zone, unit: unit) }
+            + logs.meals.map { DayEntry($0, zone: zone, unit: unit) } + logs.exercise.map { DayEntry($0, zone: zone, unit: unit) }
+            + logs.illness.map { DayEntry($0, zone: zone, unit: unit) } + logs.stress.map { DayEntry($0, zone: zone, unit: unit) }
         let order = Dictionary(uniqueKeysWithValues: LogKind.allCases.enumerated().map { ($1, $0) })
         return entries.enumerated().sorted { a, b in
             (a.element.time, order[a.element.kind]!, a.element.id) < (b.element.time, order[b.element.kind]!, b.element.id)

@@ -5,7 +5,7 @@ import Store
 /// A Day's summary as the `days` and `day` views show it.
 enum DayPresentation {
     /// The columns of the `days` table.
-    static func table(_ days: [DaySummary]) -> TextTable {
+    static func table(_ days: [DaySummary], unit: GlucoseUnit = .milligramsPerDeciliter) -> TextTable {
         var table = TextTable([
             ("day", .left), ("readings", .right), ("low", .right), ("avg", .right), ("high", .right),
             ("in range", .right), ("hypo", .left), ("hyper", .left), ("exercise", .left), ("stress", .left),
@@ -14,7 +14,7 @@ enum DayPresentation {
         for day in days {
             func flag(_ value: Bool) -> String { value ? "yes" : "-" }
             table.append([
-                day.date.description, String(day.glucoseCount), mgdl(day.low), mgdl(day.average), mgdl(day.high),
+                day.date.description, String(day.glucoseCount), glucose(day.low, unit), glucose(day.average, unit), glucose(day.high, unit),
                 percent(day.timeInRange), flag(day.hadHypo), flag(day.hadHyper), flag(day.hadExercise),
                 flag(day.hadStress), flag(day.hadIllness), flag(day.isFavourite),
             ])
@@ -23,13 +23,13 @@ enum DayPresentation {
     }
 
     /// One line: `23 readings, low 79 / avg 150 / high 224 mg/dL, 70% in range; 45 g carbs, …; hyper, favourite`.
-    static func line(_ day: DaySummary) -> String {
+    static func line(_ day: DaySummary, unit: GlucoseUnit = .milligramsPerDeciliter) -> String {
         var parts: [String] = []
         if day.glucoseCount == 0 {
             parts.append("no glucose readings")
         } else {
-            parts.append("\(day.glucoseCount) reading\(day.glucoseCount == 1 ? "" : "s"), low \(mgdl(day.low)) / avg "
-                + "\(mgdl(day.average)) / high \(mgdl(day.high)) mg/dL, \(percent(day.timeInRange)) in range")
+            parts.append("\(day.glucoseCount) reading\(day.glucoseCount == 1 ? "" : "s"), low \(glucose(day.low, unit)) / avg "
+                + "\(glucose(day.average, unit)) / high \(glucose(day.high, unit)) \(unit.rawValue), \(percent(day.timeInRange)) in range")
         }
         parts.append("\(Format.number(day.carbs)) g carbs, \(Format.number(day.protein)) g protein, \(Format.number(day.fat)) g fat")
         let flags = [
@@ -40,7 +40,8 @@ enum DayPresentation {
         return parts.joined(separator: "; ")
     }
 
-    static func mgdl(_ value: Double?) -> String { value.map { Format.number($0, decimals: 0) } ?? "-" }
+    /// A value in mg/dL shown in `unit`; `-` when there is none.
+    static func glucose(_ mgdl: Double?, _ unit: GlucoseUnit) -> String { mgdl.map { Format.glucose($0, unit: unit) } ?? "-" }
 
     static func percent(_ share: Double?) -> String { share.map { "\(Int(($0 * 100).rounded()))%" } ?? "-" }
 }

@@ -48,6 +48,7 @@ struct DaysCommand: StoreCommand {
         let days = try store.recentDays(last, filter: filter)
         if outputOptions.json { return try Format.json(days.map(DayRecord.init)) }
         guard !days.isEmpty else { return filter.isEmpty ? "no Days stored" : "no Days match" }
-        return DayPresentation.table(days).text + "\nglucose in mg/dL; Days in \(store.timeZone.identifier)"
+        let unit = try store.displayUnit()
+        return DayPresentation.table(days, unit: unit).text + "\nglucose in \(unit.rawValue); Days in \(store.timeZone.identifier)"
     }
 }

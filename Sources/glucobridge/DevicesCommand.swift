@@ -7,11 +7,28 @@ struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices", abstract: "Lists the supported readers connected over USB, and whether Bluetooth is available.")
 
+    @OptionGroup var outputOptions: OutputOptions
+
     func run() throws {
         try reportingErrors {
             let context = try LibUSBContext()
             let products = DriverRegistry.usbProducts
             let found = try context.devices(matching: products.map { ($0.vendorID, $0.productID) })
+            if outputOptions.json {
+                let bluetooth: DevicesRecord.Bluetooth = switch BluetoothProbe.check() {
+                case .available(let adapters): .init(available: true, adapters: adapters, reason: nil)
+                case .unavailable(let reason): .init(available: false, adapters: [], reason: reason)
+                }
+                print(try Format.json(DevicesRecord(
+                    usb: found.map { device in
+                        DevicesRecord.USB(
+                            id: device.idString,
+                            name: products.first { $0.vendorID == device.vendorID && $0.productID == device.productID }?.name,
+                            bus: Int(device.bus), address: Int(device.address), serial: device.serialNumber)
+                    },
+                    bluetooth: bluetooth)))
+                return
+            }
             if found.isEmpty {
                 print("no supported device found")
             }
@@ -26,4 +43,24 @@ struct DevicesCommand: ParsableCommand {
             }
         }
     }
+}
+
+/// `devices --json`.
+struct DevicesRecord: Encodable {
+    struct USB: Encodable {
+        var id: String
+        var name: String?
+        var bus: Int
+        var address: Int
+        var serial: String?
+    }
+
+    struct Bluetooth: Encodable {
+        var available: Bool
+        var adapters: [String]
+        var reason: String?
+    }
+
+    var usb: [USB]
+    var bluetooth: Bluetooth
 }

@@ -8,6 +8,7 @@ struct DoctorCommand: ParsableCommand {
         abstract: "Checks the store, USB and the readers, Bluetooth and the installed files, and says how to fix each problem.",
         discussion: "Exits with status 1 when any check fails.")
 
+    @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var storeOptions: StoreOptions
 
     func run() throws {
@@ -16,9 +17,28 @@ struct DoctorCommand: ParsableCommand {
                 storePath: storeOptions.path, environment: ProcessInfo.processInfo.environment,
                 binaryPath: InstallCommand.runningBinary
             ).run()
-            print("glucobridge \(GlucoBridgeVersion.current) doctor")
-            print(Doctor.render(findings))
+            if outputOptions.json {
+                print(try Format.json(DoctorRecord(
+                    version: GlucoBridgeVersion.current,
+                    findings: findings.map { .init(status: $0.status.rawValue, subject: $0.subject, message: $0.message, fix: $0.fix) })))
+            } else {
+                print("glucobridge \(GlucoBridgeVersion.current) doctor")
+                print(Doctor.render(findings))
+            }
             if findings.contains(where: { $0.status == .fail }) { throw ExitCode(1) }
         }
     }
+}
+
+/// `doctor --json`: every check, `status` ok, info or fail, with the fix for a failure.
+struct DoctorRecord: Encodable {
+    struct Finding: Encodable {
+        var status: String
+        var subject: String
+        var message: String
+        var fix: String?
+    }
+
+    var version: String
+    var findings: [Finding]
 }

@@ -70,7 +70,11 @@ struct EditCommand: StoreCommand {
             return try edit(GlucoseLog.self, store) { log in
                 if let time { log.time = time }
                 if let unit { log.unit = unit }
-                if let value { log.value = value }
+                if let value {
+                    // In the log's own unit unless --unit changes it.
+                    log.value = value
+                    try GlucoseInput.check(value, unit: log.unit)
+                }
             }
         case .insulin:
             try check(allowed: ["--at", "--units"])
@@ -93,7 +97,7 @@ struct EditCommand: StoreCommand {
             if let favourite, given == ["--favourite"] {
                 // Only the mark: allowed on an imported session too.
                 let stored = try store.setFavourite(LogID<ExerciseLog>(id), favourite)
-                return try LogReport.text("changed", stored, zone: zone, json: outputOptions.json)
+                return try LogReport.text("changed", stored, store: store, json: outputOptions.json)
             }
             return try edit(ExerciseLog.self, store) { log in
                 if let time { log.time = time }
@@ -133,11 +137,11 @@ struct EditCommand: StoreCommand {
     }
 
     private func edit<Log: PresentableLog>(
-        _ type: Log.Type, _ store: SharedStore, _ change: (inout Log) -> Void
+        _ type: Log.Type, _ store: SharedStore, _ change: (inout Log) throws -> Void
     ) throws -> String {
         var stored = try store.log(LogID<Log>(id))
-        change(&stored.log)
-        return try LogReport.text("changed", try store.update(stored), zone: store.timeZone, json: outputOptions.json)
+        try change(&stored.log)
+        return try LogReport.text("changed", try store.update(stored), store: store, json: outputOptions.json)
     }
 
     private func editEpisode<Episode: EpisodeEntry & PresentableLog>(

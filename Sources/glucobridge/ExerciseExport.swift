@@ -14,12 +14,11 @@ enum ExerciseExport {
         try ExportTable.json(columns: columns, rows: sessions.map(fields))
     }
 
-    static func fields(_ session: Stored<ExerciseLog>) -> [String?] {
-        let minutes = session.duration / 60
-        return [
-            GlucoseExport.timestamp(session.time), session.day.description, session.name,
-            minutes == minutes.rounded() ? String(Int(minutes)) : String(format: "%.1f", minutes),
-            session.intensity.rawValue, session.source.map { "\($0.family):\($0.serial)" }, session.recordKey,
+    static func fields(_ session: Stored<ExerciseLog>) -> [ExportField] {
+        [
+            .text(GlucoseExport.timestamp(session.time)), .text(session.day.description), .text(session.name),
+            .decimal(session.duration / 60, places: 1), .text(session.intensity.rawValue),
+            .optional(session.source.map { "\($0.family):\($0.serial)" }), .optional(session.recordKey),
         ]
     }
 }

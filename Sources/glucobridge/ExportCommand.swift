@@ -5,20 +5,26 @@ import Store
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "export", abstract: "Writes the stored glucose readings or exercise sessions as CSV or JSON on stdout.")
+        commandName: "export",
+        abstract: "Writes stored glucose readings, logs or Days as CSV, JSON or Nightscout uploads on stdout.",
+        discussion: """
+            --format nightscout writes what a Nightscout server's REST API v1 takes: glucose as \
+            entries (POST /api/v1/entries), insulin, meals and exercise as treatments (POST \
+            /api/v1/treatments).
+            """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case csv, json
+        case csv, json, nightscout
     }
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case glucose, exercise
+        case glucose, insulin, meal, exercise, illness, stress, days
     }
 
-    @Option(name: .long, help: "glucose (readings) or exercise (sessions, by their start).")
+    @Option(name: .long, help: "glucose (readings), insulin, meal, exercise (sessions, by their start), illness, stress (episodes, by their start) or days.")
     var kind: Kind = .glucose
 
-    @Option(name: .long, help: "csv or json.")
+    @Option(name: .long, help: "csv, json, or nightscout (glucose, insulin, meal, exercise).")
     var format: Format = .csv
 
     @Option(name: .long, help: ArgumentHelp(
@@ -35,17 +41,45 @@ struct ExportCommand: ParsableCommand {
             let store = try storeOptions.openExisting()
             let start = try from.map { try Self.instant($0, zone: store.timeZone, endOfDay: false) }
             let end = try to.map { try Self.instant($0, zone: store.timeZone, endOfDay: true) }
-            let columns: [String], rows: [[String?]]
-            switch kind {
-            case .glucose:
-                (columns, rows) = (GlucoseExport.columns, try store.glucose(from: start, to: end).map(GlucoseExport.fields))
-            case .exercise:
-                (columns, rows) = (ExerciseExport.columns, try store.logs(ExerciseLog.self, from: start, to: end).map(ExerciseExport.fields))
+            if format == .nightscout {
+                FileHandle.standardOutput.write(try ExportTable.json(try nightscout(store, from: start, to: end)))
+                return
             }
+            let (columns, rows) = try table(store, from: start, to: end)
             switch format {
             case .csv: FileHandle.standardOutput.write(Data(ExportTable.csv(columns: columns, rows: rows).utf8))
-            case .json: FileHandle.standardOutput.write(try ExportTable.json(columns: columns, rows: rows))
+            case .json, .nightscout: FileHandle.standardOutput.write(try ExportTable.json(columns: columns, rows: rows))
             }
+        }
+    }
+
+    /// The columns and rows of `kind` with `from ≤ time < to`.
+    func table(_ store: SharedStore, from start: Date?, to end: Date?) throws -> ([String], [[ExportField]]) {
+        switch kind {
+        case .glucose: (GlucoseExport.columns, try store.glucose(from: start, to: end).map(GlucoseExport.fields))
+        case .insulin: (InsulinExport.columns, try store.logs(InsulinLog.self, from: start, to: end).map(InsulinExport.fields))
+        case .meal: (MealExport.columns, try store.logs(MealLog.self, from: start, to: end).map(MealExport.fields))
+        case .exercise: (ExerciseExport.columns, try store.logs(ExerciseLog.self, from: start, to: end).map(ExerciseExport.fields))
+        case .illness: (EpisodeExport.columns, try store.logs(IllnessEpisode.self, from: start, to: end).map(EpisodeExport.fields))
+        case .stress: (EpisodeExport.columns, try store.logs(StressEpisode.self, from: start, to: end).map(EpisodeExport.fields))
+        case .days:
+            (DayExport.columns, try store.recentDays(Int(Int32.max)).reversed().filter { day in
+                let dayStart = day.date.start(in: store.timeZone)
+                return start.map { dayStart >= DayDate(instant: $0, timeZone: store.timeZone).start(in: store.timeZone) } ?? true
+                    && end.map { dayStart < $0 } ?? true
+            }.map(DayExport.fields))
+        }
+    }
+
+    /// Nightscout entries (glucose) or treatments (insulin, meals, exercise).
+    func nightscout(_ store: SharedStore, from start: Date?, to end: Date?) throws -> [[String: ExportField]] {
+        switch kind {
+        case .glucose: return try store.glucose(from: start, to: end).map(NightscoutExport.entry)
+        case .insulin: return try store.logs(InsulinLog.self, from: start, to: end).map(NightscoutExport.treatment)
+        case .meal: return try store.logs(MealLog.self, from: start, to: end).map(NightscoutExport.treatment)
+        case .exercise: return try store.logs(ExerciseLog.self, from: start, to: end).map(NightscoutExport.treatment)
+        case .illness, .stress, .days:
+            throw CLIError("--format nightscout exports glucose (entries), insulin, meal or exercise (treatments), not \(kind.rawValue); use csv or json")
         }
     }
 
@@ -77,12 +111,13 @@ enum GlucoseExport {
         try ExportTable.json(columns: columns, rows: readings.map(fields))
     }
 
-    static func fields(_ r: StoredGlucose) -> [String?] {
+    /// mg/dL as a whole number, mmol/L to one decimal, as a person writes them.
+    static func fields(_ r: StoredGlucose) -> [ExportField] {
         let source = r.sourceFamily.map { family in r.sourceSerial.map { "\(family):\($0)" } ?? family }
         return [
-            timestamp(r.time), r.day.description, ExportTable.number(r.mgdl),
-            String(format: "%.1f", r.mgdl / GlucoseUnit.mgdlPerMmol), r.tag.rawValue, r.flag?.rawValue, r.kind.rawValue,
-            r.trend?.rawValue, source, r.recordKey, r.displayTime, r.note,
+            .text(timestamp(r.time)), .text(r.day.description), .mgdl(r.mgdl), .mmol(fromMgdl: r.mgdl), .text(r.tag.rawValue),
+            .optional(r.flag?.rawValue), .text(r.kind.rawValue), .optional(r.trend?.rawValue), .optional(source),
+            .optional(r.recordKey), .optional(r.displayTime), .optional(r.note),
         ]
     }
 

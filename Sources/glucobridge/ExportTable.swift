@@ -1,32 +1,73 @@
 import Foundation
+import Model
 
-/// Rows of optional text fields as CSV (a header row, RFC 4180 quoting) or as a JSON array of
-/// objects keyed by column, empty fields left out. Shared by every export kind.
+/// One field of an exported row: text, or a number JSON writes as a number.
+enum ExportField: Encodable, Equatable {
+    case text(String)
+    case integer(Int)
+    /// A number rounded to `places` decimals (trailing zeros dropped in CSV).
+    case decimal(Double, places: Int)
+    case bool(Bool)
+    case null
+
+    /// A value as a person writes it: a whole number of mg/dL.
+    static func mgdl(_ value: Double) -> ExportField { .integer(Int(value.rounded())) }
+    /// mmol/L to one decimal, from mg/dL.
+    static func mmol(fromMgdl value: Double) -> ExportField { .decimal(value / GlucoseUnit.mgdlPerMmol, places: 1) }
+    static func optional(_ text: String?) -> ExportField { text.map(ExportField.text) ?? .null }
+
+    var rounded: Double? {
+        guard case let .decimal(value, places) = self else { return nil }
+        let scale = pow(10, Double(places))
+        return (value * scale).rounded() / scale
+    }
+
+    var csv: String {
+        switch self {
+        case .text(let text): text
+        case .integer(let value): String(value)
+        case .decimal(_, let places): Format.number(rounded!, decimals: places)
+        case .bool(let value): value ? "true" : "false"
+        case .null: ""
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .text(let text): try container.encode(text)
+        case .integer(let value): try container.encode(value)
+        case .decimal: try container.encode(rounded!)
+        case .bool(let value): try container.encode(value)
+        case .null: try container.encodeNil()
+        }
+    }
+}
+
+/// Rows of fields as CSV (a header row, RFC 4180 quoting) or as a JSON array of objects keyed
+/// by column, empty fields left out and numbers as numbers. Shared by every export kind.
 enum ExportTable {
-    static func csv(columns: [String], rows: [[String?]]) -> String {
+    static func csv(columns: [String], rows: [[ExportField]]) -> String {
         var out = columns.joined(separator: ",") + "\n"
         for row in rows {
             let fields = row.map { field -> String in
-                guard let field else { return "" }
-                return field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
-                    ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+                let text = field.csv
+                return text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
+                    ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
             }
             out += fields.joined(separator: ",") + "\n"
         }
         return out
     }
 
-    static func json(columns: [String], rows: [[String?]]) throws -> Data {
-        let objects = rows.map { row in
-            Dictionary(uniqueKeysWithValues: zip(columns, row).compactMap { key, value in value.map { (key, $0) } })
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        return try encoder.encode(objects) + Data("\n".utf8)
+    static func json(columns: [String], rows: [[ExportField]]) throws -> Data {
+        try json(rows.map { row in Dictionary(uniqueKeysWithValues: zip(columns, row).filter { $0.1 != .null }) })
     }
 
-    /// A whole number without a fraction, any other as Swift prints it.
-    static func number(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+    /// Objects as pretty, key-sorted JSON ending with a newline.
+    static func json(_ objects: [[String: ExportField]]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return try encoder.encode(objects) + Data("\n".utf8)
     }
 }

@@ -43,7 +43,7 @@ struct GlucoBridge: AsyncParsableCommand {
         subcommands: [
             DevicesCommand.self, ScanCommand.self, ImportCommand.self, ReplayCommand.self, ExportCommand.self,
             DaysCommand.self, DayCommand.self, LogCommand.self, EditCommand.self, RemoveCommand.self,
-            IllnessCommand.self, StressCommand.self, FavouriteCommand.self, ProfileCommand.self,
+            IllnessCommand.self, StressCommand.self, FavouriteCommand.self, ProfileCommand.self, StatsCommand.self, ReportCommand.self, ConfigCommand.self,
             DaemonCommand.self, StatusCommand.self, DoctorCommand.self, InstallCommand.self, UninstallCommand.self,
         ])
 }

@@ -33,6 +33,8 @@ struct ImportCommand: ParsableCommand {
     }
 
     func run() throws {
+        let progress = ProgressLine.installIfTerminal()
+        defer { progress?.finish() }
         try reportingErrors {
             if let peer = try bluetooth.peer() {
                 let store = try storeOptions.open()

@@ -6,8 +6,15 @@ import Store
 protocol PresentableLog: LogEntry {
     /// What the log holds, in words: `Oatmeal: 45 g carbs, 8 g protein, 5 g fat`.
     func details(zone: TimeZone) -> String
+    /// The details with any glucose value also in the display `unit` (by default, as
+    /// ``details(zone:)``: kinds without a glucose value).
+    func details(zone: TimeZone, unit: GlucoseUnit) -> String
     /// Fills the kind's own fields of the JSON object.
     func fill(_ record: inout LogRecord)
+}
+
+extension PresentableLog {
+    func details(zone: TimeZone, unit: GlucoseUnit) -> String { details(zone: zone) }
 }
 
 extension Stored where Log: PresentableLog {
@@ -24,9 +31,10 @@ extension Stored where Log: PresentableLog {
     /// `meal #3`.
     var label: String { "\(Log.kind) #\(id.rawValue)" }
 
-    /// The details, marked when the log was imported from a device.
-    func details(zone: TimeZone) -> String {
-        let details = log.details(zone: zone)
+    /// The details (glucose also in the display `unit`, when given), marked when the log was
+    /// imported from a device.
+    func details(zone: TimeZone, unit: GlucoseUnit? = nil) -> String {
+        let details = unit.map { log.details(zone: zone, unit: $0) } ?? log.details(zone: zone)
         guard let source else { return details }
         return details + " [imported: \(source)]"
     }
@@ -59,10 +67,13 @@ struct LogRecord: Encodable, Equatable {
 }
 
 extension GlucoseLog: PresentableLog {
-    func details(zone: TimeZone) -> String {
-        let shown = unit == .milligramsPerDeciliter
-            ? "\(Format.number(value)) mg/dL"
-            : "\(Format.number(value, decimals: 1)) mmol/L (\(Format.number(mgdl, decimals: 0)) mg/dL)"
+    /// The value in its own unit: `120 mg/dL, …`.
+    func details(zone: TimeZone) -> String { details(zone: zone, unit: unit) }
+
+    /// The value as entered, then in the display unit when that is another: `5.5 mmol/L (99 mg/dL), …`.
+    func details(zone: TimeZone, unit display: GlucoseUnit) -> String {
+        var shown = "\(Format.number(value)) \(unit.rawValue)"
+        if display != unit { shown += " (\(Format.glucose(mgdl, unit: display)) \(display.rawValue))" }
         return "\(shown), \(tag.map(Format.tag) ?? "untagged"), \(kind.rawValue)"
     }
 
@@ -124,14 +135,7 @@ extension StressEpisode: PresentableLog {
 /// Numbers, times and durations as the commands print them.
 enum Format {
     /// `45`, `60.5`: at most `decimals` decimals, no trailing zeros.
-    static func number(_ value: Double, decimals: Int = 1) -> String {
-        var text = String(format: "%.\(decimals)f", value)
-        if text.contains(".") {
-            while text.hasSuffix("0") { text.removeLast() }
-            if text.hasSuffix(".") { text.removeLast() }
-        }
-        return text == "-0" ? "0" : text
-    }
+    static func number(_ value: Double, decimals: Int = 1) -> String { DisplayText.number(value, decimals: decimals) }
 
     /// `08:30`, or `08:30:15` when the seconds are not 0.
     static func clock(_ secondOfDay: Int) -> String {
@@ -162,13 +166,7 @@ enum Format {
     }
 
     /// `2 h 30 min`, `45 min`, `30 s`.
-    static func duration(_ seconds: TimeInterval) -> String {
-        let total = Int(seconds.rounded())
-        if total < 60 { return "\(total) s" }
-        let minutes = (total + 30) / 60
-        if minutes < 60 { return "\(minutes) min" }
-        return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
-    }
+    static func duration(_ seconds: TimeInterval) -> String { DisplayText.duration(seconds) }
 
     static func tag(_ tag: GlucoseTag) -> String {
         switch tag {

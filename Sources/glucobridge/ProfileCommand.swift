@@ -32,6 +32,7 @@ struct ProfileCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Forget a stored value: age, max-hr or resting-hr (repeatable).", valueName: "field"))
     var unset: [Field] = []
 
+    @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var storeOptions: StoreOptions
 
     func run() throws {
@@ -42,7 +43,13 @@ struct ProfileCommand: ParsableCommand {
                 profile = try updated(profile)
                 try store.setUserProfile(profile)
             }
-            print(Self.describe(profile), terminator: "")
+            if outputOptions.json {
+                print(try Format.json(ProfileRecord(
+                    age: profile.age, maxHeartRate: profile.maxHeartRate, restingHeartRate: profile.restingHeartRate,
+                    effectiveMaxHeartRate: profile.effectiveMaxHeartRate, heartRateMethod: profile.heartRateMethod?.rawValue)))
+            } else {
+                print(Self.describe(profile), terminator: "")
+            }
         }
     }
 
@@ -88,5 +95,29 @@ struct ProfileCommand: ParsableCommand {
 
     private static func bpm(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value)) bpm" : String(format: "%.1f bpm", value)
+    }
+}
+
+/// `profile --json`: what is set, the maximum heart rate used (set, or estimated from the age)
+/// and the method it leads to (none: cadence and bike speed only).
+struct ProfileRecord: Encodable {
+    var age: Int?
+    var maxHeartRate: Int?
+    var restingHeartRate: Int?
+    var effectiveMaxHeartRate: Double?
+    var heartRateMethod: String?
+
+    enum CodingKeys: String, CodingKey {
+        case age, maxHeartRate, restingHeartRate, effectiveMaxHeartRate, heartRateMethod
+    }
+
+    /// Every key, `null` when not set.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(age, forKey: .age)
+        try container.encode(maxHeartRate, forKey: .maxHeartRate)
+        try container.encode(restingHeartRate, forKey: .restingHeartRate)
+        try container.encode(effectiveMaxHeartRate, forKey: .effectiveMaxHeartRate)
+        try container.encode(heartRateMethod, forKey: .heartRateMethod)
     }
 }

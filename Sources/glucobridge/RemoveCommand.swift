@@ -33,6 +33,6 @@ struct RemoveCommand: StoreCommand {
         let id = LogID<Log>(id)
         let stored = try store.log(id)
         try store.remove(id)
-        return try LogReport.text("removed", stored, zone: store.timeZone, json: outputOptions.json)
+        return try LogReport.text("removed", stored, store: store, json: outputOptions.json)
     }
 }

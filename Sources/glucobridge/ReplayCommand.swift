@@ -17,6 +17,8 @@ struct ReplayCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() throws {
+        let progress = ProgressLine.installIfTerminal()
+        defer { progress?.finish() }
         try reportingErrors {
             let store = try storeOptions.open()
             let url = URL(fileURLWithPath: capture)

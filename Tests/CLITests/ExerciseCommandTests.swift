@@ -119,18 +119,19 @@ final class ExerciseCommandTests: XCTestCase {
 
             """)
 
-        let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: ExerciseExport.json(sessions)) as? [[String: String]])
+        let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: ExerciseExport.json(sessions)) as? [[String: Any]])
         XCTAssertEqual(objects.count, 3)
-        XCTAssertEqual(objects[1], [
-            "start": "2024-05-02T05:30:00Z", "day": "2024-05-01", "name": "Walking", "duration_min": "30",
+        XCTAssertEqual(objects[1] as NSDictionary, [
+            "start": "2024-05-02T05:30:00Z", "day": "2024-05-01", "name": "Walking", "duration_min": 30,
             "intensity": "moderate", "source": "ble-rsc:C0:FF:EE:00:00:01", "record_key": "exercise:2024-05-02T05:30Z",
         ])
+        XCTAssertEqual(objects[0]["duration_min"] as? Double, 45.5, "a number, not a string")
         XCTAssertNil(objects[0]["source"], "an app-entered session has no source")
     }
 
     func testExportKindDefaultsToGlucose() throws {
         XCTAssertEqual(try ExportCommand.parse([]).kind, .glucose)
         XCTAssertEqual(try ExportCommand.parse(["--kind", "exercise", "--format", "json"]).kind, .exercise)
-        XCTAssertThrowsError(try ExportCommand.parse(["--kind", "insulin"]))
+        XCTAssertThrowsError(try ExportCommand.parse(["--kind", "sleep"]))
     }
 }

@@ -27,12 +27,14 @@ final class ExportFormatTests: XCTestCase {
 
     func testJSON() throws {
         let data = try GlucoseExport.json(try readings())
-        let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [[String: String]])
+        let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [[String: Any]])
         XCTAssertEqual(objects.count, 23)
-        XCTAssertEqual(objects.last?["time"], "2015-07-18T02:08:16Z")
-        XCTAssertEqual(objects.last?["mgdl"], "224")
-        XCTAssertEqual(objects.last?["tag"], "hyper-l1")
+        XCTAssertEqual(objects.last?["time"] as? String, "2015-07-18T02:08:16Z")
+        XCTAssertEqual(objects.last?["mgdl"] as? Int, 224, "numbers are numbers")
+        XCTAssertEqual(objects.last?["mmol"] as? Double, 12.4)
+        XCTAssertEqual(objects.last?["tag"] as? String, "hyper-l1")
         XCTAssertNil(objects.last?["flag"], "empty fields are left out")
+        XCTAssertTrue(String(decoding: data, as: UTF8.self).contains("\"mmol\" : 12.4,"))
     }
 
     func testDayAndInstantBounds() throws {
@@ -43,5 +45,79 @@ final class ExportFormatTests: XCTestCase {
         XCTAssertThrowsError(try ExportCommand.instant("yesterday", zone: zone, endOfDay: false)) { error in
             XCTAssertTrue("\(error)".contains("cannot read \"yesterday\""))
         }
+    }
+}
+
+/// Every log kind and Days exported, and the Nightscout uploads.
+final class LogExportTests: XCTestCase {
+    /// The Dexcom capture (New York) and logs entered in mmol/L, insulin, a meal, an exercise
+    /// session, an illness episode; the export of `kind` in `format` as JSON objects.
+    func export(_ kind: String, _ format: String, _ cli: CLIStore) throws -> String {
+        let result = try runProcess(BuiltProducts.executable("glucobridge"), ["export", "--kind", kind, "--format", format, "--store", cli.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return result.stdout
+    }
+
+    func filledStore() throws -> CLIStore {
+        let cli = try CLIStore(zone: "America/New_York")
+        try cli.replayDexcomCapture()
+        _ = try cli.run(["log", "glucose", "--at", "2015-07-17 07:05", "--value", "3.9", "--unit", "mmol/L"])
+        _ = try cli.run(["log", "insulin", "--at", "2015-07-17 12:25", "--units", "4.5"])
+        _ = try cli.run(["log", "meal", "--at", "2015-07-17 12:30", "--name", "Oatmeal, warm", "--carbs", "45", "--protein", "8"])
+        _ = try cli.run(["log", "exercise", "--at", "2015-07-17 18:00", "--name", "Walking", "--minutes", "45"])
+        _ = try cli.run(["illness", "start", "--at", "2015-07-16 22:00"])
+        _ = try cli.run(["illness", "stop", "--at", "2015-07-17 06:30"])
+        return cli
+    }
+
+    func testEveryKindAsCSVAndJSON() throws {
+        let cli = try filledStore()
+        XCTAssertEqual(try export("insulin", "csv", cli), "time,day,units,id\n2015-07-17T16:25:00Z,2015-07-17,4.5,1\n")
+        XCTAssertEqual(try export("meal", "csv", cli), """
+            time,day,name,carbs_g,protein_g,fat_g,favourite,id
+            2015-07-17T16:30:00Z,2015-07-17,"Oatmeal, warm",45,8,0,false,1
+
+            """)
+        XCTAssertEqual(try export("illness", "csv", cli), "start,end,day,duration_min,open,id\n2015-07-17T02:00:00Z,2015-07-17T10:30:00Z,2015-07-16,510,false,1\n")
+        XCTAssertEqual(try export("stress", "csv", cli), "start,end,day,duration_min,open,id\n")
+        let meal = try XCTUnwrap(try jsonObject(try export("meal", "json", cli)) as? [[String: Any]]).first
+        XCTAssertEqual(meal?["carbs_g"] as? Int, 45)
+        XCTAssertEqual(meal?["favourite"] as? Bool, false)
+        let glucose = try XCTUnwrap(try jsonObject(try export("glucose", "json", cli)) as? [[String: Any]])
+        let entered = try XCTUnwrap(glucose.first { $0["kind"] as? String == "fingerstick" })
+        XCTAssertEqual(entered["mgdl"] as? Int, 70, "3.9 mmol/L is 70.26 mg/dL, written 70")
+        XCTAssertEqual(entered["mmol"] as? Double, 3.9)
+        let days = try XCTUnwrap(try jsonObject(try export("days", "json", cli)) as? [[String: Any]])
+        XCTAssertEqual(days.map { $0["day"] as? String }, ["2015-07-16", "2015-07-17"])
+        XCTAssertEqual(days[1]["readings"] as? Int, 24)
+        XCTAssertEqual(days[1]["illness"] as? Bool, true)
+        XCTAssertEqual(days[1]["average_mgdl"] as? Int, 170)
+    }
+
+    func testNightscout() throws {
+        let cli = try filledStore()
+        let entries = try XCTUnwrap(try jsonObject(try export("glucose", "nightscout", cli)) as? [[String: Any]])
+        XCTAssertEqual(entries.count, 24)
+        let first = try XCTUnwrap(entries.first { $0["type"] as? String == "sgv" })
+        XCTAssertEqual(first as NSDictionary, [
+            "type": "sgv", "sgv": 79, "date": 1_437_178_697_000, "dateString": "2015-07-18T00:18:17.000Z",
+            "direction": "Flat", "device": "glucobridge dexcom:SM44792675",
+        ])
+        let meter = try XCTUnwrap(entries.first { $0["type"] as? String == "mbg" })
+        XCTAssertEqual(meter["mbg"] as? Int, 70)
+        XCTAssertNil(meter["direction"])
+        let insulin = try XCTUnwrap(try jsonObject(try export("insulin", "nightscout", cli)) as? [[String: Any]])
+        XCTAssertEqual(insulin.first as NSDictionary?, [
+            "eventType": "Correction Bolus", "insulin": 4.5, "created_at": "2015-07-17T16:25:00.000Z", "enteredBy": "glucobridge",
+        ])
+        let meals = try XCTUnwrap(try jsonObject(try export("meal", "nightscout", cli)) as? [[String: Any]])
+        XCTAssertEqual(meals.first?["eventType"] as? String, "Carb Correction")
+        XCTAssertEqual(meals.first?["carbs"] as? Int, 45)
+        let exercise = try XCTUnwrap(try jsonObject(try export("exercise", "nightscout", cli)) as? [[String: Any]])
+        XCTAssertEqual(exercise.first?["eventType"] as? String, "Exercise")
+        XCTAssertEqual(exercise.first?["duration"] as? Int, 45)
+        let refused = try runProcess(BuiltProducts.executable("glucobridge"), ["export", "--kind", "days", "--format", "nightscout", "--store", cli.path])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("--format nightscout exports glucose"), refused.stderr)
     }
 }

@@ -93,7 +93,7 @@ final class LogCommandTests: XCTestCase {
         let cli = try CLIStore(zone: "America/Los_Angeles")
         XCTAssertEqual(try cli.run(["illness", "start", "--at", "2013-09-13 08:00"]), "started illness #1 on 2013-09-13 at 08:00")
         XCTAssertThrowsError(try cli.run(["illness", "start", "--at", "2013-09-13 09:00"])) { error in
-            XCTAssertEqual("\(error)", "an illness episode is already open (since 2013-09-13 15:00:00.000 UTC); stop it before starting another")
+            XCTAssertEqual("\(error)", "an illness episode is already open (since 2013-09-13 08:00 (America/Los_Angeles)); stop it before starting another")
         }
         XCTAssertEqual(try cli.run(["illness", "stop", "--at", "2013-09-14 10:30"]),
                        "stopped illness #1, started on 2013-09-13 at 08:00: until 2013-09-14 10:30 (26 h 30 min)")

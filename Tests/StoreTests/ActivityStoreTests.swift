@@ -181,12 +181,12 @@ final class ActivityStoreTests: XCTestCase {
         var hot = batch()
         hot.minutes[3].heartRate = 400
         XCTAssertStoreError(.invalidBatch(
-            reason: "the activity minute 2024-05-02 05:33:00.000 has a heart rate of 400.0 bpm, not within 0 < bpm < 300")) {
+            reason: "the activity minute 2024-05-01 22:33 (America/Los_Angeles) has a heart rate of 400.0 bpm, not within 0 < bpm < 300")) {
             try store.record(hot)
         }
         var offMinute = batch()
         offMinute.minutes[0].start = utc("2024-05-02T05:30:30Z")
-        XCTAssertStoreError(.invalidBatch(reason: "the activity minute 2024-05-02 05:30:30.000 does not start on a whole minute")) {
+        XCTAssertStoreError(.invalidBatch(reason: "the activity minute 2024-05-01 22:30:30 (America/Los_Angeles) does not start on a whole minute")) {
             try store.record(offMinute)
         }
         var backwards = batch()

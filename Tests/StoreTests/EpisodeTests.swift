@@ -30,13 +30,14 @@ final class EpisodeTests: XCTestCase {
 
     func testOneOpenEpisodePerKind() throws {
         let file = try StoreFile()
-        let store = try file.open(zone: "UTC")
+        let store = try file.open(zone: "America/New_York")
+        let zone = TimeZone(identifier: "America/New_York")!
         let since = utc("2013-09-13T16:00:00Z")
         let illness = try store.startEpisode(.illness, at: since)
-        XCTAssertStoreError(.episodeAlreadyOpen(kind: .illness, since: since)) {
+        XCTAssertStoreError(.episodeAlreadyOpen(kind: .illness, since: since, zone: zone)) {
             try store.startEpisode(.illness, at: utc("2013-09-14T08:00:00Z"))
         }
-        XCTAssertStoreError(.episodeAlreadyOpen(kind: .illness, since: since)) {
+        XCTAssertStoreError(.episodeAlreadyOpen(kind: .illness, since: since, zone: zone)) {
             try store.add(IllnessEpisode(start: utc("2013-09-01T08:00:00Z")))
         }
         // Each kind has its own open episode.
@@ -44,14 +45,16 @@ final class EpisodeTests: XCTestCase {
         XCTAssertEqual(try store.openEpisode(.stress), stress)
         // A closed episode may be added while one is open; re-opening it may not.
         let past = try store.add(IllnessEpisode(start: utc("2013-09-01T08:00:00Z"), end: utc("2013-09-02T08:00:00Z")))
-        XCTAssertStoreError(.episodeAlreadyOpen(kind: .illness, since: since)) {
+        XCTAssertStoreError(.episodeAlreadyOpen(kind: .illness, since: since, zone: zone)) {
             try store.update(past.id, with: IllnessEpisode(start: utc("2013-09-01T08:00:00Z")))
         }
         // Editing the open episode itself is fine.
         let moved = try store.update(illness.id, with: IllnessEpisode(start: utc("2013-09-13T15:00:00Z")))
         XCTAssertTrue(moved.isOpen)
-        XCTAssertTrue(StoreError.episodeAlreadyOpen(kind: .illness, since: since).description
-            .contains("already open (since 2013-09-13 16:00:00.000 UTC)"))
+        // The instant in the message is in the store's zone, like every other output.
+        XCTAssertEqual(
+            StoreError.episodeAlreadyOpen(kind: .illness, since: since, zone: zone).description,
+            "an illness episode is already open (since 2013-09-13 12:00 (America/New_York)); stop it before starting another")
     }
 
     func testTheSchemaAllowsOneOpenEpisodePerKindToEveryWriter() throws {
@@ -78,7 +81,7 @@ final class EpisodeTests: XCTestCase {
         try store.startEpisode(.stress, at: start)
         let before = try dump(file.path)
         let early = utc("2013-09-13T15:59:59Z")
-        XCTAssertStoreError(.invalidLog(kind: .stress, reason: "it ends (\(early)) before it starts (\(start))")) {
+        XCTAssertStoreError(.invalidLog(kind: .stress, reason: "it ends at 2013-09-13 15:59:59, before it starts at 2013-09-13 16:00 (GMT)")) {
             try store.stopEpisode(.stress, at: early)
         }
         XCTAssertEqual(try dump(file.path), before)

@@ -28,6 +28,8 @@ public struct ContourHeader: Sendable, Equatable {
     public var clock: Int64?
     /// Whether the clock was given to the second (`YYYYMMDDhhmmss`) rather than the minute.
     public var clockHasSeconds = false
+    /// The number of results the meter says it holds (field 6), when given.
+    public var resultCount: Int?
 
     /// Reads `H|\^&||password|product^versions^serial^sku|configuration|count|…|YYYYMMDDhhmm`.
     public init(_ text: String) throws(ContourError) {
@@ -69,6 +71,7 @@ public struct ContourHeader: Sendable, Equatable {
         }
         clock = fields.last.flatMap { ContourTime.seconds($0) }
         clockHasSeconds = clock != nil && fields.last?.count == 14
+        resultCount = fields.count > 6 ? Int(fields[6]) : nil
     }
 }
 

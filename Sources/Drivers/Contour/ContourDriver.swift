@@ -86,6 +86,7 @@ public enum ContourDriver: USBDeviceDriver {
                         // A frame sent before the meter's ENQ (its header, as it announces
                         // itself) is kept but not acknowledged: only the transfer is.
                         try session.absorb(frame, hostTime: read.hostTime)
+                        DownloadProgress.report("results", done: session.results.count, total: session.header?.resultCount)
                         naks = 0
                         if established { try link.send(.ack) }
                     }

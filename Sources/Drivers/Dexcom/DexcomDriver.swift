@@ -65,6 +65,9 @@ public enum DexcomDriver: USBDeviceDriver {
             var page = range.upperBound
             while true {
                 try link.exchange(.readDatabasePages, [partition.rawValue] + page.littleEndianBytes + [1], into: &session)
+                DownloadProgress.report(
+                    "\(partition.stream ?? "\(partition)") pages", done: Int(range.upperBound - page) + 1,
+                    total: Int(range.upperBound - range.lowerBound) + 1)
                 guard let firstIndex = session.pageFirstIndex[partition.rawValue]?[page] else { break }
                 if page == range.lowerBound { break }
                 if let cursor, Int64(firstIndex) <= cursor { break }

@@ -172,6 +172,7 @@ struct FreeStyleLink {
         try send(FreeStyleText.message(for: command))
         var reply: [UInt8] = []
         var empty = 0
+        var lines = 0
         while true {
             let message: FreeStyleMessage
             let hostTime: Date?
@@ -189,7 +190,14 @@ struct FreeStyleLink {
             }
             reply += message.payload
             guard reply.count <= FreeStyleText.replyLimit else { throw .replyTooLong(command: command, limit: FreeStyleText.replyLimit) }
-            if FreeStyleText.isComplete(reply) { return (reply, hostTime) }
+            // The row count is only in the trailer: a running count of the rows, the lines but
+            // the trailer and CKSM lines (and the status line that ends a complete reply).
+            lines += message.payload.count(where: { $0 == 0x0A })
+            let complete = FreeStyleText.isComplete(reply)
+            if FreeStyleDriver.allRecordCommands.contains(command) {
+                DownloadProgress.report("\(command) rows", done: max(0, lines - (complete ? 3 : 2)))
+            }
+            if complete { return (reply, hostTime) }
         }
     }
 

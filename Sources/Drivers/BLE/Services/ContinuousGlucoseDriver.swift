@@ -103,6 +103,7 @@ public final class ContinuousGlucoseDriver: BLEDeviceDriver {
             return
         }
         for result in CGMMeasurement.recordResults(in: notification.value, e2eCRC: e2eCRC) {
+            DownloadProgress.advance("\(Self.service.name) records")
             switch result {
             case .success(let record):
                 records.append(record)

@@ -64,6 +64,7 @@ public final class GlucoseMeterDriver: BLEDeviceDriver {
             switch notification.handle {
             case measurement?.valueHandle:
                 measurements.append(try GlucoseMeasurement.decode(notification.value))
+                DownloadProgress.advance("\(Self.service.name) records")
             case context?.valueHandle:
                 contexts.append(try GlucoseMeasurementContext.decode(notification.value))
             default:

@@ -1,4 +1,5 @@
 import Foundation
+import Model
 import Transport
 
 /// The download of stored records through a Record Access Control Point (shared by the CGM and
@@ -45,6 +46,7 @@ struct RACPDownload {
         switch try exchange(count) {
         case .answer(.numberOfStoredRecords(let stored)):
             outcome.storedCount = stored
+            DownloadProgress.expect(Int(stored), of: "\(service.name) records")
             link.note("\(service.name): the device holds \(stored) stored record\(stored == 1 ? "" : "s") for \(Self.hex(filter))")
             if stored == 0 {
                 outcome.completed = true

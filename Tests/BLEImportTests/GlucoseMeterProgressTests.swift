@@ -1,0 +1,24 @@
+import Foundation
+import Importer
+import Simulators
+import TestSupport
+import Transport
+import XCTest
+
+/// A Glucose Service meter's RACP download reports its records out of the count it answered.
+extension GlucoseServiceImportTests {
+    func testMeterDownloadReportsRecordsOfTheStoredCount() throws {
+        let records: [(index: UInt16, values: [SimulatedPeripheral.Emission])] = (1...3).map { sequence in
+            (UInt16(sequence), [SimulatedPeripheral.Emission(
+                0x2A18, Self.meterMeasurement(flags: 0x03, sequence: UInt16(sequence), concentration: 0xB069, sample: 0x11))])
+        }
+        let reports = ProgressRecorder()
+        defer { reports.stop() }
+        let outcome = try Importer(store: try makeStore(zone: "Europe/Berlin"))
+            .importBLESession(over: meter(server: RACPServer(records)), origin: "simulated meter")
+        XCTAssertEqual(outcome.problems, [])
+        XCTAssertEqual(reports.items.map(\.0), Array(repeating: "Glucose records", count: 3))
+        XCTAssertEqual(reports.items.map(\.1), [1, 2, 3])
+        XCTAssertEqual(reports.items.map(\.2), [3, 3, 3])
+    }
+}
