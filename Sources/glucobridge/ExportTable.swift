@@ -7,17 +7,24 @@ enum ExportField: Encodable, Equatable {
     case integer(Int)
     /// A number rounded to `places` decimals (trailing zeros dropped in CSV).
     case decimal(Double, places: Int)
+    /// A number rounded to `places` decimals, written with all of them in CSV (10.0 mmol/L, as a
+    /// meter shows it).
+    case fixed(Double, places: Int)
     case bool(Bool)
     case null
 
     /// A value as a person writes it: a whole number of mg/dL.
     static func mgdl(_ value: Double) -> ExportField { .integer(Int(value.rounded())) }
     /// mmol/L to one decimal, from mg/dL.
-    static func mmol(fromMgdl value: Double) -> ExportField { .decimal(value / GlucoseUnit.mgdlPerMmol, places: 1) }
+    static func mmol(fromMgdl value: Double) -> ExportField { .fixed(value / GlucoseUnit.mgdlPerMmol, places: 1) }
     static func optional(_ text: String?) -> ExportField { text.map(ExportField.text) ?? .null }
 
     var rounded: Double? {
-        guard case let .decimal(value, places) = self else { return nil }
+        let value: Double, places: Int
+        switch self {
+        case let .decimal(v, p), let .fixed(v, p): (value, places) = (v, p)
+        default: return nil
+        }
         let scale = pow(10, Double(places))
         return (value * scale).rounded() / scale
     }
@@ -27,6 +34,7 @@ enum ExportField: Encodable, Equatable {
         case .text(let text): text
         case .integer(let value): String(value)
         case .decimal(_, let places): Format.number(rounded!, decimals: places)
+        case .fixed(_, let places): String(format: "%.\(places)f", rounded!)
         case .bool(let value): value ? "true" : "false"
         case .null: ""
         }
@@ -37,7 +45,7 @@ enum ExportField: Encodable, Equatable {
         switch self {
         case .text(let text): try container.encode(text)
         case .integer(let value): try container.encode(value)
-        case .decimal: try container.encode(rounded!)
+        case .decimal, .fixed: try container.encode(rounded!)
         case .bool(let value): try container.encode(value)
         case .null: try container.encodeNil()
         }
