@@ -17,6 +17,9 @@ enum Migrations {
         migrator.registerMigration("v4-glucose-note") { db in
             try db.execute(sql: v4)
         }
+        migrator.registerMigration("v8-sync-change-log") { db in
+            try db.execute(sql: v8)
+        }
         return migrator
     }
 

@@ -13,13 +13,14 @@ final class SchemaTests: XCTestCase {
             .split(separator: "\n").map(String.init)
         XCTAssertEqual(tables, [
             "activity_minute", "day", "exercise", "favourite", "glucose", "grdb_migrations", "illness", "import_run",
-            "insulin", "meal", "source", "source_cursor", "store_config", "stress", "user_profile",
+            "insulin", "meal", "source", "source_cursor", "sqlite_sequence", "store_config", "stress", "sync_change",
+            "sync_store", "user_profile",
         ])
         XCTAssertEqual(
             try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;"),
-            "v1-app-model-and-ingest\nv2-app-api-indexes\nv3-activity-minutes-and-profile\nv4-glucose-note")
+            "v1-app-model-and-ingest\nv2-app-api-indexes\nv3-activity-minutes-and-profile\nv4-glucose-note\nv8-sync-change-log")
         let indexes = try sqlite3(file.path, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'glucose' ORDER BY name;")
-        XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nglucose_summary_by_day\nsqlite_autoindex_glucose_1")
+        XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nglucose_by_uid\nglucose_summary_by_day\nsqlite_autoindex_glucose_1")
     }
 
     func testWALForeignKeysAndBusyTimeoutAreOn() throws {
@@ -69,7 +70,7 @@ final class SchemaTests: XCTestCase {
         let file = try StoreFile()
         do { _ = try file.open() }
         _ = try file.open()
-        XCTAssertEqual(try count("grdb_migrations", in: file.path), 4)
+        XCTAssertEqual(try count("grdb_migrations", in: file.path), 5)
         try sqlite3(file.path, "INSERT INTO grdb_migrations VALUES ('v9-from-the-future');")
         XCTAssertStoreError(.newerSchema(path: file.path, unknownMigrations: ["v9-from-the-future"])) {
             try file.open()
