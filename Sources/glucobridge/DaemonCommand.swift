@@ -45,6 +45,8 @@ struct DaemonCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
+    @OptionGroup var syncOptions: DaemonSyncOptions
+
     func validate() throws {
         guard (1...1440).contains(bleInterval) else { throw ValidationError("--ble-interval must be between 1 and 1440 minutes") }
         guard (1...60).contains(bleListen) else { throw ValidationError("--ble-listen must be between 1 and 60 minutes") }
@@ -76,8 +78,9 @@ struct DaemonCommand: AsyncParsableCommand {
             let sources = try peers().map {
                 BluetoothSource(peer: $0, adapter: adapter, interval: .seconds(bleInterval * 60), listenMinutes: bleListen)
             }
-            let configuration = DaemonConfiguration(
+            var configuration = DaemonConfiguration(
                 spool: spool.map { URL(fileURLWithPath: $0) }, usbHotplug: usbHotplug, polledSources: sources)
+            configuration.uploader = try syncOptions.uploader(store: store, logger: logger)
             try await GlucoBridgeDaemon.run(configuration, store: store, logger: logger)
         } catch let error as ExitCode {
             throw error
