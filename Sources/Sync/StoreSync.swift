@@ -34,8 +34,8 @@ public struct SyncReport: Sendable, Equatable {
 /// for this store (`sync_cursor`, keyed by patient and ``SharedStore/syncStoreID()``); rows are
 /// upserted by their keys, so a sync stopped at any point and run again sends what is left and
 /// ends with the server holding the store's data once. A session-level advisory lock on the
-/// patient refuses a second sync of the same patient while one runs; syncs of different patients
-/// touch disjoint rows and run side by side.
+/// patient refuses a second sync of the same patient while one runs (after waiting ``lockWait``
+/// for it to end); syncs of different patients touch disjoint rows and run side by side.
 public struct StoreSync: Sendable {
     public var store: SharedStore
     public var target: SyncTarget
@@ -43,11 +43,13 @@ public struct StoreSync: Sendable {
     public var patient: String
     /// Local rows per batch.
     public var batchSize: Int
+    /// How long to wait for another sync of the patient to end before refusing.
+    public var lockWait: Duration
     public var logger: Logger
 
     public init(
         store: SharedStore, target: SyncTarget, password: String?, patient: String, batchSize: Int = 5000,
-        logger: Logger = Logger(label: "glucobridge.sync")
+        lockWait: Duration = .seconds(10), logger: Logger = Logger(label: "glucobridge.sync")
     ) throws(SyncError) {
         guard !patient.isEmpty, patient.count <= 200 else { throw .invalidPatient(patient) }
         self.store = store
@@ -55,6 +57,7 @@ public struct StoreSync: Sendable {
         self.password = password
         self.patient = patient
         self.batchSize = max(1, batchSize)
+        self.lockWait = lockWait
         self.logger = logger
     }
 
@@ -77,13 +80,7 @@ public struct StoreSync: Sendable {
     private func sync(on connection: PostgresConnection, storeID: String) async throws(SyncError) -> SyncReport {
         try await server { _ = try await connection.query("SET TIME ZONE 'UTC'", logger: logger).collect() }
         try await CentralMigrator(logger: logger, server: target.display).migrate(connection)
-        let locked = try await server {
-            try await connection.query(
-                "SELECT pg_try_advisory_lock(hashtextextended('glucobridge-sync-patient:' || \(patient), 0))",
-                logger: logger
-            ).collect().first?.decode(Bool.self) ?? false
-        }
-        guard locked else { throw .patientBusy(patient: patient, server: target.display) }
+        try await lockPatient(connection)
 
         var cursor = try await prepare(connection, storeID: storeID)
         var report = SyncReport()
@@ -110,6 +107,23 @@ public struct StoreSync: Sendable {
         }
         try await sendChanges(connection, storeID: storeID, after: cursor["change_seq"] ?? 0, report: &report)
         return report
+    }
+
+    /// Takes the patient's session-level advisory lock, waiting up to ``lockWait`` for a sync
+    /// that holds it (e.g. one just killed, whose server session has not ended yet).
+    private func lockPatient(_ connection: PostgresConnection) async throws(SyncError) {
+        let deadline = ContinuousClock.now + lockWait
+        while true {
+            let locked = try await server {
+                try await connection.query(
+                    "SELECT pg_try_advisory_lock(hashtextextended('glucobridge-sync-patient:' || \(patient), 0))",
+                    logger: logger
+                ).collect().first?.decode(Bool.self) ?? false
+            }
+            if locked { return }
+            guard ContinuousClock.now < deadline else { throw .patientBusy(patient: patient, server: target.display) }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
     }
 
     /// Creates the patient and the store's cursor when missing (and keeps the patient's zone and

@@ -17,7 +17,7 @@ struct SyncCommand: AsyncParsableCommand {
             sync creates the central schema. Each batch is one server transaction that also moves \
             the patient's cursor: a sync stopped at any point resumes where it stopped, and a \
             second sync of an unchanged store sends nothing. Edits and removals made in the app \
-            reach the server. A second sync of the same patient while one runs is refused.
+            reach the server. A second sync of the same patient while one runs is refused (after --lock-wait seconds).
             """)
 
     @Option(name: .long, help: ArgumentHelp(
@@ -31,6 +31,10 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A file whose first line is the server password.", valueName: "file"))
     var passwordFile: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds to wait for another sync of the same patient to end before refusing.", valueName: "seconds"))
+    var lockWait = 10
+
     @Option(name: .long, help: .hidden)
     var batchSize = 5000
 
@@ -43,7 +47,9 @@ struct SyncCommand: AsyncParsableCommand {
             let password = try lookup.password(for: target)
             for warning in lookup.warnings { FileHandle.standardError.write(Data("glucobridge: \(warning)\n".utf8)) }
             let store = try storeOptions.open()
-            let sync = try StoreSync(store: store, target: target, password: password, patient: patient, batchSize: batchSize)
+            let sync = try StoreSync(
+                store: store, target: target, password: password, patient: patient, batchSize: batchSize,
+                lockWait: .seconds(max(0, lockWait)))
             print(try await sync.run().summary)
         } catch {
             FileHandle.standardError.write(Data("glucobridge: \(error)\n".utf8))

@@ -108,7 +108,8 @@ final class SyncTests: XCTestCase {
         }
         XCTAssertGreaterThanOrEqual(sent, 200)
         let refused = try runProcess(
-            glucobridge, ["sync", "--to", database.url, "--patient", "p-kill", "--store", other.path], environment: environment)
+            glucobridge, ["sync", "--to", database.url, "--patient", "p-kill", "--store", other.path, "--lock-wait", "0"],
+            environment: environment)
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.stderr.contains("another sync of patient p-kill"), refused.stderr)
 
