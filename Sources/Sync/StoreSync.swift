@@ -21,7 +21,7 @@ public struct SyncReport: Sendable, Equatable {
         guard !isEmpty else { return "nothing to send: the server holds this store's data" }
         let written = self.written.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         let deleted = self.deleted.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-        var text = "sent \(rowsWritten) rows in \(batches) batches"
+        var text = "sent \(rowsWritten) row\(rowsWritten == 1 ? "" : "s") in \(batches) batch\(batches == 1 ? "" : "es")"
         if !written.isEmpty { text += " (\(written.joined(separator: ", ")))" }
         if !deleted.isEmpty { text += "; deleted \(rowsDeleted) (\(deleted.joined(separator: ", ")))" }
         return text
