@@ -86,6 +86,13 @@ let package = Package(
             ],
             path: "Benchmarks/DexcomThroughput"),
         .executableTarget(
+            name: "glucobridge-sync-bench",
+            dependencies: [
+                "Sync", "Store", "Model", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/SyncThroughput"),
+        .executableTarget(
             name: "glucobridge-exercise-bench", dependencies: ["Ingest", "Model"], path: "Benchmarks/ExerciseDetection"),
 
         .target(name: "TestSupport", dependencies: ["Capture", "Model"], path: "Tests/TestSupport"),
