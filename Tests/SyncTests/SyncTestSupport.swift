@@ -168,6 +168,24 @@ struct TestStore {
         }
     }
 
+    static let band = DeviceSource(family: "ble-heart-rate", serial: "C0:11:22:33:44:55", model: "HRM-Pro")
+
+    /// An hour of a heart-rate band from `start`, one minute a row, with one walking session.
+    func importActivity(from start: Date = utc("2024-03-01T17:00:00Z")) throws {
+        let minutes = (0..<60).map { minute in
+            ActivityMinute(
+                start: start.addingTimeInterval(Double(minute) * 60), heartRate: Double(90 + minute % 40),
+                sensors: [.heartRateBand], sampleCount: 60)
+        }
+        let session = ExerciseSession(
+            start: start.addingTimeInterval(600), minutes: 40, kind: .walking, intensity: .moderate,
+            minutesByIntensity: [.moderate: 40])
+        _ = try store.record(ActivityBatch(
+            source: Self.band, startedAt: start.addingTimeInterval(3700), mode: "test", origin: "sync tests",
+            clock: ClockReport(hostTime: start.addingTimeInterval(3700), deviceTime: nil, method: .hostAnchored),
+            minutes: minutes, sessions: [session], samplesRead: 3600))
+    }
+
     /// One log of every kind the app enters, and a favourite Day.
     func addLogs(on day: String = "2024-03-02") throws {
         let noon = utc("\(day)T11:00:00Z")

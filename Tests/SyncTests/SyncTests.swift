@@ -28,12 +28,23 @@ final class SyncTests: XCTestCase {
         let local = try TestStore()
         try local.importReadings(1200)
         try local.importReadings(30, source: TestStore.meter)
+        try local.importActivity()
         try local.addLogs()
 
         let first = try await database.sync(local.store, patient: "p-100", batchSize: 500)
         XCTAssertEqual(first.written["glucose_reading"], 1230)
-        XCTAssertEqual(first.written["source"], 2)
-        XCTAssertEqual(first.written["import_run"], 2)
+        XCTAssertEqual(first.written["source"], 3)
+        XCTAssertEqual(first.written["import_run"], 3)
+        XCTAssertEqual(first.written["activity_minute"], 60)
+        XCTAssertEqual(first.written["activity_session"], 1)
+        let session = try await database.rows("""
+            SELECT s.serial, a.device_record_key, a.name, a.duration_seconds::text, a.favourite::text
+            FROM activity_session a JOIN source s ON s.id = a.source_id WHERE a.patient_id = 'p-100'
+            """)
+        XCTAssertEqual(session, [["C0:11:22:33:44:55", "exercise:2024-03-01T17:10Z", "Walking", "2400", "false"]])
+        let heartRates = try await database.rows(
+            "SELECT count(*) || '|' || sum(heart_rate_bpm)::bigint FROM activity_minute WHERE patient_id = 'p-100'")
+        XCTAssertEqual(heartRates, [[try local.sqlite3("SELECT count(*) || '|' || CAST(sum(heart_rate_bpm) AS INTEGER) FROM activity_minute;")]])
         let onServer = try await serverReadings(database, patient: "p-100")
         XCTAssertEqual(onServer, try localReadings(local))
         // 1200 readings in batches of 500: three transactions.
@@ -60,6 +71,7 @@ final class SyncTests: XCTestCase {
         let database = try await TestDatabase()
         let local = try TestStore()
         try local.importReadings(50)
+        try local.importActivity()
         try local.addLogs()
         _ = try await database.sync(local.store, patient: "p-edit")
 
@@ -67,7 +79,16 @@ final class SyncTests: XCTestCase {
         _ = try local.sqlite3("UPDATE meal SET carbs_g = 95, name = 'Pasta, large';")
         _ = try local.sqlite3("DELETE FROM insulin;")
         try local.store.setFavourite(day: DayDate("2024-03-02")!, false)
+        // Marking an imported session favourite is the one change device data can have.
+        _ = try local.sqlite3("""
+            INSERT INTO favourite (name) VALUES ('Walking');
+            UPDATE exercise SET favourite_id = last_insert_rowid() WHERE source_id IS NOT NULL;
+            """)
         let report = try await database.sync(local.store, patient: "p-edit")
+        XCTAssertEqual(report.written["activity_session"], 1, report.summary)
+        let favouriteSessions = try await database.rows(
+            "SELECT count(*)::text FROM activity_session WHERE patient_id = 'p-edit' AND favourite")
+        XCTAssertEqual(favouriteSessions, [["1"]])
         XCTAssertEqual(report.deleted["insulin_log"], 1, report.summary)
         XCTAssertEqual(report.written["meal_log"], 1, report.summary)
         XCTAssertEqual(report.written["day"], 1, report.summary)
@@ -210,6 +231,7 @@ final class SyncTests: XCTestCase {
             ("insulin_log", "SELECT count(*) FROM insulin"),
             ("exercise_log", "SELECT count(*) FROM exercise WHERE source_id IS NULL"),
             ("activity_session", "SELECT count(*) FROM exercise WHERE source_id IS NOT NULL"),
+            ("activity_minute", "SELECT count(*) FROM activity_minute"),
             ("illness_episode", "SELECT count(*) FROM illness"),
             ("stress_episode", "SELECT count(*) FROM stress"),
             ("day", "SELECT count(*) FROM day"),
