@@ -69,6 +69,25 @@ final class ChangeLogTests: XCTestCase {
         XCTAssertEqual(try store.syncChanges(after: last, limit: 100), [])
     }
 
+    /// A store that held logs before v8: each gets a uid and one change entry, readings none.
+    func testV8GivesTheLogsOfAnOlderStoreUidsAndLogsThem() throws {
+        let file = try olderStore(migratedUpTo: "v4-glucose-note", holding: """
+            INSERT INTO day (date) VALUES ('2013-09-13');
+            INSERT INTO source (family, serial) VALUES ('dexcom', 'SM1');
+            INSERT INTO glucose (day_id, time, mgdl, tag, source_id, device_record_key)
+                VALUES (1, '2013-09-13 08:00:00.000', 112, 'in-range', 1, 'egv:1');
+            INSERT INTO glucose (day_id, time, mgdl, tag) VALUES (1, '2013-09-13 09:00:00.000', 130, 'in-range');
+            INSERT INTO meal (day_id, time, name) VALUES (1, '2013-09-13 12:00:00.000', 'Soup');
+            INSERT INTO stress (day_id, start_time) VALUES (1, '2013-09-13 13:00:00.000');
+            """)
+        let store = try file.open(zone: "UTC")
+        XCTAssertEqual(try sqlite3(file.path, "SELECT count(*) FROM glucose WHERE uid IS NULL;"), "1", "the reading has none")
+        let changes = try store.syncChanges(after: 0, limit: 100)
+        XCTAssertEqual(changes.map(\.entity), [SyncEntity.day, .glucose, .meal, .stress])
+        XCTAssertEqual(changes[2].key, try sqlite3(file.path, "SELECT uid FROM meal;"))
+        XCTAssertEqual(try store.syncCurrentRows(.meal, keys: [changes[2].key]).values(of: "name"), [SyncValue.text("Soup")])
+    }
+
     func testDeviceFeedsReadFromAnIdCursor() throws {
         let file = try StoreFile()
         let store = try file.open()

@@ -121,14 +121,4 @@ final class SchemaTests: XCTestCase {
         try sqlite3(file.path, "UPDATE glucose SET note = 'before meal';")
         XCTAssertEqual(try store.glucose().map(\.note), ["before meal"])
     }
-
-    /// A store file migrated only up to `migration`, holding the rows `sql` inserts.
-    private func olderStore(migratedUpTo migration: String, holding sql: String) throws -> StoreFile {
-        let file = try StoreFile()
-        let queue = try DatabaseQueue(path: file.path)
-        try Migrations.migrator.migrate(queue, upTo: migration)
-        try queue.write { db in try db.execute(sql: sql) }
-        try queue.close()
-        return file
-    }
 }
