@@ -46,6 +46,9 @@ struct SyncCommand: AsyncParsableCommand {
             var lookup = PasswordLookup(passwordFile: passwordFile)
             let password = try lookup.password(for: target)
             for warning in lookup.warnings { FileHandle.standardError.write(Data("glucobridge: \(warning)\n".utf8)) }
+            guard FileManager.default.fileExists(atPath: storeOptions.path) else {
+                throw CLIError("the store \(storeOptions.path) does not exist: nothing to sync (give --store PATH)")
+            }
             let store = try storeOptions.open()
             let sync = try StoreSync(
                 store: store, target: target, password: password, patient: patient, batchSize: batchSize,

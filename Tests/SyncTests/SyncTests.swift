@@ -206,6 +206,17 @@ final class SyncTests: XCTestCase {
         await database.drop()
     }
 
+    func testAMissingStoreIsRefusedNotCreated() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let missing = folder.appendingPathComponent("none.sqlite").path
+        let result = try runProcess(
+            BuiltProducts.executable("glucobridge"),
+            ["sync", "--to", "postgresql://someone@127.0.0.1:1/db", "--patient", "p", "--store", missing])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr, "glucobridge: the store \(missing) does not exist: nothing to sync (give --store PATH)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: missing))
+    }
+
     func testAWrongPasswordIsRefusedByTheServerWithItsMessage() async throws {
         let database = try await TestDatabase()
         let local = try TestStore()
