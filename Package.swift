@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         // C libraries, through pkg-config.
@@ -65,6 +66,14 @@ let package = Package(
                 .embedInCode("Files/glucobridge.service"), .embedInCode("Files/glucobridge-user.service"),
                 .embedInCode("Files/glucobridge.sysusers"),
             ]),
+        // Pushes a local store to a central PostgreSQL, one patient at a time, resumably.
+        .target(
+            name: "Sync",
+            dependencies: [
+                "Store", "Model",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // The background importer: USB hotplug, the spool folder, serialized imports, status.
         .target(
             name: "Daemon",
@@ -77,6 +86,7 @@ let package = Package(
             name: "glucobridge",
             dependencies: [
                 "Importer", "Ingest", "Store", "Transport", "Drivers", "Capture", "Model", "Setup", "Daemon", "Metrics", "Report",
+                "Sync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -91,6 +101,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/DexcomThroughput"),
+        .executableTarget(
+            name: "glucobridge-sync-bench",
+            dependencies: [
+                "Sync", "Store", "Model", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/SyncThroughput"),
         .executableTarget(
             name: "glucobridge-exercise-bench", dependencies: ["Ingest", "Model"], path: "Benchmarks/ExerciseDetection"),
 
@@ -125,6 +142,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .testTarget(
+            name: "SyncTests",
+            dependencies: [
+                "Sync", "Store", "Model", "TestSupport", "glucobridge",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]),
         .testTarget(
             name: "StoreTests",

@@ -21,16 +21,22 @@ public struct DaemonConfiguration: Sendable {
     /// Sources read on a schedule: Bluetooth sensors (`BluetoothSource`).
     public var polledSources: [any PolledSource]
     public var backOff: BackOff
+    /// Where to send the store after every change (`--sync-to`), if anywhere.
+    public var uploader: (any StoreUploader)?
+    /// How often the store is checked for changes to sync.
+    public var syncPoll: Duration
 
     public init(
         spool: URL?, usbHotplug: Bool, spoolTiming: SpoolTiming = SpoolTiming(), polledSources: [any PolledSource] = [],
-        backOff: BackOff = BackOff()
+        backOff: BackOff = BackOff(), uploader: (any StoreUploader)? = nil, syncPoll: Duration = .seconds(2)
     ) {
         self.spool = spool
         self.usbHotplug = usbHotplug
         self.spoolTiming = spoolTiming
         self.polledSources = polledSources
         self.backOff = backOff
+        self.uploader = uploader
+        self.syncPoll = syncPoll
     }
 }
 
@@ -96,6 +102,11 @@ public enum GlucoBridgeDaemon {
         }
         for source in configuration.polledSources {
             add(PolledSourceService(source: source, importer: importer, queue: queue, state: state, backOff: configuration.backOff, logger: logger))
+        }
+        if let uploader = configuration.uploader {
+            add(SyncService(
+                uploader: uploader, store: store, state: state, backOff: configuration.backOff, poll: configuration.syncPoll,
+                logger: logger))
         }
         if services.isEmpty {
             // Without a spool or USB there is nothing to wait for: wait for the signal anyway, so

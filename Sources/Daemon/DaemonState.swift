@@ -31,6 +31,8 @@ public struct DaemonState: Codable, Sendable, Equatable {
     /// The sources read on a schedule (`--ble`), in the order they started; nil in a file written
     /// by a daemon that had none.
     public var polled: [PolledSourceStatus]?
+    /// The sync after every change (`--sync-to`); nil when the daemon does not sync.
+    public var sync: SyncStatus?
     /// The most recent failures, newest last, at most `failureLimit`.
     public var failures: [Failure] = []
 

@@ -60,10 +60,29 @@ public enum StatusReport {
             if state.running, let next = source.nextAttempt { line += "; next try \(timestamp(next))" }
             lines.append(line)
         }
+        if let sync = state.sync { lines += syncLines(sync, running: state.running) }
         if state.running { lines.append("  now: \(state.activity ?? "idle")") }
         if !state.failures.isEmpty {
             lines.append("  recent failures:")
             lines += state.failures.reversed().map { "    \(timestamp($0.time)) \($0.what): \($0.error)" }
+        }
+        return lines
+    }
+
+    static func syncLines(_ sync: SyncStatus, running: Bool) -> [String] {
+        var line = "  sync to \(sync.target): "
+        if let success = sync.lastSuccess {
+            line += "last synced \(timestamp(success)) (\(sync.lastSummary ?? ""))"
+        } else {
+            line += sync.lastAttempt == nil ? "not tried yet" : "not synced yet"
+        }
+        var lines = [line]
+        if let error = sync.lastError {
+            var failure = "    last sync failed"
+            if let attempt = sync.lastAttempt { failure += " \(timestamp(attempt))" }
+            failure += " (\(sync.failuresInARow) in a row): \(error)"
+            if running, let next = sync.nextAttempt { failure += "; next try \(timestamp(next))" }
+            lines.append(failure)
         }
         return lines
     }

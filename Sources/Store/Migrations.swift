@@ -23,6 +23,9 @@ enum Migrations {
         migrator.registerMigration("v7-display-unit") { db in
             try db.execute(sql: v7)
         }
+        migrator.registerMigration("v8-sync-change-log") { db in
+            try db.execute(sql: v8)
+        }
         return migrator
     }
 

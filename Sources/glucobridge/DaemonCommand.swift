@@ -49,6 +49,8 @@ struct DaemonCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
+    @OptionGroup var syncOptions: DaemonSyncOptions
+
     func validate() throws {
         guard importLimit > 0, importLimit <= 86_400 else { throw ValidationError("--import-limit must be more than 0 and at most 86400 seconds") }
         guard (1...1440).contains(bleInterval) else { throw ValidationError("--ble-interval must be between 1 and 1440 minutes") }
@@ -81,9 +83,10 @@ struct DaemonCommand: AsyncParsableCommand {
             let sources = try peers().map {
                 BluetoothSource(peer: $0, adapter: adapter, interval: .seconds(bleInterval * 60), listenMinutes: bleListen)
             }
-            let configuration = DaemonConfiguration(
+            var configuration = DaemonConfiguration(
                 spool: spool.map { URL(fileURLWithPath: $0) }, usbHotplug: usbHotplug,
                 spoolTiming: SpoolTiming(importLimit: .milliseconds(Int64((importLimit * 1000).rounded(.up)))), polledSources: sources)
+            configuration.uploader = try syncOptions.uploader(store: store, logger: logger)
             try await GlucoBridgeDaemon.run(configuration, store: store, logger: logger)
         } catch let error as ExitCode {
             throw error

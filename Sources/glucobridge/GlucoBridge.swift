@@ -45,6 +45,7 @@ struct GlucoBridge: AsyncParsableCommand {
             DaysCommand.self, DayCommand.self, LogCommand.self, EditCommand.self, RemoveCommand.self,
             IllnessCommand.self, StressCommand.self, FavouriteCommand.self, ProfileCommand.self, StatsCommand.self, ReportCommand.self, ConfigCommand.self,
             DaemonCommand.self, StatusCommand.self, DoctorCommand.self, InstallCommand.self, UninstallCommand.self,
+            SyncCommand.self,
         ])
 }
 

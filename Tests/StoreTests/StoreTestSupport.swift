@@ -1,6 +1,7 @@
 import Foundation
+import GRDB
 import Model
-import Store
+@testable import Store
 import TestSupport
 import XCTest
 
@@ -76,4 +77,14 @@ func XCTAssertStoreError<T>(
     } catch {
         XCTFail("expected \(expected), got \(error)", file: file, line: line)
     }
+}
+
+/// A store file migrated only up to `migration`, holding the rows `sql` inserts.
+func olderStore(migratedUpTo migration: String, holding sql: String) throws -> StoreFile {
+    let file = try StoreFile()
+    let queue = try DatabaseQueue(path: file.path)
+    try Migrations.migrator.migrate(queue, upTo: migration)
+    try queue.write { db in try db.execute(sql: sql) }
+    try queue.close()
+    return file
 }

@@ -1,0 +1,214 @@
+// Sync throughput: many patients' stores synced at once into one PostgreSQL server.
+//
+//   .ci/start-postgres
+//   swift run -c release glucobridge-sync-bench [patients] [days]     (default 200 × 90)
+//
+// Generates one store of `days` days (a CGM reading every five minutes, three meals and two
+// insulin doses a day), copies it for every patient, syncs all patients concurrently into a fresh
+// database (one connection each), then syncs them all again (nothing to send). The baseline,
+// measured in the same run, is a plain `COPY … FROM STDIN` of the same readings by one
+// connection into an unpartitioned table with the same columns and primary key. Server CPU is
+// the user + system time of the server's processes, read from /proc (Linux, as root or as the
+// server's user).
+import Foundation
+import GRDB
+import Logging
+import Model
+import PostgresNIO
+import Store
+import Sync
+
+let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+let patients = arguments.first ?? 200
+let days = arguments.dropFirst().first ?? 90
+let logger = Logger(label: "glucobridge.sync-bench")
+
+/// The server of `.ci/start-postgres` (or the same variables in the environment).
+func serverSettings() -> [String: String] {
+    var values = ProcessInfo.processInfo.environment
+    let file = (values["GLUCOBRIDGE_TEST_POSTGRES_DIR"] ?? "/tmp/glucobridge-test-postgres") + "/connection.env"
+    if values["GLUCOBRIDGE_TEST_POSTGRES_URL"] == nil, let text = try? String(contentsOfFile: file, encoding: .utf8) {
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { values[parts[0]] = parts[1] }
+        }
+    }
+    guard values["GLUCOBRIDGE_TEST_POSTGRES_URL"] != nil else {
+        FileHandle.standardError.write(Data("no server: run .ci/start-postgres first\n".utf8))
+        exit(1)
+    }
+    return values
+}
+
+/// User + system CPU seconds of every process named `postgres` and of its ended children, or nil
+/// where /proc does not tell.
+func serverCPUSeconds() -> Double? {
+    guard let pids = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    var total = 0.0
+    var seen = false
+    for pid in pids where Int(pid) != nil {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")"),
+              stat[stat.index(after: open)..<close] == "postgres"
+        else { continue }
+        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+        // Fields 14 to 17 of proc(5): utime, stime, and cutime, cstime (children that ended and
+        // were waited for: the postmaster's count the backends of connections now closed).
+        guard fields.count > 15 else { continue }
+        total += fields[11...14].compactMap { Double($0) }.reduce(0, +) / ticks
+        seen = true
+    }
+    return seen ? total : nil
+}
+
+func connect(_ target: SyncTarget, _ password: String?) async throws -> PostgresConnection {
+    try await PostgresConnection.connect(
+        configuration: .init(
+            host: target.host, port: target.port, username: target.user, password: password, database: target.database,
+            tls: .disable),
+        id: 1, logger: logger)
+}
+
+func measure(_ body: () async throws -> Void) async rethrows -> (seconds: Double, cpu: Double?) {
+    let cpuBefore = serverCPUSeconds()
+    let start = ContinuousClock.now
+    try await body()
+    let elapsed = ContinuousClock.now - start
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let cpu = serverCPUSeconds().flatMap { after in cpuBefore.map { after - $0 } }
+    return (seconds, cpu)
+}
+
+let settings = serverSettings()
+let password = settings["GLUCOBRIDGE_TEST_POSTGRES_PASSWORD"]
+let admin = try SyncTarget(url: settings["GLUCOBRIDGE_TEST_POSTGRES_URL"]!)
+let databaseName = "glucobridge_bench_\(UUID().uuidString.prefix(8).lowercased())"
+let adminConnection = try await connect(admin, password)
+_ = try await adminConnection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(databaseName)"), logger: logger).collect()
+var components = URLComponents(string: settings["GLUCOBRIDGE_TEST_POSTGRES_URL"]!)!
+components.path = "/" + databaseName
+// Plain connections, as the baseline's.
+let target = try SyncTarget(url: components.string! + "?sslmode=disable")
+
+// One generated store, copied for every patient.
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glucobridge-sync-bench-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+let template = folder.appendingPathComponent("template.sqlite").path
+do {
+    let store = try SharedStore(path: template, timeZone: TimeZone(identifier: "Europe/Berlin")!)
+    let start = Date(timeIntervalSince1970: 1_704_067_200)  // 2024-01-01T00:00:00Z
+    let perDay = 288
+    let source = DeviceSource(family: "dexcom", serial: "SM00000001", model: "G4Receiver")
+    for day in 0..<days {
+        let readings = (0..<perDay).map { minute in
+            let index = day * perDay + minute
+            return GlucoseReading(
+                time: start.addingTimeInterval(Double(index) * 300), mgdl: Double(70 + (index * 7) % 180), kind: .sensor,
+                trend: .flat, noise: 1, recordKey: "egv:\(index)", deviceTime: 400_000_000 + Int64(index) * 300)
+        }
+        let end = start.addingTimeInterval(Double((day + 1) * perDay) * 300)
+        _ = try store.record(ImportBatch(
+            source: source, startedAt: end, mode: "benchmark", origin: nil,
+            clock: ClockReport(hostTime: end, deviceTime: nil, method: .hostAnchored), glucose: readings, recordsRead: perDay))
+        let dayStart = start.addingTimeInterval(Double(day) * 86_400)
+        for (hour, carbs) in [(7.0, 45.0), (12.0, 70.0), (19.0, 60.0)] {
+            _ = try store.add(MealLog(time: dayStart.addingTimeInterval(hour * 3600), name: "Meal", carbs: carbs))
+        }
+        for hour in [7.0, 19.0] {
+            _ = try store.add(InsulinLog(time: dayStart.addingTimeInterval(hour * 3600), units: 5))
+        }
+    }
+    // Everything into the main file, which is what is copied.
+    try store.pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+    try store.pool.close()
+}
+let stores = try (0..<patients).map { patient in
+    let path = folder.appendingPathComponent("p\(patient).sqlite").path
+    try FileManager.default.copyItem(atPath: template, toPath: path)
+    return try SharedStore(path: path)
+}
+
+func syncAll(_ stores: [SharedStore], into target: SyncTarget, password: String?) async throws -> [SyncReport] {
+    try await withThrowingTaskGroup(of: SyncReport.self) { group in
+        for (index, store) in stores.enumerated() {
+            group.addTask {
+                try await StoreSync(store: store, target: target, password: password, patient: "patient-\(index)").run()
+            }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
+    }
+}
+
+// The central schema is created before timing, by one empty patient.
+_ = try await StoreSync(store: try SharedStore(path: folder.appendingPathComponent("empty.sqlite").path), target: target,
+                        password: password, patient: "warm-up").run()
+
+var firstReports: [SyncReport] = []
+let first = try await measure { firstReports = try await syncAll(stores, into: target, password: password) }
+var secondReports: [SyncReport] = []
+let second = try await measure { secondReports = try await syncAll(stores, into: target, password: password) }
+
+// Baseline: the same readings, COPY'd by one connection.
+let readingsPerPatient = days * 288
+let baselineConnection = try await connect(target, password)
+_ = try await baselineConnection.query("""
+    CREATE TABLE baseline_reading (
+        patient_id text NOT NULL, source_id bigint NOT NULL, device_record_key text NOT NULL, day date NOT NULL,
+        time timestamptz NOT NULL, mgdl double precision NOT NULL, unit text NOT NULL, kind text NOT NULL,
+        trend text, noise integer, device_time bigint,
+        PRIMARY KEY (patient_id, source_id, device_record_key))
+    """, logger: logger).collect()
+let template0 = try SharedStore(path: template)
+let rows = try template0.syncRows(.glucoseReadings, after: 0, limit: readingsPerPatient)
+func text(_ value: SyncValue) -> String {
+    switch value {
+    case .null: return "\\N"
+    case .integer(let number): return String(number)
+    case .real(let number): return "\(number)"
+    case .text(let string): return string
+    }
+}
+let columns = ["device_record_key", "day", "time", "mgdl", "unit", "kind", "trend", "noise", "device_time"]
+let indexes = columns.map { rows.columns.firstIndex(of: $0)! }
+let lines = rows.rows.map { row in indexes.map { text(row[$0]) }.joined(separator: "\t") }
+let baseline = try await measure {
+    for patient in 0..<patients {
+        try await baselineConnection.copyFrom(
+            table: "baseline_reading", columns: ["patient_id", "source_id"] + columns, logger: logger
+        ) { writer in
+            var buffer = ByteBuffer()
+            for line in lines {
+                buffer.writeString("patient-\(patient)\t1\t\(line)\n")
+                if buffer.readableBytes > 1 << 20 {
+                    try await writer.write(buffer)
+                    buffer.clear()
+                }
+            }
+            try await writer.write(buffer)
+        }
+    }
+}
+try await baselineConnection.closeGracefully()
+
+let readings = firstReports.reduce(0) { $0 + ($1.written["glucose_reading"] ?? 0) }
+let allRows = firstReports.reduce(0) { $0 + $1.rowsWritten }
+let resent = secondReports.reduce(0) { $0 + $1.rowsWritten + $1.rowsDeleted }
+let baselineRows = patients * readingsPerPatient
+func cpu(_ seconds: Double?) -> String { seconds.map { String(format: "%.1f s", $0) } ?? "not shown by this machine" }
+print("""
+    \(patients) patients × \(days) days: \(readings) readings, \(allRows) rows in all (logs, Days, sources, import runs)
+    first sync, all patients at once: \(String(format: "%.1f", first.seconds)) s, \
+    \(Int(Double(allRows) / first.seconds)) rows/s; server CPU \(cpu(first.cpu))
+    second sync: \(String(format: "%.2f", second.seconds)) s, \(resent) rows sent; server CPU \(cpu(second.cpu))
+    baseline, COPY of the same \(baselineRows) readings by one connection: \(String(format: "%.1f", baseline.seconds)) s, \
+    \(Int(Double(baselineRows) / baseline.seconds)) rows/s; server CPU \(cpu(baseline.cpu))
+    first sync / baseline: \(String(format: "%.2f", first.seconds / baseline.seconds))× the time\
+    \(first.cpu.flatMap { f in baseline.cpu.map { String(format: ", %.2f× the server CPU", f / $0) } } ?? ""); \
+    second sync / baseline: \(String(format: "%.3f", second.seconds / baseline.seconds))× the time
+    """)
+
+_ = try await adminConnection.query(
+    PostgresQuery(unsafeSQL: "DROP DATABASE \(databaseName) WITH (FORCE)"), logger: logger).collect()
+try await adminConnection.closeGracefully()
+try? FileManager.default.removeItem(at: folder)

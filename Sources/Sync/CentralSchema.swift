@@ -1,0 +1,365 @@
+import Foundation
+import Store
+
+/// The central PostgreSQL schema: one database for many patients, every row keyed by
+/// `patient_id`. Its versions are numbered migrations recorded in `sync_schema_version` and
+/// applied by the first sync that finds them missing (under a transaction-level advisory lock,
+/// so that many first syncs at once apply them once).
+///
+/// - Device data (`glucose_reading`, `activity_session`, `activity_minute`) is keyed by
+///   (patient, source, device record key or minute); sources by (patient, family, serial), with
+///   a server id the readings point to; import runs by (patient, store, local id).
+/// - Logs entered in the app are keyed by (patient, uid); Days by (patient, date).
+/// - The large tables are hash-partitioned by `patient_id` (PostgreSQL documentation, "Table
+///   Partitioning"), which is also the distribution column a Citus cluster would use.
+enum CentralSchema {
+    /// Partitions of each large table.
+    static let partitions = 16
+
+    static let versionTable = """
+        CREATE TABLE IF NOT EXISTS sync_schema_version (
+            version integer PRIMARY KEY,
+            applied_at timestamptz NOT NULL DEFAULT now()
+        )
+        """
+
+    /// Each migration is a list of statements (one statement per query in the extended protocol).
+    static let migrations: [[String]] = [v1]
+
+    private static func partitioned(_ table: String) -> [String] {
+        (0..<partitions).map { remainder in
+            "CREATE TABLE \(table)_p\(remainder) PARTITION OF \(table) FOR VALUES WITH (MODULUS \(partitions), REMAINDER \(remainder))"
+        }
+    }
+
+    private static let v1: [String] = [
+        """
+        CREATE TABLE patient (
+            patient_id text PRIMARY KEY CHECK (patient_id <> ''),
+            time_zone text NOT NULL,
+            very_low_mgdl integer NOT NULL,
+            low_mgdl integer NOT NULL,
+            high_mgdl integer NOT NULL,
+            very_high_mgdl integer NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE sync_cursor (
+            patient_id text NOT NULL REFERENCES patient(patient_id),
+            store_uid text NOT NULL,
+            source_id bigint NOT NULL DEFAULT 0,
+            import_run_id bigint NOT NULL DEFAULT 0,
+            glucose_reading_id bigint NOT NULL DEFAULT 0,
+            activity_session_id bigint NOT NULL DEFAULT 0,
+            change_seq bigint NOT NULL DEFAULT 0,
+            last_batch_at timestamptz,
+            PRIMARY KEY (patient_id, store_uid)
+        )
+        """,
+        """
+        CREATE TABLE source (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            patient_id text NOT NULL REFERENCES patient(patient_id),
+            family text NOT NULL,
+            serial text NOT NULL,
+            model text,
+            UNIQUE (patient_id, family, serial)
+        )
+        """,
+        """
+        CREATE TABLE import_run (
+            patient_id text NOT NULL,
+            store_uid text NOT NULL,
+            local_id bigint NOT NULL,
+            source_id bigint NOT NULL REFERENCES source(id),
+            started_at timestamptz NOT NULL,
+            finished_at timestamptz NOT NULL,
+            mode text NOT NULL,
+            origin text,
+            records_read integer NOT NULL,
+            records_added integer NOT NULL,
+            records_already_stored integer NOT NULL,
+            records_skipped integer NOT NULL,
+            host_time timestamptz,
+            device_time timestamptz,
+            clock_offset_seconds double precision,
+            time_method text NOT NULL,
+            events jsonb NOT NULL,
+            notes jsonb NOT NULL,
+            PRIMARY KEY (patient_id, store_uid, local_id)
+        )
+        """,
+        """
+        CREATE TABLE glucose_reading (
+            patient_id text NOT NULL,
+            source_id bigint NOT NULL,
+            device_record_key text NOT NULL,
+            day date NOT NULL,
+            time timestamptz NOT NULL,
+            mgdl double precision NOT NULL,
+            unit text NOT NULL,
+            flag text,
+            kind text NOT NULL,
+            trend text,
+            noise integer,
+            device_time bigint,
+            device_display_time text,
+            note text,
+            PRIMARY KEY (patient_id, source_id, device_record_key)
+        ) PARTITION BY HASH (patient_id)
+        """,
+        """
+        CREATE TABLE activity_session (
+            patient_id text NOT NULL,
+            source_id bigint NOT NULL,
+            device_record_key text NOT NULL,
+            day date NOT NULL,
+            time timestamptz NOT NULL,
+            name text NOT NULL,
+            duration_seconds double precision NOT NULL,
+            intensity text NOT NULL,
+            favourite boolean NOT NULL,
+            device_time bigint,
+            device_display_time text,
+            PRIMARY KEY (patient_id, source_id, device_record_key)
+        ) PARTITION BY HASH (patient_id)
+        """,
+        """
+        CREATE TABLE activity_minute (
+            patient_id text NOT NULL,
+            source_id bigint NOT NULL,
+            minute timestamptz NOT NULL,
+            heart_rate_bpm double precision,
+            step_cadence_spm double precision,
+            crank_cadence_rpm double precision,
+            speed_mps double precision,
+            distance_m double precision,
+            energy_kj double precision,
+            gait text,
+            sensors jsonb NOT NULL,
+            sample_count integer NOT NULL,
+            PRIMARY KEY (patient_id, source_id, minute)
+        ) PARTITION BY HASH (patient_id)
+        """,
+        """
+        CREATE TABLE glucose_log (
+            patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, time timestamptz NOT NULL,
+            mgdl double precision NOT NULL, unit text NOT NULL, flag text, kind text NOT NULL, trend text,
+            noise integer, note text,
+            PRIMARY KEY (patient_id, uid)
+        ) PARTITION BY HASH (patient_id)
+        """,
+        """
+        CREATE TABLE insulin_log (
+            patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, time timestamptz NOT NULL,
+            units double precision NOT NULL,
+            PRIMARY KEY (patient_id, uid)
+        )
+        """,
+        """
+        CREATE TABLE meal_log (
+            patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, time timestamptz NOT NULL,
+            name text NOT NULL, carbs_g double precision NOT NULL, protein_g double precision NOT NULL,
+            fat_g double precision NOT NULL, favourite boolean NOT NULL,
+            PRIMARY KEY (patient_id, uid)
+        )
+        """,
+        """
+        CREATE TABLE exercise_log (
+            patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, time timestamptz NOT NULL,
+            name text NOT NULL, duration_seconds double precision NOT NULL, intensity text NOT NULL,
+            favourite boolean NOT NULL,
+            PRIMARY KEY (patient_id, uid)
+        )
+        """,
+        """
+        CREATE TABLE illness_episode (
+            patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, start_time timestamptz NOT NULL,
+            end_time timestamptz,
+            PRIMARY KEY (patient_id, uid)
+        )
+        """,
+        """
+        CREATE TABLE stress_episode (
+            patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, start_time timestamptz NOT NULL,
+            end_time timestamptz,
+            PRIMARY KEY (patient_id, uid)
+        )
+        """,
+        """
+        CREATE TABLE day (
+            patient_id text NOT NULL, date date NOT NULL, favourite boolean NOT NULL,
+            PRIMARY KEY (patient_id, date)
+        )
+        """,
+    ] + partitioned("glucose_reading") + partitioned("activity_session") + partitioned("activity_minute")
+        + partitioned("glucose_log")
+}
+
+/// How one kind of local row lands in its central table: an upsert from a JSON array of the
+/// local rows (`json_to_recordset`), keyed by patient.
+struct CentralTable: Sendable {
+    /// A column of the central table: its name, the JSON field and type it is read from, and the
+    /// expression that makes its value from the record `r` (default: the field itself).
+    struct Column: Sendable {
+        var name: String
+        var field: String
+        var type: String
+        var value: String?
+
+        init(_ name: String, _ type: String, field: String? = nil, value: String? = nil) {
+            self.name = name
+            self.field = field ?? name
+            self.type = type
+            self.value = value
+        }
+    }
+
+    var name: String
+    var columns: [Column]
+    /// The conflict key after `patient_id`.
+    var key: [String]
+    /// Rows carry `family` and `serial`, resolved to the central `source_id`.
+    var bySource = false
+    /// Rows carry the store's uid (`$3`).
+    var byStore = false
+    /// A row already on the server is replaced (logs, whose values change) rather than kept
+    /// (device data, whose first stored version wins as in the local store).
+    var replaces = false
+
+    /// `INSERT … SELECT … FROM json_to_recordset($2)`, returning how many rows were written;
+    /// `$1` is the patient.
+    var upsert: String {
+        var fields = columns.map { "\($0.field) \($0.type)" }
+        if bySource { fields += ["family text", "serial text"] }
+        var names = ["patient_id"] + (byStore ? ["store_uid"] : []) + (bySource ? ["source_id"] : [])
+        var values = ["$1"] + (byStore ? ["$3"] : []) + (bySource ? ["s.id"] : [])
+        names += columns.map(\.name)
+        values += columns.map { $0.value ?? "r.\($0.field)" }
+        let join = bySource ? "JOIN source s ON s.patient_id = $1 AND s.family = r.family AND s.serial = r.serial" : ""
+        let conflict = (["patient_id"] + key).joined(separator: ", ")
+        let action: String
+        if replaces {
+            let updated = columns.map(\.name).filter { !key.contains($0) }
+            let set = updated.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+            let old = updated.map { "\(name).\($0)" }.joined(separator: ", ")
+            let new = updated.map { "EXCLUDED.\($0)" }.joined(separator: ", ")
+            action = "DO UPDATE SET \(set) WHERE (\(old)) IS DISTINCT FROM (\(new))"
+        } else {
+            action = "DO NOTHING"
+        }
+        return """
+            WITH written AS (
+                INSERT INTO \(name) (\(names.joined(separator: ", ")))
+                SELECT \(values.joined(separator: ", "))
+                FROM json_to_recordset($2::json) AS r(\(fields.joined(separator: ", "))) \(join)
+                ON CONFLICT (\(conflict)) \(action)
+                RETURNING 1)
+            SELECT count(*) FROM written
+            """
+    }
+
+    /// Deletes the rows whose keys (one key column) are in `$2`; returns how many.
+    var delete: String {
+        let keyType = columns.first { $0.name == key[0] }?.type ?? "text"
+        return """
+            WITH gone AS (DELETE FROM \(name) WHERE patient_id = $1 AND \(key[0]) = ANY($2::text[]::\(keyType)[]) RETURNING 1)
+            SELECT count(*) FROM gone
+            """
+    }
+
+    typealias C = Column
+    static let instant = "timestamptz"
+
+    static let sources = CentralTable(
+        name: "source", columns: [C("family", "text"), C("serial", "text"), C("model", "text")],
+        key: ["family", "serial"], replaces: true)
+
+    static let importRuns = CentralTable(
+        name: "import_run",
+        columns: [
+            C("local_id", "bigint", field: "id"), C("started_at", instant), C("finished_at", instant), C("mode", "text"),
+            C("origin", "text"), C("records_read", "integer"), C("records_added", "integer"),
+            C("records_already_stored", "integer"), C("records_skipped", "integer"), C("host_time", instant),
+            C("device_time", instant), C("clock_offset_seconds", "double precision"), C("time_method", "text"),
+            C("events", "text", field: "events_json", value: "r.events_json::jsonb"),
+            C("notes", "text", field: "notes_json", value: "r.notes_json::jsonb"),
+        ],
+        key: ["store_uid", "local_id"], bySource: true, byStore: true)
+
+    static let glucoseReadings = CentralTable(
+        name: "glucose_reading",
+        columns: [
+            C("device_record_key", "text"), C("day", "date"), C("time", instant), C("mgdl", "double precision"),
+            C("unit", "text"), C("flag", "text"), C("kind", "text"), C("trend", "text"), C("noise", "integer"),
+            C("device_time", "bigint"), C("device_display_time", "text"), C("note", "text"),
+        ],
+        key: ["source_id", "device_record_key"], bySource: true)
+
+    static let activitySessions = CentralTable(
+        name: "activity_session",
+        columns: [
+            C("device_record_key", "text"), C("day", "date"), C("time", instant), C("name", "text"),
+            C("duration_seconds", "double precision"), C("intensity", "text"),
+            C("favourite", "integer", value: "r.favourite <> 0"), C("device_time", "bigint"),
+            C("device_display_time", "text"),
+        ],
+        key: ["source_id", "device_record_key"], bySource: true, replaces: true)
+
+    static let activityMinutes = CentralTable(
+        name: "activity_minute",
+        columns: [
+            C("minute", instant), C("heart_rate_bpm", "double precision"), C("step_cadence_spm", "double precision"),
+            C("crank_cadence_rpm", "double precision"), C("speed_mps", "double precision"),
+            C("distance_m", "double precision"), C("energy_kj", "double precision"), C("gait", "text"),
+            C("sensors", "text", value: "r.sensors::jsonb"), C("sample_count", "integer"),
+        ],
+        key: ["source_id", "minute"], bySource: true)
+
+    /// The central table of each entity of the local change log.
+    static func table(for entity: SyncEntity) -> CentralTable {
+        let uid = C("uid", "text", field: "key")
+        let day = C("day", "date")
+        let favourite = C("favourite", "integer", value: "r.favourite <> 0")
+        switch entity {
+        case .glucose:
+            return CentralTable(
+                name: "glucose_log",
+                columns: [
+                    uid, day, C("time", instant), C("mgdl", "double precision"), C("unit", "text"), C("flag", "text"),
+                    C("kind", "text"), C("trend", "text"), C("noise", "integer"), C("note", "text"),
+                ],
+                key: ["uid"], replaces: true)
+        case .insulin:
+            return CentralTable(
+                name: "insulin_log", columns: [uid, day, C("time", instant), C("units", "double precision")],
+                key: ["uid"], replaces: true)
+        case .meal:
+            return CentralTable(
+                name: "meal_log",
+                columns: [
+                    uid, day, C("time", instant), C("name", "text"), C("carbs_g", "double precision"),
+                    C("protein_g", "double precision"), C("fat_g", "double precision"), favourite,
+                ],
+                key: ["uid"], replaces: true)
+        case .exercise:
+            return CentralTable(
+                name: "exercise_log",
+                columns: [
+                    uid, day, C("time", instant), C("name", "text"), C("duration_seconds", "double precision"),
+                    C("intensity", "text"), favourite,
+                ],
+                key: ["uid"], replaces: true)
+        case .illness, .stress:
+            return CentralTable(
+                name: "\(entity.rawValue)_episode",
+                columns: [uid, day, C("start_time", instant), C("end_time", instant)],
+                key: ["uid"], replaces: true)
+        case .day:
+            return CentralTable(
+                name: "day", columns: [C("date", "date", field: "key"), favourite], key: ["date"], replaces: true)
+        case .session:
+            return activitySessions
+        }
+    }
+}

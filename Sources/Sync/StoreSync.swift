@@ -1,0 +1,349 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Store
+
+/// What one sync sent: rows written or deleted on the server, by central table, and the batches
+/// (server transactions) it took. A sync of a store the server already holds sends nothing.
+public struct SyncReport: Sendable, Equatable {
+    /// Rows inserted or changed, by central table.
+    public var written: [String: Int] = [:]
+    /// Rows deleted (logs removed in the app), by central table.
+    public var deleted: [String: Int] = [:]
+    /// Server transactions that carried data.
+    public var batches = 0
+
+    public var rowsWritten: Int { written.values.reduce(0, +) }
+    public var rowsDeleted: Int { deleted.values.reduce(0, +) }
+    public var isEmpty: Bool { rowsWritten == 0 && rowsDeleted == 0 }
+
+    public var summary: String {
+        guard !isEmpty else { return "nothing to send: the server holds this store's data" }
+        let written = self.written.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        let deleted = self.deleted.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        var text = "sent \(rowsWritten) row\(rowsWritten == 1 ? "" : "s") in \(batches) batch\(batches == 1 ? "" : "es")"
+        if !written.isEmpty { text += " (\(written.joined(separator: ", ")))" }
+        if !deleted.isEmpty { text += "; deleted \(rowsDeleted) (\(deleted.joined(separator: ", ")))" }
+        return text
+    }
+}
+
+/// Pushes one local store to a central PostgreSQL under one patient id.
+///
+/// Every batch is one server transaction that writes its rows and advances the patient's cursor
+/// for this store (`sync_cursor`, keyed by patient and ``SharedStore/syncStoreID()``); rows are
+/// upserted by their keys, so a sync stopped at any point and run again sends what is left and
+/// ends with the server holding the store's data once. A session-level advisory lock on the
+/// patient refuses a second sync of the same patient while one runs (after waiting ``lockWait``
+/// for it to end); syncs of different patients touch disjoint rows and run side by side.
+public struct StoreSync: Sendable {
+    public var store: SharedStore
+    public var target: SyncTarget
+    public var password: String?
+    public var patient: String
+    /// Local rows per batch.
+    public var batchSize: Int
+    /// How long to wait for another sync of the patient to end before refusing.
+    public var lockWait: Duration
+    public var logger: Logger
+
+    public init(
+        store: SharedStore, target: SyncTarget, password: String?, patient: String, batchSize: Int = 5000,
+        lockWait: Duration = .seconds(10), logger: Logger = Logger(label: "glucobridge.sync")
+    ) throws(SyncError) {
+        guard !patient.isEmpty, patient.count <= 200 else { throw .invalidPatient(patient) }
+        self.store = store
+        self.target = target
+        self.password = password
+        self.patient = patient
+        self.batchSize = max(1, batchSize)
+        self.lockWait = lockWait
+        self.logger = logger
+    }
+
+    /// Runs the sync to its end.
+    public func run() async throws(SyncError) -> SyncReport {
+        let storeID = try local { try store.syncStoreID() }
+        let connection = try await connect()
+        do throws(SyncError) {
+            let report = try await sync(on: connection, storeID: storeID)
+            try? await connection.close()
+            return report
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    // MARK: - Steps
+
+    private func sync(on connection: PostgresConnection, storeID: String) async throws(SyncError) -> SyncReport {
+        try await server { _ = try await connection.query("SET TIME ZONE 'UTC'", logger: logger).collect() }
+        try await CentralMigrator(logger: logger, server: target.display).migrate(connection)
+        try await lockPatient(connection)
+
+        var cursor = try await prepare(connection, storeID: storeID)
+        var report = SyncReport()
+        let steps: [(SyncFeed, CentralTable, String)] = [
+            (.sources, .sources, "source_id"),
+            (.importRuns, .importRuns, "import_run_id"),
+            (.glucoseReadings, .glucoseReadings, "glucose_reading_id"),
+            (.activitySessions, .activitySessions, "activity_session_id"),
+        ]
+        for (feed, table, column) in steps {
+            while true {
+                let rows = try local { try store.syncRows(feed, after: cursor[column] ?? 0, limit: batchSize) }
+                guard case .integer(let last)? = rows.values(of: "id").last else { break }
+                var minutes: SyncRows?
+                if feed == .importRuns, case .integer(let first)? = rows.values(of: "id").first {
+                    minutes = try local { try store.syncActivityMinutes(importRuns: first...last) }
+                }
+                try await batch(connection, storeID: storeID, cursor: column, to: last, report: &report) { send in
+                    try await send(table, rows)
+                    if let minutes, !minutes.rows.isEmpty { try await send(.activityMinutes, minutes) }
+                }
+                cursor[column] = last
+            }
+        }
+        try await sendChanges(connection, storeID: storeID, after: cursor["change_seq"] ?? 0, report: &report)
+        return report
+    }
+
+    /// Takes the patient's session-level advisory lock, waiting up to ``lockWait`` for a sync
+    /// that holds it (e.g. one just killed, whose server session has not ended yet).
+    private func lockPatient(_ connection: PostgresConnection) async throws(SyncError) {
+        let deadline = ContinuousClock.now + lockWait
+        while true {
+            let locked = try await server {
+                try await connection.query(
+                    "SELECT pg_try_advisory_lock(hashtextextended('glucobridge-sync-patient:' || \(patient), 0))",
+                    logger: logger
+                ).collect().first?.decode(Bool.self) ?? false
+            }
+            if locked { return }
+            guard ContinuousClock.now < deadline else { throw .patientBusy(patient: patient, server: target.display) }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    /// Creates the patient and the store's cursor when missing (and keeps the patient's zone and
+    /// thresholds current), and reads the cursor.
+    private func prepare(_ connection: PostgresConnection, storeID: String) async throws(SyncError) -> [String: Int64] {
+        let thresholds = try local { try store.thresholds() }
+        let zone = store.timeZone.identifier
+        return try await server {
+            try await connection.withTransaction(logger: logger) { connection in
+                _ = try await connection.query(
+                    """
+                    INSERT INTO patient AS p (patient_id, time_zone, very_low_mgdl, low_mgdl, high_mgdl, very_high_mgdl)
+                    VALUES (\(patient), \(zone), \(thresholds.veryLow), \(thresholds.low), \(thresholds.high), \(thresholds.veryHigh))
+                    ON CONFLICT (patient_id) DO UPDATE SET time_zone = EXCLUDED.time_zone,
+                        very_low_mgdl = EXCLUDED.very_low_mgdl, low_mgdl = EXCLUDED.low_mgdl,
+                        high_mgdl = EXCLUDED.high_mgdl, very_high_mgdl = EXCLUDED.very_high_mgdl
+                    WHERE (p.time_zone, p.very_low_mgdl, p.low_mgdl, p.high_mgdl, p.very_high_mgdl)
+                        IS DISTINCT FROM (EXCLUDED.time_zone, EXCLUDED.very_low_mgdl, EXCLUDED.low_mgdl,
+                                          EXCLUDED.high_mgdl, EXCLUDED.very_high_mgdl)
+                    """, logger: logger
+                ).collect()
+                _ = try await connection.query(
+                    "INSERT INTO sync_cursor (patient_id, store_uid) VALUES (\(patient), \(storeID)) ON CONFLICT DO NOTHING",
+                    logger: logger
+                ).collect()
+                let row = try await connection.query(
+                    """
+                    SELECT source_id, import_run_id, glucose_reading_id, activity_session_id, change_seq
+                    FROM sync_cursor WHERE patient_id = \(patient) AND store_uid = \(storeID)
+                    """, logger: logger
+                ).collect().first
+                guard let values = try row?.decode((Int64, Int64, Int64, Int64, Int64).self) else { return [:] }
+                return [
+                    "source_id": values.0, "import_run_id": values.1, "glucose_reading_id": values.2,
+                    "activity_session_id": values.3, "change_seq": values.4,
+                ]
+            }
+        }
+    }
+
+    /// Sends the app's inserts, edits and removals from the change log after `sequence`.
+    private func sendChanges(
+        _ connection: PostgresConnection, storeID: String, after sequence: Int64, report: inout SyncReport
+    ) async throws(SyncError) {
+        var sequence = sequence
+        while true {
+            let changes = try local { try store.syncChanges(after: sequence, limit: batchSize) }
+            guard let last = changes.last?.sequence else { return }
+            var keys: [SyncEntity: [String]] = [:]
+            var seen = Set<String>()
+            for change in changes where seen.insert("\(change.entity.rawValue):\(change.key)").inserted {
+                keys[change.entity, default: []].append(change.key)
+            }
+            var current: [(SyncEntity, SyncRows, [String])] = []
+            for entity in SyncEntity.allCases {
+                guard let wanted = keys[entity] else { continue }
+                let rows = try local { try store.syncCurrentRows(entity, keys: wanted) }
+                let present = Set(rows.values(of: "key").compactMap { value -> String? in
+                    if case .text(let key) = value { return key }
+                    return nil
+                })
+                // A session is never removed from the server: device data is append-only.
+                let gone = entity == .session ? [] : wanted.filter { !present.contains($0) }
+                current.append((entity, rows, gone))
+            }
+            var deleted: [String: Int] = [:]
+            try await batch(connection, storeID: storeID, cursor: "change_seq", to: last, report: &report) { send in
+                for (entity, rows, gone) in current {
+                    let table = CentralTable.table(for: entity)
+                    if !rows.rows.isEmpty { try await send(table, rows) }
+                    if !gone.isEmpty {
+                        let count = try await connection.query(
+                            PostgresQuery(unsafeSQL: table.delete, binds: Self.binds(patient, gone)), logger: logger
+                        ).collect().first?.decode(Int.self) ?? 0
+                        deleted[table.name, default: 0] += count
+                    }
+                }
+            }
+            for (table, count) in deleted { report.deleted[table, default: 0] += count }
+            sequence = last
+        }
+    }
+
+    /// Runs one batch in one server transaction: `body` sends rows through the function it is
+    /// given, then the cursor `column` of this store moves to `position`.
+    private func batch(
+        _ connection: PostgresConnection, storeID: String, cursor column: String, to position: Int64,
+        report: inout SyncReport,
+        _ body: (_ send: (CentralTable, SyncRows) async throws -> Void) async throws -> Void
+    ) async throws(SyncError) {
+        var written: [String: Int] = [:]
+        let patient = self.patient
+        let logger = self.logger
+        try await server {
+            try await connection.withTransaction(logger: logger) { connection in
+                try await body { table, rows in
+                    if table.bySource {
+                        // A source added after this sync read the sources: created here, its
+                        // model sent by the next sync.
+                        _ = try await connection.query(
+                            PostgresQuery(
+                                unsafeSQL: """
+                                    INSERT INTO source (patient_id, family, serial)
+                                    SELECT $1, r.family, r.serial FROM json_to_recordset($2::json) AS r(family text, serial text)
+                                    ON CONFLICT DO NOTHING
+                                    """,
+                                binds: Self.binds(patient, rows.sources.json)),
+                            logger: logger
+                        ).collect()
+                    }
+                    var binds = Self.binds(patient, rows.json)
+                    if table.byStore { binds.append(storeID) }
+                    let count = try await connection.query(PostgresQuery(unsafeSQL: table.upsert, binds: binds), logger: logger)
+                        .collect().first?.decode(Int.self) ?? 0
+                    written[table.name, default: 0] += count
+                }
+                _ = try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            UPDATE sync_cursor SET \(column) = $3, last_batch_at = now()
+                            WHERE patient_id = $1 AND store_uid = $2
+                            """,
+                        binds: Self.binds(patient, storeID, position)),
+                    logger: logger
+                ).collect()
+            }
+        }
+        report.batches += 1
+        for (table, count) in written { report.written[table, default: 0] += count }
+        logger.debug("batch committed", metadata: ["cursor": "\(column)", "position": "\(position)"])
+    }
+
+    // MARK: - Plumbing
+
+    private func connect() async throws(SyncError) -> PostgresConnection {
+        let configuration = PostgresConnection.Configuration(
+            host: target.host, port: target.port, username: target.user, password: password,
+            database: target.database, tls: try target.tls())
+        do {
+            return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        } catch {
+            throw .unreachable(server: target.display, reason: Self.describe(error))
+        }
+    }
+
+    private static func binds(_ values: any PostgresDynamicTypeEncodable...) -> PostgresBindings {
+        var binds = PostgresBindings()
+        for value in values { binds.append(value) }
+        return binds
+    }
+
+    private func local<T>(_ body: () throws -> T) throws(SyncError) -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw .store(error)
+        } catch {
+            throw .store(.database("\(error)"))
+        }
+    }
+
+    private func server<T>(_ body: () async throws -> T) async throws(SyncError) -> T {
+        do {
+            return try await body()
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw .server(Self.describe(error))
+        }
+    }
+
+    /// The server's own message when there is one (PSQLError hides it from `description`).
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PostgresTransactionError {
+            if let inner = error.closureError ?? error.commitError ?? error.beginError { return describe(inner) }
+        }
+        if let error = error as? SyncError { return error.description }
+        if let error = error as? PSQLError {
+            if let info = error.serverInfo, let message = info[.message] {
+                return [message, info[.detail]].compactMap { $0 }.joined(separator: ": ")
+            }
+            if let underlying = error.underlying { return "\(underlying)" }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+}
+
+/// Applies the central schema's missing migrations, one transaction each, under a
+/// transaction-level advisory lock so that concurrent first syncs apply them once.
+struct CentralMigrator {
+    var logger: Logger
+    var server: String
+
+    func migrate(_ connection: PostgresConnection) async throws(SyncError) {
+        let known = CentralSchema.migrations.count
+        do {
+            try await connection.withTransaction(logger: logger) { connection in
+                _ = try await connection.query(
+                    "SELECT pg_advisory_xact_lock(hashtextextended('glucobridge-central-schema', 0))", logger: logger
+                ).collect()
+                _ = try await connection.query(PostgresQuery(unsafeSQL: CentralSchema.versionTable), logger: logger).collect()
+                let current = try await connection.query(
+                    "SELECT coalesce(max(version), 0) FROM sync_schema_version", logger: logger
+                ).collect().first?.decode(Int.self) ?? 0
+                guard current <= known else {
+                    throw SyncError.newerCentralSchema(server: server, version: current, known: known)
+                }
+                for version in (current + 1)..<(known + 1) {
+                    for statement in CentralSchema.migrations[version - 1] {
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()
+                    }
+                    _ = try await connection.query(
+                        "INSERT INTO sync_schema_version (version) VALUES (\(version))", logger: logger
+                    ).collect()
+                }
+            }
+        } catch {
+            if let inner = (error as? PostgresTransactionError)?.closureError as? SyncError { throw inner }
+            throw .server("the central schema could not be applied: \(StoreSync.describe(error))")
+        }
+    }
+}
