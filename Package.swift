@@ -47,9 +47,9 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
         // The consensus CGM metrics of a period and the AGP curve, from stored readings.
-        .target(name: "Metrics", dependencies: ["Model", "Store"]),
+        .target(name: "GlucoseMetrics", dependencies: ["Model", "Store"]),
         // The AGP report page: one self-contained HTML file with inline SVG.
-        .target(name: "Report", dependencies: ["Metrics", "Model", "Store"]),
+        .target(name: "Report", dependencies: ["GlucoseMetrics", "Model", "Store"]),
         // Wires a transport, a driver, ingest and the store into one import.
         .target(
             name: "Importer",
@@ -85,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "glucobridge",
             dependencies: [
-                "Importer", "Ingest", "Store", "Transport", "Drivers", "Capture", "Model", "Setup", "Daemon", "Metrics", "Report",
+                "Importer", "Ingest", "Store", "Transport", "Drivers", "Capture", "Model", "Setup", "Daemon", "GlucoseMetrics", "Report",
                 "Sync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -130,8 +130,8 @@ let package = Package(
             ]),
         .testTarget(name: "CLITests", dependencies: ["glucobridge", "Store", "Model", "Ingest", "Simulators", "TestSupport"]),
         .testTarget(
-            name: "MetricsTests",
-            dependencies: ["Metrics", "Report", "Store", "Model", "Simulators", "Importer", "TestSupport"]),
+            name: "GlucoseMetricsTests",
+            dependencies: ["GlucoseMetrics", "Report", "Store", "Model", "Simulators", "Importer", "TestSupport"]),
         .testTarget(
             name: "SetupTests",
             dependencies: ["Setup", "Drivers", "Transport", "Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

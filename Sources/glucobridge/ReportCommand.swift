@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Metrics
+import GlucoseMetrics
 import Model
 import Report
 import Store

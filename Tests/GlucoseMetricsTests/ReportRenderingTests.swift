@@ -1,5 +1,5 @@
 import Foundation
-import Metrics
+import GlucoseMetrics
 import Model
 import Report
 import Simulators
