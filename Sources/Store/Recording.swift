@@ -114,11 +114,11 @@ struct Recorder {
                     try parameters.bind(dayIDs[run.date], at: index)
                     try parameters.bind(times(i), at: index + 1)
                     try parameters.bind(reading.mgdl, at: index + 2)
-                    try parameters.bind(constant: reading.unit.rawValue, at: index + 3)
-                    try parameters.bind(constant: thresholds.storeTag(mgdl: reading.mgdl, unit: reading.unit).rawValue, at: index + 4)
-                    try parameters.bind(constant: reading.flag?.rawValue, at: index + 5)
-                    try parameters.bind(constant: reading.kind.rawValue, at: index + 6)
-                    try parameters.bind(constant: reading.trend?.rawValue, at: index + 7)
+                    try parameters.bind(constant: Constants.unit(reading.unit), at: index + 3)
+                    try parameters.bind(constant: Constants.tag(thresholds.storeTag(mgdl: reading.mgdl, unit: reading.unit)), at: index + 4)
+                    try parameters.bind(constant: Constants.flag(reading.flag), at: index + 5)
+                    try parameters.bind(constant: Constants.kind(reading.kind), at: index + 6)
+                    try parameters.bind(constant: Constants.trend(reading.trend), at: index + 7)
                     try parameters.bind(reading.noise.map(Int64.init), at: index + 8)
                     try parameters.bind(sourceID, at: index + 9)
                     try parameters.bind(keys(i), at: index + 10)
@@ -209,10 +209,10 @@ private struct Parameters {
         try check(sqlite3_bind_double(statement, index, value))
     }
 
-    /// Binds text that lives as long as the process (a name from a fixed set), without a copy.
-    func bind(constant value: String?, at index: Int32) throws {
-        guard let value else { return try check(sqlite3_bind_null(statement, index)) }
-        try check(sqlite3_bind_text(statement, index, ConstantText.pointer(value), -1, nil))
+    /// Binds NUL-terminated text that lives as long as the process, without a copy; nil binds NULL.
+    func bind(constant text: UnsafePointer<CChar>?, at index: Int32) throws {
+        guard let text else { return try check(sqlite3_bind_null(statement, index)) }
+        try check(sqlite3_bind_text(statement, index, text, -1, nil))
     }
 
     /// Binds UTF-8 bytes that stay in place until the statement has run, without a copy; nil
@@ -248,20 +248,29 @@ private struct Parameters {
     }
 }
 
-/// NUL-terminated copies of the short names bound as glucose text (units, tags, flags, kinds,
-/// trends), made once and kept for the life of the process.
-private enum ConstantText {
-    /// Never written after it is made, and the text it points at never changes.
-    nonisolated(unsafe) private static let pointers: [String: UnsafePointer<CChar>] = {
-        var names = GlucoseUnit.allCases.map(\.rawValue) + GlucoseTag.allCases.map(\.rawValue)
-        names += RangeFlag.allCases.map(\.rawValue) + ReadingKind.allCases.map(\.rawValue) + Trend.allCases.map(\.rawValue)
-        return Dictionary(uniqueKeysWithValues: names.map { ($0, UnsafePointer(strdup($0)!)) })
-    }()
+/// NUL-terminated copies of the names of one kind of glucose value (units, tags, flags, kinds,
+/// trends), made once and kept for the life of the process; found by case, without hashing.
+private struct ConstantText<Name: CaseIterable & RawRepresentable & Equatable> where Name.RawValue == String {
+    private let pointers: [(name: Name, text: UnsafePointer<CChar>)]
 
-    static func pointer(_ name: String) -> UnsafePointer<CChar> {
-        guard let pointer = pointers[name] else { preconditionFailure("\(name) is not a glucose constant") }
-        return pointer
+    init() {
+        pointers = Name.allCases.map { ($0, UnsafePointer(strdup($0.rawValue)!)) }
     }
+
+    func callAsFunction(_ name: Name?) -> UnsafePointer<CChar>? {
+        guard let name else { return nil }
+        return pointers.first { $0.name == name }?.text
+    }
+}
+
+/// The glucose values bound as constant text. Never written after they are made, and the text
+/// they point at never changes.
+private enum Constants {
+    nonisolated(unsafe) static let unit = ConstantText<GlucoseUnit>()
+    nonisolated(unsafe) static let tag = ConstantText<GlucoseTag>()
+    nonisolated(unsafe) static let flag = ConstantText<RangeFlag>()
+    nonisolated(unsafe) static let kind = ConstantText<ReadingKind>()
+    nonisolated(unsafe) static let trend = ConstantText<Trend>()
 }
 
 /// One text value per row (or none), their UTF-8 bytes kept end to end in one array, so that a
