@@ -273,8 +273,11 @@ extension Migrations {
             -- AUTOINCREMENT: a sequence number is never given twice, even after old entries go.
             CREATE TABLE sync_change (
                 seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                entity TEXT NOT NULL CHECK (entity IN ('glucose', 'insulin', 'meal', 'exercise', 'illness',
-                                                       'stress', 'day', 'session')),
+                -- Comparisons joined by OR, not an IN list: SQLite 3.40 builds a temporary B-tree for
+                -- an IN list each time it checks a row (see v5).
+                entity TEXT NOT NULL CHECK (entity = 'glucose' OR entity = 'insulin' OR entity = 'meal'
+                                            OR entity = 'exercise' OR entity = 'illness' OR entity = 'stress'
+                                            OR entity = 'day' OR entity = 'session'),
                 key TEXT NOT NULL CHECK (key <> '')
             );
 
