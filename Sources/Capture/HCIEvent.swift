@@ -78,7 +78,7 @@ public enum HCIEvent: Sendable, Equatable {
     public static let leExtendedAdvertisingReportSubevent: UInt8 = 0x0D
 
     /// Decodes an event's parameters; the events listed above must have their full layout
-    /// [research ble-band.md §1.2].
+    /// [BlueZ lib/bluetooth/hci.h].
     public init(code: UInt8, parameters p: [UInt8]) throws(HCIDecodeError) {
         switch code {
         case Self.disconnectionCompleteCode:

@@ -37,7 +37,7 @@ public struct L2CAPFrame: Sendable, Equatable {
 }
 
 /// Rebuilds L2CAP frames from the ACL fragments of one connection in one direction
-/// [noble lib/hci-socket/hci.js `onSocketData`; research ble-band.md §1.3]: a start fragment
+/// [noble lib/hci-socket/hci.js `onSocketData`; BlueZ monitor/l2cap.c]: a start fragment
 /// opens a frame of the length its basic header announces, continuations append, the frame is
 /// delivered when complete.
 public struct L2CAPReassembler: Sendable {

@@ -58,7 +58,7 @@ public struct CapturedAdvertisingReport: Sendable, Equatable {
 }
 
 /// What a btsnoop capture says about LE links: connections and their ATT streams (ACL reassembled
-/// per connection and direction), and advertising reports [research ble-band.md §3].
+/// per connection and direction), and advertising reports [BlueZ lib/bluetooth/hci.h].
 ///
 /// Only ACL on handles that an LE (Enhanced) Connection Complete opened is reassembled; other ACL
 /// (classic BR/EDR links, links opened before the capture began) is counted and skipped. Handles

@@ -10,7 +10,7 @@ import TestSupport
 import Transport
 import XCTest
 
-/// A record store behind a simulated Record Access Control Point (research/ble-band.md §1.6.4):
+/// A record store behind a simulated Record Access Control Point (gatt-xml record_access_control_point):
 /// counts and reports the records whose index (CGM time offset, meter sequence number) the
 /// request's filter selects, with the response codes a test chooses.
 final class RACPServer {

@@ -4,7 +4,7 @@ import TestSupport
 import XCTest
 
 /// CGMS characteristics: measurement records, feature, status, session start and run time, and
-/// the reading time derived from them (research/ble-band.md §1.6.1–§1.6.3).
+/// the reading time derived from them (Continuous Glucose Monitoring Service 1.0.2).
 final class CGMSTests: XCTestCase {
     /// Nordic's two CGM records, decoded with their CRCs checked.
     func testNordicRecordsDecodeWithValidCRC() throws {

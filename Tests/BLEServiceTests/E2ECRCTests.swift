@@ -2,7 +2,7 @@ import Drivers
 import TestSupport
 import XCTest
 
-/// The CGMS E2E-CRC (CRC-16/MCRF4XX) against the check values of research/ble-band.md §1.6.2.
+/// The CGMS E2E-CRC (CRC-16/MCRF4XX) against the check values of Android-BLE-Common-Library CRC16Test.
 final class E2ECRCTests: XCTestCase {
     func testCheckValues() {
         XCTAssertEqual(E2ECRC.checksum(Array("123456789".utf8)), 0x6F91)

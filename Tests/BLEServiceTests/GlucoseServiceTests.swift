@@ -4,7 +4,7 @@ import Model
 import TestSupport
 import XCTest
 
-/// Glucose Measurement and Glucose Measurement Context (research/ble-band.md §1.6.6).
+/// Glucose Measurement and Glucose Measurement Context (Glucose Service 1.0).
 final class GlucoseServiceTests: XCTestCase {
     func testMeasurementInKilogramsPerLitre() throws {
         let measurement = try GlucoseMeasurement.decode(hexBytes("1B 05 00 E8 07 03 0A 08 0F 00 FB FF 69 B0 11 01 00"))

@@ -2,7 +2,7 @@ import Drivers
 import TestSupport
 import XCTest
 
-/// Heart Rate Measurement and Body Sensor Location edge cases (research/ble-band.md §1.5).
+/// Heart Rate Measurement and Body Sensor Location edge cases (Heart Rate Service 1.0, §3.1–§3.2).
 final class HeartRateTests: XCTestCase {
     func testRRIntervalsAreIn1024thsOfASecond() throws {
         let measurement = try HeartRateMeasurement.decode(hexBytes("16 4B 34 03 16 03"))

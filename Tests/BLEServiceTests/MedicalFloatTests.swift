@@ -1,7 +1,8 @@
 import Drivers
 import XCTest
 
-/// IEEE 11073-20601 SFLOAT/FLOAT, against the examples and special words of research/ble-band.md §1.6.7.
+/// IEEE 11073-20601 SFLOAT/FLOAT, against the examples of HL7/phd MderFLOATsandSFLOATs
+/// and Nordic's CGM tests, and the special words of Wireshark ftype-ieee-11073-float.c.
 final class MedicalFloatTests: XCTestCase {
     func testSFLOATExamplesFromHL7AndNordic() {
         let cases: [(UInt16, Int32, Int8, Double)] = [

@@ -2,7 +2,7 @@ import Drivers
 import TestSupport
 import XCTest
 
-/// RACP requests and responses (research/ble-band.md §1.6.4).
+/// RACP requests and responses (gatt-xml record_access_control_point).
 final class RACPTests: XCTestCase {
     func testRequestEncoding() {
         XCTAssertEqual(RACPRequest.reportStoredRecords(.all).bytes, hexBytes("01 01"))

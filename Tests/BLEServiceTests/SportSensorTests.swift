@@ -2,7 +2,7 @@ import Drivers
 import TestSupport
 import XCTest
 
-/// RSC and CSC measurements, and speed/cadence across counter rollovers (research/ble-band.md §1.5).
+/// RSC and CSC measurements, and speed/cadence across counter rollovers (gatt-xml rsc_measurement, csc_measurement).
 final class SportSensorTests: XCTestCase {
     func testRSCWithStrideAndDistance() throws {
         // Running, 3.5 m/s (896/256), 168/min, stride 1.25 m, 10 km.

@@ -51,7 +51,8 @@ final class DexcomNormaliseTests: XCTestCase {
     }
 
     /// G5 (revision 4, 23 bytes) and G6 (revision 5, 25 bytes) EGV layouts. No raw G5/G6 pages are
-    /// public, so these records are built to the layout in research/cgm-usb.md §1.5.
+    /// public, so these records are built to the layout Tidepool's dexcomDriver.js parseEgvRecords
+    /// reads (https://github.com/tidepool-org/uploader).
     func testG5AndG6RecordLayouts() throws {
         for (revision, length) in [(UInt8(4), 23), (UInt8(5), 25)] {
             var record = [UInt8](repeating: 0, count: length - 2)

@@ -7,7 +7,7 @@ import Foundation
 /// Sources: Bluetooth SIG GATT XML cgm_measurement, cgm_feature, cgm_status,
 /// cgm_session_start_time, cgm_session_run_time, time_zone, dst_offset (oesmith/gatt-xml);
 /// NordicSemiconductor Android-BLE-Common-Library ContinuousGlucoseMeasurementDataCallback (record
-/// size rule); research/ble-band.md §1.6.1–§1.6.5 (CGMS v1.0.2).
+/// size rule); Continuous Glucose Monitoring Service 1.0.2.
 ///
 /// E2E-CRC: when the CGM Feature sets bit 12 every CGMS value carries a CRC (see E2ECRC.swift). The
 /// decoders take `e2eCRC: Bool?` — true: the CRC must be there and match; false: it must not be
@@ -27,7 +27,7 @@ public struct CGMMeasurement: Sendable, Equatable {
     /// Minutes since the Session Start Time.
     public var timeOffsetMinutes: UInt16
     /// The annunciation octets as sent, in flag-bit order. Which 8 status bits each holds is an
-    /// open question (research §1.6.5), so they stay raw with the flag bit that announced them.
+    /// open question (the gatt-xml bit list does not say, and implementations differ), so they stay raw with the flag bit that announced them.
     public var annunciation: [CGMAnnunciationOctet]
     /// (mg/dL)/min, when flag bit 0 is set.
     public var trend: MedicalFloat?

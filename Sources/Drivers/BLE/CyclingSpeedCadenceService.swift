@@ -2,8 +2,8 @@
 /// cadence derived from two successive measurements.
 ///
 /// Sources: Bluetooth SIG GATT XML org.bluetooth.characteristic.csc_measurement
-/// (oesmith/gatt-xml); research/ble-band.md §1.5 (cadence = Δcrank ÷ (Δtime/1024) × 60 with
-/// wrap-around of the counters).
+/// (https://github.com/oesmith/gatt-xml); Cycling Speed and Cadence Service 1.0. The cadence
+/// follows from the field units: Δcrank ÷ (Δtime/1024) × 60, with wrap-around of the counters.
 
 /// One CSC Measurement notification.
 ///

@@ -2,8 +2,8 @@
 /// first, no final XOR (the CRC-16/MCRF4XX parameters), over every byte of the record or value
 /// before the CRC, size byte included; it travels little-endian.
 ///
-/// Source: research/ble-band.md §1.6.2 (gatt-xml cgm_measurement.xml E2E-CRC field;
-/// Android-BLE-Common-Library CRC16.MCRF4XX). Check values: "123456789" → 0x6F91, "A" → 0x5C0A.
+/// Sources: Bluetooth SIG GATT XML cgm_measurement, E2E-CRC field (oesmith/gatt-xml);
+/// NordicSemiconductor Android-BLE-Common-Library CRC16.MCRF4XX. Check values: "123456789" → 0x6F91, "A" → 0x5C0A.
 public enum E2ECRC {
     private static let table: [UInt16] = (0..<256).map { byte -> UInt16 in
         var crc = UInt16(byte)

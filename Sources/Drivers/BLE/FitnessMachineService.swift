@@ -7,8 +7,8 @@
 /// GSS-derived); incyclist/devices parseIndoorBikeData. Feature bits — incyclist/devices
 /// FitnessMachineFeatureFlag / TargetSettingFeatureFlag and bluetooth-sig-python
 /// fitness_machine_feature.py (which names machine bit 8 "stair count" where incyclist says
-/// "stride count", and stops the target bits at 13); the SIG XML for 0x2ACC has no field list. research/ble-band.md §1.5
-/// lists the UUIDs only.
+/// "stride count", and stops the target bits at 13); the SIG XML for 0x2ACC has no field list. UUIDs: BlueZ
+/// src/shared/util.c.
 ///
 /// Covered: every field of Treadmill Data and Indoor Bike Data that the flags can announce, and both
 /// 32-bit bit fields of the Feature. Two field widths are disputed between sources, and the value's

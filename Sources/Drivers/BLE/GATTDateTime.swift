@@ -5,8 +5,8 @@ import Model
 /// A wall clock without a zone: the Glucose service's base time and the CGM Session Start Time
 /// (which adds its zone separately) use it.
 ///
-/// Source: Bluetooth SIG GATT XML org.bluetooth.characteristic.date_time (research/ble-band.md
-/// §1.6.3).
+/// Source: Bluetooth SIG GATT XML org.bluetooth.characteristic.date_time
+/// (https://github.com/oesmith/gatt-xml).
 public struct GATTDateTime: Sendable, Equatable, Hashable, CustomStringConvertible {
     public var year: Int
     public var month: Int

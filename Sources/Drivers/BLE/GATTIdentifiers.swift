@@ -1,7 +1,7 @@
 /// 16-bit UUIDs of the GATT services and characteristics whose values glucobridge decodes.
 ///
 /// Sources: BlueZ src/shared/util.c UUID names; Bluetooth SIG GATT XML (oesmith/gatt-xml) service
-/// definitions; research/ble-band.md §1.5 and §1.6.
+/// definitions; Bluetooth SIG Assigned Numbers.
 public enum BLEService: UInt16, Sendable, CaseIterable, CustomStringConvertible {
     case glucose = 0x1808
     case heartRate = 0x180D

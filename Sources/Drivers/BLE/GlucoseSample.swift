@@ -2,7 +2,7 @@
 /// (0x2A18) carry them: one byte, type in the low nibble, location in the high nibble.
 ///
 /// Source: Bluetooth SIG GATT XML cgm_feature.xml (note 2: type = least significant nibble) and
-/// glucose_measurement.xml; research/ble-band.md §1.6.3.
+/// glucose_measurement.xml (https://github.com/oesmith/gatt-xml).
 public struct GlucoseSample: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// Low nibble: 1 capillary whole blood, 2 capillary plasma, 3 venous whole blood, 4 venous
     /// plasma, 5 arterial whole blood, 6 arterial plasma, 7 undetermined whole blood, 8 undetermined

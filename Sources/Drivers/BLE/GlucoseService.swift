@@ -6,7 +6,7 @@ import Model
 /// Sources: Bluetooth SIG GATT XML glucose_measurement and glucose_measurement_context
 /// (oesmith/gatt-xml); NordicSemiconductor Android-BLE-Common-Library
 /// GlucoseMeasurementContextDataCallback (tester = low nibble, health = high nibble, as the XML's
-/// nibble note says); research/ble-band.md §1.6.6.
+/// nibble note says); Glucose Service 1.0.
 ///
 /// Units: the concentration arrives in kg/L or mol/L (flag bit 2). 1 kg/L = 10⁶ mg per 10 dL, so
 /// mg/dL = kg/L × 100 000; mmol/L = mol/L × 1000, and mmol/L becomes mg/dL with the project's one

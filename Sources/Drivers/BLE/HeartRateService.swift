@@ -2,7 +2,8 @@
 /// 0x2A38 (read), Heart Rate Control Point 0x2A39 (write).
 ///
 /// Sources: Bluetooth SIG GATT XML org.bluetooth.characteristic.heart_rate_measurement,
-/// body_sensor_location, heart_rate_control_point (oesmith/gatt-xml); research/ble-band.md §1.5.
+/// body_sensor_location, heart_rate_control_point (https://github.com/oesmith/gatt-xml); Heart
+/// Rate Service 1.0, §3.1–§3.3.
 
 /// One Heart Rate Measurement notification.
 ///
@@ -26,7 +27,7 @@ public struct HeartRateMeasurement: Sendable, Equatable {
     /// Flag bits 1–2 as sent (0…3).
     public var contactBits: UInt8
     /// Cumulative energy expended since the last reset, kJ (the XML's flag text says kJ while the
-    /// field's unit tag says joule; research §1.5 takes kJ).
+    /// field's unit tag says joule; the flag text is followed).
     public var energyExpendedKilojoules: Int?
     /// RR-intervals as sent, in 1/1024 s, oldest first.
     public var rrIntervals: [UInt16]

@@ -1,7 +1,7 @@
 /// An IEEE 11073-20601 SFLOAT (16 bit) or FLOAT (32 bit) number as GATT health characteristics
 /// carry it: mantissa × 10^exponent, or one of the reserved special values.
 ///
-/// Layout (research/ble-band.md §1.6.7; HL7/phd MderFLOATsandSFLOATs; Wireshark
+/// Layout (IEEE 11073-20601; HL7/phd MderFLOATsandSFLOATs; Wireshark
 /// ftype-ieee-11073-float.c): SFLOAT = signed 4-bit exponent (high nibble) and signed 12-bit
 /// mantissa; FLOAT = signed 8-bit exponent (high byte) and signed 24-bit mantissa; both two's
 /// complement. With exponent 0 the mantissas +max, −max−1, +max−1, −max+1 and −max are NaN, NRes

@@ -2,8 +2,8 @@
 /// requests written to it, and the indications that answer them.
 ///
 /// Sources: Bluetooth SIG GATT XML record_access_control_point (oesmith/gatt-xml);
-/// NordicSemiconductor Android-BLE-Common-Library RecordAccessControlPointData;
-/// research/ble-band.md §1.6.4.
+/// NordicSemiconductor Android-BLE-Common-Library RecordAccessControlPointData
+/// (https://github.com/NordicSemiconductor/Android-BLE-Common-Library).
 ///
 /// Request: opcode u8, operator u8, operand. Opcodes 1 report stored records, 2 delete stored
 /// records, 3 abort, 4 report number of stored records; operators 0 null, 1 all, 2 ≤, 3 ≥, 4 within

@@ -1,9 +1,9 @@
 /// Running Speed and Cadence service 0x1814: RSC Measurement 0x2A53 (notify).
 ///
 /// Sources: Bluetooth SIG GATT XML org.bluetooth.characteristic.rsc_measurement (oesmith/gatt-xml);
-/// the SIG GSS as rendered in the trouble-host docs (constant RSC_MEASUREMENT);
-/// research/ble-band.md §1.5. Whether the cadence counts steps or strides is not stated there
-/// (research §7 open point 4): it is kept as the sensor's "per minute" number.
+/// the SIG GSS as rendered in the trouble-host docs (constant RSC_MEASUREMENT). Whether the
+/// cadence counts steps or strides is not stated there: it is kept as the sensor's "per minute"
+/// number.
 
 /// One RSC Measurement notification.
 ///

@@ -15,7 +15,7 @@ public struct ResampledActivity: Sendable, Equatable {
 ///   in any order and from several sensors of one device.
 /// - Heart rate, cadence and speed are the means of the minute's usable values. A heart rate is
 ///   usable with skin contact (or when the sensor does not report contact) and within
-///   30–220 bpm (research §5.3, step 1); cadence, speed and running totals must be numbers ≥ 0.
+///   30–220 bpm; cadence, speed and running totals must be numbers ≥ 0.
 ///   Cadence from a ``ActivitySensor/cycling`` sensor is crank cadence, any other is step cadence.
 /// - Distance and energy are running totals on the sensors: a minute gets the sum of the
 ///   increases between consecutive samples of the same sensor ending in that minute. A total
@@ -28,7 +28,7 @@ public struct ResampledActivity: Sendable, Equatable {
 ///   `heart-rate-out-of-range`, `invalid-cadence`, `invalid-speed`, `invalid-distance`,
 ///   `invalid-energy`, and whole samples timed outside years 0001–9999: `invalid-time`.
 public enum ActivityResampler {
-    /// Heart rates outside this range are sensor artefacts (research §5.3, step 1).
+    /// Heart rates outside this range are sensor artefacts.
     public static let plausibleHeartRate = 30.0...220.0
 
     public static func minutes(from samples: [ActivitySample]) -> ResampledActivity {

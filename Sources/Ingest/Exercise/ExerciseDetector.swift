@@ -6,7 +6,7 @@ import Model
 /// active minutes into sessions, then names and grades each session. Pure: the same samples and profile always
 /// give the same sessions, with the same keys, so a re-import adds nothing.
 ///
-/// Sessions (research §5.3, steps 4–7, after the accelerometer convention of Troiano et al.,
+/// Sessions (after the accelerometer convention of Troiano et al.,
 /// Med Sci Sports Exerc 2008, as tabled in Am J Epidemiol 2016, PMC5100839):
 /// - Active minutes separated by at most ``Configuration/maximumGapMinutes`` inactive or absent
 ///   minutes (default 2) are joined. A joined span whose inactive minutes exceed
@@ -16,7 +16,7 @@ import Model
 ///   ``Configuration/minimumMinutes`` (default 10, the bout length of the 2010 WHO guidelines and
 ///   of MVPA bouts in accelerometry; configurable, Gadgetbridge uses 5).
 /// - Intensity: the class of most of its active minutes; a tie goes to the higher class, so a
-///   session with as many vigorous as moderate minutes is vigorous (research §5.3, step 5).
+///   session with as many vigorous as moderate minutes is vigorous.
 /// - Name: `Cycling` when a bike sensor moved in at least as many active minutes as steps were
 ///   counted; otherwise, when steps were counted in more than half the active minutes, `Running`
 ///   if their median cadence is ≥ 140 steps/min or most minutes with a gait say running,
@@ -62,7 +62,7 @@ public struct ExerciseDetector: Sendable {
     public var classifier: IntensityClassifier
     public var configuration: Configuration
 
-    /// Running: median step cadence at or above this (research §5.3, step 6).
+    /// Running: median step cadence at or above this (Gadgetbridge's StepAnalysis.java uses 120).
     public static let runningCadence = 140.0
     /// Walking: median step cadence at or above this.
     public static let walkingCadence = 60.0

@@ -32,7 +32,7 @@ public struct MinuteAssessment: Sendable, Equatable {
 /// Classes activity minutes as light, moderate or vigorous.
 ///
 /// Each measure a minute has gives a class; the minute takes the highest, since heart rate lags
-/// behind effort at the start of a bout (research §5.3, step 2). On equal classes heart rate is
+/// behind effort at the start of a bout. On equal classes heart rate is
 /// named as the basis.
 ///
 /// - **Heart rate**, when the profile gives a maximum (user-set, else Tanaka 208 − 0.7 × age):
@@ -46,7 +46,7 @@ public struct MinuteAssessment: Sendable, Equatable {
 /// - **Step cadence**: light < 100, moderate 100–129, vigorous ≥ 130 steps/min
 ///   (Tudor-Locke et al., CADENCE-Adults, Int J Behav Nutr Phys Act 2019;16:8: ≈ 3 and 6 METs in
 ///   21–40-year-olds; 100 steps/min holds at 61–85 years, IJBNPA 2023). A minute of ≥ 40
-///   steps/min is active at any class, after Gadgetbridge's step analysis (research §5.1).
+///   steps/min is active at any class, after Gadgetbridge's StepAnalysis.java.
 /// - **Bike**: by speed, light < 5 mph (2.24 m/s), moderate 5–9 mph, vigorous ≥ 10 mph
 ///   (4.47 m/s), as in the U.S. DHHS table of activities by intensity ("Promoting Physical
 ///   Activity", 1999, per CDC and ACSM guidelines); pedalling without a speed is light. Any

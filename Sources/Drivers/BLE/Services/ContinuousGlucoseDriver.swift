@@ -2,7 +2,7 @@ import Foundation
 import Model
 import Transport
 
-/// Continuous Glucose Monitoring service 0x181F (research/ble-band.md §1.6).
+/// Continuous Glucose Monitoring service 0x181F (Continuous Glucose Monitoring Service 1.0.2).
 ///
 /// Start: reads the CGM Feature (whether values carry an E2E-CRC), the CGM Status (the sensor's
 /// current time offset) and the Session Start Time, then subscribes to CGM Measurement and, for

@@ -2,7 +2,7 @@ import Foundation
 import Model
 import Transport
 
-/// Glucose service 0x1808, as blood-glucose meters offer it (research/ble-band.md §1.6.6).
+/// Glucose service 0x1808, as blood-glucose meters offer it (Glucose Service 1.0).
 ///
 /// Start: subscribes to Glucose Measurement and Glucose Measurement Context (notifications) and
 /// to the Record Access Control Point (indications). Download: the stored records with a sequence

@@ -3,7 +3,7 @@ import Model
 import Transport
 
 /// The download of stored records through a Record Access Control Point (shared by the CGM and
-/// Glucose services; research/ble-band.md §1.6.4): ask how many records match, then ask for
+/// Glucose services; gatt-xml record_access_control_point): ask how many records match, then ask for
 /// them. The records arrive as measurement notifications, which the link hands to the driver
 /// that owns them, before the final response code.
 ///

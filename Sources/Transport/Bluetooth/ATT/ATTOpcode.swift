@@ -1,4 +1,4 @@
-/// ATT PDU opcodes [BlueZ src/shared/att-types.h; research ble-band.md §1.4].
+/// ATT PDU opcodes [BlueZ src/shared/att-types.h].
 public enum ATTOpcode: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case errorResponse = 0x01
     case exchangeMTURequest = 0x02

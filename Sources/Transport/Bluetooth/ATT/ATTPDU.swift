@@ -47,7 +47,7 @@ public struct ATTGroupValue: Sendable, Equatable {
     }
 }
 
-/// One ATT PDU, decoded [research ble-band.md §1.4; BlueZ src/shared/att-types.h]. Multi-byte
+/// One ATT PDU, decoded [BlueZ src/shared/att-types.h]. Multi-byte
 /// fields are little-endian. PDUs glucobridge does not use are kept raw as `.other`.
 public enum ATTPDU: Sendable, Equatable {
     case errorResponse(request: UInt8, handle: UInt16, error: ATTErrorCode)

@@ -1,7 +1,7 @@
 import Capture
 import Foundation
 
-/// The GATT client: runs ATT over any bearer [research ble-band.md §1.4; procedures as BlueZ
+/// The GATT client: runs ATT over any bearer [BlueZ src/shared/att-types.h; procedures as BlueZ
 /// src/shared/gatt-helpers.c and att.c do them].
 ///
 /// One request is outstanding at a time. Notifications and indications that arrive while a

@@ -6,7 +6,7 @@ import Foundation
     import Glibc
 #endif
 
-/// An LE scan on a raw HCI socket through libbluetooth [research ble-band.md §2.2], as
+/// An LE scan on a raw HCI socket through libbluetooth [BlueZ lib/bluetooth/hci.c], as
 /// `hcitool lescan` does it: set scan parameters, enable, read LE Meta events through a filter,
 /// disable and restore the filter. Controllers that refuse the legacy commands (BT 5 controllers
 /// already driven with extended commands answer Command Disallowed) get the LE extended scan

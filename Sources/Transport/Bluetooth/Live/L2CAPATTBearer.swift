@@ -20,7 +20,7 @@ public enum BLESecurity: UInt8, Sendable, Comparable {
 }
 
 /// The live bearer: an L2CAP socket on the LE ATT fixed channel (CID 4), as BlueZ's
-/// btgatt-client opens it [research ble-band.md §2.3]. The kernel creates the LE link on
+/// btgatt-client opens it [BlueZ tools/btgatt-client.c]. The kernel creates the LE link on
 /// `connect`; each read or write is one ATT PDU (SOCK_SEQPACKET). Needs no capability.
 public final class L2CAPATTBearer: ATTBearer {
     public let peer: BLEPeer
