@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        // TLS settings for the central PostgreSQL (Sync); the version postgres-nio resolves to.
+        .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
     ],
     targets: [
         // C libraries, through pkg-config.
@@ -28,17 +30,25 @@ let package = Package(
             name: "CBluetooth", pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]),
 
-        // Value types shared by every layer: readings, tags, thresholds, sources.
+        // Value types shared by every layer: readings, glucose units and input, exercise and activity,
+        // device downloads and import batches, the user profile, civil dates.
         .target(name: "Model"),
-        // Capture files: usbmon pcap/pcapng, USBPcap, and the one-line-per-transfer transcript.
+        // Capture files, read and written. USB: usbmon pcap/pcapng, USBPcap, the one-line-per-transfer
+        // transcript. Bluetooth: btsnoop, HCI packets and events, L2CAP reassembly, UUIDs, addresses,
+        // advertising data.
         .target(name: "Capture"),
-        // The wire: the USB transport protocol, libusb, replay and recording.
+        // The wire. USB: the transport protocol, HID framing, libusb (live and hotplug), replay and
+        // recording. Bluetooth LE: the GATT client over ATT, live BlueZ sockets (libbluetooth, scan
+        // and connect), replay and recording.
         .target(name: "Transport", dependencies: ["CLibUSB", "CBluetooth", "Capture"]),
-        // One folder per device family; each speaks to a transport and yields device records.
+        // One folder per device family (Dexcom, FreeStyle, Contour, BLE GATT services); each speaks to
+        // a transport protocol and yields device records.
         .target(name: "Drivers", dependencies: ["Capture", "Transport", "Model"]),
-        // Device records to store-ready values: UTC from device clocks.
+        // Device records to store-ready values: UTC from device clocks, the plausible-time window;
+        // heart-rate and step streams to exercise sessions.
         .target(name: "Ingest", dependencies: ["Model"]),
-        // The shared SQLite store (GRDB).
+        // The shared SQLite store (GRDB): schema and migrations, recording imports, logs, Days and
+        // tagging, queries, change listeners. The GlucoBridgeStore library product.
         .target(
             name: "Store",
             dependencies: [
@@ -50,7 +60,7 @@ let package = Package(
         .target(name: "GlucoseMetrics", dependencies: ["Model", "Store"]),
         // The AGP report page: one self-contained HTML file with inline SVG.
         .target(name: "Report", dependencies: ["GlucoseMetrics", "Model", "Store"]),
-        // Wires a transport, a driver, ingest and the store into one import.
+        // Wires a transport, a driver, ingest and the store into one import (USB or BLE), and reports it.
         .target(
             name: "Importer",
             dependencies: [
@@ -72,9 +82,11 @@ let package = Package(
             dependencies: [
                 "Store", "Model",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        // The background importer: USB hotplug, the spool folder, serialized imports, status.
+        // The background importer: USB hotplug, Bluetooth sources, the spool folder, serialized
+        // imports, status, scheduled sync.
         .target(
             name: "Daemon",
             dependencies: [
@@ -82,6 +94,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
+        // The command-line tool: one subcommand per task (scan, import, replay, days and logs, export,
+        // stats, report, daemon, status, doctor, install, sync, ...).
         .executableTarget(
             name: "glucobridge",
             dependencies: [
@@ -91,8 +105,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
-        // A receiver in software: records demo and benchmark captures, drives behaviour tests.
+        // Devices in software (Dexcom receiver, FreeStyle reader, Contour meter, BLE peripherals):
+        // record demo and benchmark captures, drive behaviour tests.
         .target(name: "Simulators", dependencies: ["Drivers", "Transport", "Capture"]),
+        // Benchmarks (swift run -c release ...), each against a baseline timed in the same run.
+        // Dexcom import speed against a plain prepared-statement insert.
         .executableTarget(
             name: "glucobridge-bench",
             dependencies: [
@@ -101,21 +118,28 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/DexcomThroughput"),
+        // Sync throughput: many patients' stores into one PostgreSQL server.
         .executableTarget(
             name: "glucobridge-sync-bench",
             dependencies: [
                 "Sync", "Store", "Model", .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/SyncThroughput"),
+        // Exercise detection throughput over a week of heart-rate and step streams.
         .executableTarget(
             name: "glucobridge-exercise-bench", dependencies: ["Ingest", "Model"], path: "Benchmarks/ExerciseDetection"),
 
+        // Helpers shared by the tests: fixtures, capture cuts, the built binary and other processes,
+        // the sqlite3 program, PNG reading, activity streams.
         .target(name: "TestSupport", dependencies: ["Capture", "Model"], path: "Tests/TestSupport"),
+        // Tests, one target per module or device family. CLITests, SyncTests, DaemonTests and
+        // SetupTests also start the built binary or other processes.
         .testTarget(name: "ModelTests", dependencies: ["Model"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport", "Capture", "TestSupport"]),
-        .testTarget(name: "BLETransportTests", dependencies: ["Transport", "Capture", "TestSupport"]),
+        .testTarget(
+            name: "TransportTests", dependencies: ["Transport", "Capture", "CLibUSB", "CBluetooth", "TestSupport"]),
+        .testTarget(name: "BLETransportTests", dependencies: ["Transport", "Capture", "CBluetooth", "TestSupport"]),
         .testTarget(name: "DexcomTests", dependencies: ["Drivers", "Transport", "Capture", "Model", "TestSupport"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "Model", "TestSupport"]),
         .testTarget(name: "BLEServiceTests", dependencies: ["Drivers", "Capture", "Model", "TestSupport"]),
@@ -128,7 +152,13 @@ let package = Package(
                 "Drivers", "Importer", "Store", "Capture", "Transport", "Model", "Simulators", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
-        .testTarget(name: "CLITests", dependencies: ["glucobridge", "Store", "Model", "Ingest", "Simulators", "TestSupport"]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: [
+                "glucobridge", "Importer", "Store", "Transport", "Capture", "Model", "Ingest", "Simulators", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "GlucoseMetricsTests",
             dependencies: ["GlucoseMetrics", "Report", "Store", "Model", "Simulators", "Importer", "TestSupport"]),
@@ -148,6 +178,7 @@ let package = Package(
             dependencies: [
                 "Sync", "Store", "Model", "TestSupport", "glucobridge",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "StoreTests",
