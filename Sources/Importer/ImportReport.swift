@@ -29,7 +29,7 @@ public struct ImportReport: Sendable {
         }
         lines.append(counts)
         if let first = summary.firstReading, let last = summary.lastReading {
-            lines.append("readings: \(Self.utc(first)) to \(Self.utc(last))")
+            lines.append("readings: \(Self.span(first, last, store: store))")
         }
         if let firstDay = summary.days.first, let lastDay = summary.days.last {
             let span = firstDay == lastDay ? "\(firstDay)" : "\(firstDay) to \(lastDay)"
@@ -81,7 +81,7 @@ public struct ImportReport: Sendable {
             if !others.isEmpty { line += "; left out: " + Self.counts(others) }
             lines.append(line)
             if let first = summary.firstReading, let last = summary.lastReading {
-                lines.append("readings: \(Self.utc(first)) to \(Self.utc(last))")
+                lines.append("readings: \(Self.span(first, last, store: store))")
             }
             lines += Self.days(summary.days, store: store).map { "days: \($0)" }
             lines.append(Self.clock(glucose.clock, device: "sensor"))
@@ -127,6 +127,13 @@ public struct ImportReport: Sendable {
             line += ", \(device) clock \(Int(abs(offset).rounded())) s \(offset >= 0 ? "behind" : "ahead of") the host's"
         }
         return line
+    }
+
+    /// `2015-07-17 20:18:17 to 2015-07-17 22:08:16 (America/New_York)`: in the store's zone, as
+    /// every output shows an instant.
+    static func span(_ first: Date, _ last: Date, store: SharedStore) -> String {
+        "\(LocalTimeText.text(first, zone: store.timeZone, seconds: true)) to "
+            + LocalTimeText.named(last, zone: store.timeZone, seconds: true)
     }
 
     static func utc(_ date: Date) -> String {

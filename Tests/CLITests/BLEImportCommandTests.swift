@@ -61,7 +61,7 @@ final class BLEImportCommandTests: XCTestCase {
         XCTAssertTrue(lines.contains(
             "cgm (ble-cgms:C0:11:22:33:44:55): 7 records read: 6 readings new, 0 already stored; CRC failures: 0; special values: nan 1"),
             "\(lines)")
-        XCTAssertTrue(lines.contains("readings: 2024-01-15T06:10:00Z to 2024-01-15T07:03:00Z"))
+        XCTAssertTrue(lines.contains("readings: 2024-01-15 07:10 to 2024-01-15 08:03 (Europe/Berlin)"), "\(lines)")
         XCTAssertTrue(lines.contains("days: 2024-01-15 (1 day in Europe/Berlin)"))
         XCTAssertTrue(lines.contains(
             "activity (ble-hrs:C0:11:22:33:44:55): 7 samples; 1 minute: 1 new, 0 already stored; exercise sessions: 0 new, 0 already stored"))
