@@ -222,6 +222,12 @@ public final class SharedStore: Sendable {
                 if let zone { return zone }
                 throw StoreError.noStore(path: path)
             }
+            // Stamped first, in a commit of its own: a store interrupted while it is being made
+            // (the migrator writes its own table before the first migration) is then known as
+            // glucobridge's, and the next open finishes it.
+            if !stamped {
+                try pool.write { db in try db.execute(sql: "PRAGMA application_id = \(Int32(bitPattern: applicationID))") }
+            }
             try migrate(pool, with: migrator, path: path)
             return try pool.write { db in
                 let consensus = GlucoseThresholds.consensus
@@ -231,7 +237,6 @@ public final class SharedStore: Sendable {
                         VALUES (1, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
                         """,
                     arguments: [newZone.identifier, consensus.veryLow, consensus.low, consensus.high, consensus.veryHigh])
-                try db.execute(sql: "PRAGMA application_id = \(Int32(bitPattern: applicationID))")
                 return try String.fetchOne(db, sql: "SELECT time_zone FROM store_config WHERE id = 1") ?? newZone.identifier
             }
         } catch {

@@ -75,6 +75,12 @@ enum StoreFile: Equatable {
         }
         let tables = try connection.strings(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        // Only the migrator's own table, with nothing in it: a store whose making was interrupted
+        // before its first migration (by a glucobridge older than the stamp-first rule). It holds
+        // no data, so it is as good as empty.
+        if tables == ["grdb_migrations"], try connection.strings("SELECT COUNT(*) FROM grdb_migrations") == ["0"] {
+            return .empty
+        }
         if tables.isEmpty {
             // No table yet, but a program marked it as its own (`PRAGMA user_version`).
             let version = header[60..<64].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }

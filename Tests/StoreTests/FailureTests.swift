@@ -111,6 +111,35 @@ final class FailureTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file.path)), Data(bytes))
     }
 
+    /// A store whose making was cut short after the migrator made its own table, and before the
+    /// first migration committed (what a kill then leaves), is finished by the next open rather
+    /// than refused as another program's database. Stamped first, a store being made is known
+    /// as glucobridge's from its first commit on.
+    func testAStoreInterruptedWhileBeingMadeIsFinished() throws {
+        let unstamped = try StoreFile()
+        try sqlite3(unstamped.path, "PRAGMA journal_mode = WAL; CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);")
+        _ = try unstamped.open(zone: "UTC")
+        XCTAssertEqual(try sqlite3(unstamped.path, "PRAGMA application_id;"), String(Int32(bitPattern: SharedStore.applicationID)))
+        XCTAssertEqual(try count("grdb_migrations", in: unstamped.path), Migrations.migrator.migrations.count)
+
+        let stamped = try StoreFile()
+        try sqlite3(stamped.path, """
+            PRAGMA journal_mode = WAL; PRAGMA application_id = \(Int32(bitPattern: SharedStore.applicationID));
+            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+            """)
+        _ = try stamped.open(zone: "UTC")
+        XCTAssertEqual(try count("grdb_migrations", in: stamped.path), Migrations.migrator.migrations.count)
+
+        // The same lone table with a row in it is not glucobridge's leftover: refused, untouched.
+        let foreign = try StoreFile()
+        try sqlite3(foreign.path, "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY); INSERT INTO grdb_migrations VALUES ('m1');")
+        let before = try Data(contentsOf: URL(fileURLWithPath: foreign.path))
+        XCTAssertThrowsError(try foreign.open(zone: "UTC")) { error in
+            guard case .notAStore = error as? StoreError else { return XCTFail("\(error)") }
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: foreign.path)), before)
+    }
+
     func testDamagedPagesAreReportedAsCorrupt() throws {
         let file = try StoreFile()
         do {
