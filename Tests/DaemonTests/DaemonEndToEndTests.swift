@@ -221,13 +221,7 @@ final class DaemonEndToEndTests: XCTestCase {
     /// Starts the built `glucobridge daemon` with `arguments`, its stderr written to `log`, and
     /// waits until it watches its spool folder (killing it if it never does).
     private func startDaemon(_ arguments: [String], loggingTo log: URL) throws -> Process {
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let daemon = Process()
-        daemon.executableURL = BuiltProducts.executable("glucobridge")
-        daemon.arguments = ["daemon"] + arguments
-        daemon.standardOutput = FileHandle.nullDevice
-        daemon.standardError = try FileHandle(forWritingTo: log)
-        try daemon.run()
+        let daemon = try launchDaemon(arguments, loggingTo: log)
         do {
             try waitFor("the daemon to watch its spool", in: log) { $0.contains("watching the spool folder") }
         } catch {
@@ -239,10 +233,7 @@ final class DaemonEndToEndTests: XCTestCase {
 
     /// Sends `signal` and waits (bounded) for the daemon to exit.
     private func stop(_ daemon: Process, with signal: Int32, line: UInt = #line) throws {
-        kill(daemon.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(patience)
-        while daemon.isRunning, Date() < deadline { usleep(50_000) }
-        guard !daemon.isRunning else {
+        guard signalAndWait(daemon, signal, patience: patience) else {
             XCTFail("the daemon did not stop within \(patience) s of signal \(signal)", line: line)
             throw CancellationError()
         }

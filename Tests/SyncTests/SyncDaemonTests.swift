@@ -55,21 +55,11 @@ final class SyncDaemonTests: XCTestCase {
     }
 
     private func start(_ arguments: [String], log: URL) throws -> Process {
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let daemon = Process()
-        daemon.executableURL = BuiltProducts.executable("glucobridge")
-        daemon.arguments = ["daemon"] + arguments
-        daemon.standardOutput = FileHandle.nullDevice
-        daemon.standardError = try FileHandle(forWritingTo: log)
-        try daemon.run()
-        return daemon
+        try launchDaemon(arguments, loggingTo: log)
     }
 
     private func stop(_ daemon: Process) throws {
-        kill(daemon.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(patience)
-        while daemon.isRunning, Date() < deadline { usleep(50_000) }
-        if daemon.isRunning {
+        if !signalAndWait(daemon, SIGTERM, patience: patience) {
             kill(daemon.processIdentifier, SIGKILL)
             XCTFail("the daemon did not stop within \(patience) s")
         }
