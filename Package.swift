@@ -189,6 +189,10 @@ let package = Package(
                 "Importer", "Store", "Transport", "Capture", "Drivers", "Ingest", "Model", "Simulators", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        // The simulators against the decoders: each simulator's bytes, recorded and replayed,
+        // decode through the real drivers to exactly the values it was given.
+        .testTarget(
+            name: "SimulatorTests", dependencies: ["Simulators", "Drivers", "Transport", "Capture", "Model", "TestSupport"]),
         .testTarget(
             name: "BLEImportTests",
             dependencies: [
