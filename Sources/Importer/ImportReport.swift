@@ -60,7 +60,7 @@ public struct ImportReport: Sendable {
                     + Self.count(summary.minutesAdded + summary.minutesAlreadyStored, "minute") + ": \(summary.minutesAdded) new, "
                     + "\(summary.minutesAlreadyStored) already stored; exercise sessions: \(summary.sessionsAdded) new, "
                     + "\(summary.sessionsAlreadyStored) already stored")
-            lines += activity.sessions.map { "exercise: \(Self.session($0))" }
+            lines += activity.sessions.map { "exercise: \(Self.session($0, store: store))" }
             lines += Self.days(summary.days, store: store).map { "exercise days: \($0)" }
             if !activity.events.isEmpty { lines.append("samples left out: " + Self.counts(activity.events)) }
             lines += activity.notes.map { "note: \($0)" }
@@ -86,7 +86,7 @@ public struct ImportReport: Sendable {
         if let exercise = outcome.meterExercise {
             let summary = exercise.summary
             lines.append("meter exercise (\(exercise.source)): \(summary.sessionsAdded) new, \(summary.sessionsAlreadyStored) already stored")
-            lines += exercise.sessions.map { "exercise: \(Self.session($0))" }
+            lines += exercise.sessions.map { "exercise: \(Self.session($0, store: store))" }
         }
         if !outcome.unclaimed.isEmpty {
             lines.append("notifications no driver reads: " + outcome.unclaimed.map { handle, uuid, count in
@@ -155,14 +155,9 @@ public struct ImportReport: Sendable {
             + LocalTimeText.named(last, zone: store.timeZone, seconds: true)
     }
 
-    static func utc(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
-    }
-    /// `2024-05-02T06:00:00Z Activity 40 min moderate`.
-    static func session(_ session: ExerciseSession) -> String {
-        "\(Self.utc(session.start)) \(session.kind.rawValue) \(session.minutes) min \(session.intensity.rawValue)"
+    /// `2024-05-02 08:00 (Europe/Berlin) Activity 40 min moderate`: its start in the store's zone.
+    static func session(_ session: ExerciseSession, store: SharedStore) -> String {
+        "\(LocalTimeText.named(session.start, zone: store.timeZone)) \(session.kind.rawValue) \(session.minutes) min \(session.intensity.rawValue)"
     }
 
     /// `1 minute`, `51 minutes`.

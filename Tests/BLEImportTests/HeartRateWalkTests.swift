@@ -84,6 +84,9 @@ final class HeartRateWalkTests: XCTestCase {
         XCTAssertEqual(walk.log.intensity, .moderate)
         XCTAssertEqual(walk.source, band)
         XCTAssertEqual(walk.recordKey, "exercise:2024-05-02T06:00Z")
+        // The report shows the walk in the store's zone, like every other instant it prints.
+        let report = ImportReport(outcome, store: store).text.split(separator: "\n")
+        XCTAssertTrue(report.contains("exercise: 2024-05-01 23:00 (America/Los_Angeles) Activity 40 min moderate"), "\(report)")
 
         // The minutes are stored for plots: the walk's first minute is the mean of its 60 rates.
         let minutes = try store.activityMinutes(source: band)
