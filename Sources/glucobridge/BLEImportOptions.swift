@@ -1,5 +1,5 @@
 import ArgumentParser
-import Capture
+import CaptureBluetooth
 import Transport
 
 /// `import --ble ADDRESS` and the options that go with it.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Capture
+import CaptureBluetooth
 import Daemon
 import Foundation
 import Logging

@@ -1,7 +1,8 @@
 import ArgumentParser
-import Capture
+import CaptureBluetooth
 import Foundation
 import Transport
+import TransportBlueZ
 
 struct ScanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

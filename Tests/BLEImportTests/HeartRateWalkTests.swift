@@ -1,4 +1,4 @@
-import Capture
+import CaptureBluetooth
 import Drivers
 import Foundation
 import Importer
@@ -6,7 +6,6 @@ import Model
 import Simulators
 import Store
 import TestSupport
-import Transport
 import XCTest
 
 /// The 40-minute walk recorded from the simulated heart-rate band (fixtures/ble/hr-40min-walk.btsnoop),

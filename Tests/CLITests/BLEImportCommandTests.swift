@@ -1,7 +1,8 @@
 import ArgumentParser
-import Capture
+import CaptureBluetooth
 import Foundation
 import Importer
+import LiveImport
 import Model
 import Store
 import TestSupport

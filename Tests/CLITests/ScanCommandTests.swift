@@ -1,5 +1,5 @@
 import ArgumentParser
-import Capture
+import CaptureBluetooth
 import Foundation
 import TestSupport
 import Transport

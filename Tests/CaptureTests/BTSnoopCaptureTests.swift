@@ -3,6 +3,7 @@ import TestSupport
 import XCTest
 
 @testable import Capture
+@testable import CaptureBluetooth
 
 /// The two real-format captures in fixtures/ble: counts re-derived by the researcher with an
 /// independent parser (fixtures/ble/PROVENANCE.md, synthetic/EXPECTED.md) must come out of the

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-@testable import Capture
+@testable import CaptureBluetooth
 
 /// Hand-built captures: the writer round trip, ACL fragmentation, cut and corrupt files.
 final class BTSnoopUnitTests: XCTestCase {

@@ -4,7 +4,6 @@ import GRDB
 import Simulators
 import Store
 import TestSupport
-import Transport
 import XCTest
 
 #if canImport(Glibc)

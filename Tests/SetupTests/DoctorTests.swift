@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Store
 import TestSupport
-import Transport
+import TransportBlueZ
 import XCTest
 
 @testable import Setup

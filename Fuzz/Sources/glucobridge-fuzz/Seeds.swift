@@ -1,4 +1,6 @@
 import Capture
+import CaptureBluetooth
+import CaptureUSB
 import Foundation
 
 /// The starting corpus of each target, taken from the repository's `fixtures/`: whole captures
