@@ -154,8 +154,7 @@ let package = Package(
         // Helpers shared by the tests: fixtures, capture cuts, the built binary and other processes,
         // the sqlite3 program, PNG reading, activity streams.
         .target(name: "TestSupport", dependencies: ["Capture", "Model"], path: "Tests/TestSupport"),
-        // Tests, one target per module or device family. CLITests, SyncTests, DaemonTests and
-        // SetupTests also start the built binary or other processes.
+        // Unit tests, one target per module or device family: in this process, no server.
         .testTarget(name: "ModelTests", dependencies: ["Model"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CaptureUSB", "CaptureBluetooth", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "TransportReplay", "Capture", "CaptureUSB", "TestSupport"]),
@@ -204,12 +203,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .testTarget(
-            name: "SyncTests",
-            dependencies: [
-                "Sync", "Store", "Model", "TestSupport", "glucobridge",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ]),
+            name: "SyncTests", dependencies: ["Sync", "TestSupport"]),
         .testTarget(
             name: "StoreTests",
             dependencies: ["Store", "Model", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -225,6 +219,15 @@ let package = Package(
             dependencies: [
                 "Importer", "Store", "Transport", "CaptureBluetooth", "Drivers", "Ingest", "Model", "Simulators", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        // End-to-end tests: the built binary, the daemon, sqlite3 and chromium as processes, and the
+        // PostgreSQL server of `.ci/start-postgres`. `swift test --skip EndToEndTests` runs the rest.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "glucobridge", "Setup", "Sync", "Store", "Model", "GlucoseMetrics", "Report", "Simulators", "TransportBlueZ",
+                "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
             ]),
     ],
     swiftLanguageModes: [.v6]

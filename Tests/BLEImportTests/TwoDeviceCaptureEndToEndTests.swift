@@ -10,7 +10,7 @@ import XCTest
 /// sensor merged into one btsnoop, the sensor's link renumbered to handle 0x0041 and started 30 s
 /// into the walk, and one of the band's notifications moved between two ACL fragments of a sensor
 /// PDU. Each connection is imported as its own device.
-final class TwoDeviceCaptureTests: XCTestCase {
+final class TwoDeviceCaptureEndToEndTests: XCTestCase {
     static func rehandled(_ packet: HCIPacket, from old: UInt16, to new: UInt16) -> HCIPacket {
         func put(_ parameters: inout [UInt8], at index: Int) {
             guard parameters.count > index + 1, (UInt16(parameters[index]) | UInt16(parameters[index + 1]) << 8) & 0x0FFF == old else { return }

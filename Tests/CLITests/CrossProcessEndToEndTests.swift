@@ -8,7 +8,7 @@ import XCTest
 
 /// The ingest side and the app side as two processes: the built `glucobridge` program writes,
 /// a listener of this process hears it.
-final class CrossProcessTests: XCTestCase {
+final class CrossProcessEndToEndTests: XCTestCase {
     /// The listener polls the file every 250 ms (`SharedStore.changePollInterval`), which is
     /// what keeps a commit by another process within a second of the listener; the 5 s timeout
     /// only bounds a failing test.

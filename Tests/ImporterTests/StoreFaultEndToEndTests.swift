@@ -13,7 +13,7 @@ import XCTest
 /// Faults while the built `glucobridge` program imports a large capture: killed with SIGKILL at
 /// random moments, and another program writing the store all the while. The store stays intact
 /// and holds whole imports only.
-final class StoreFaultTests: XCTestCase {
+final class StoreFaultEndToEndTests: XCTestCase {
     let program = BuiltProducts.executable("glucobridge")
     /// Readings in the generated receiver dump: 160 pages of 38.
     static let readings = 38 * 160
