@@ -58,11 +58,11 @@ public enum BTSnoopContent: Sendable, Equatable {
     case other
 }
 
-/// One record of a btsnoop file.
-public struct BTSnoopRecord: Sendable, Equatable {
-    /// 1-based record number.
+/// One packet of a btsnoop file (the format calls it a packet record).
+public struct BTSnoopPacket: Sendable, Equatable {
+    /// 1-based packet number.
     public var number: Int
-    /// Byte offset of the record header in the file.
+    /// Byte offset of the packet record header in the file.
     public var offset: Int
     public var originalLength: Int
     public var includedLength: Int
@@ -72,35 +72,35 @@ public struct BTSnoopRecord: Sendable, Equatable {
     public var timestamp: BTSnoopTimestamp
     /// The controller index: the upper 16 bits of the flags in monitor files, else 0.
     public var controllerIndex: UInt16
-    /// The record's bytes as stored (H4 byte included in datalink 1002).
+    /// The packet's bytes as stored (H4 byte included in datalink 1002).
     public var data: [UInt8]
     public var content: BTSnoopContent
 
-    /// The host clock when the record was captured.
+    /// The host clock when the packet was captured.
     public var hostTime: Date { timestamp.date }
 
-    /// Whether the capture cut this record short.
+    /// Whether the capture cut this packet short.
     public var isTruncated: Bool { includedLength < originalLength }
 
-    /// The HCI packet, if this record holds one.
+    /// The HCI packet, if this packet holds one.
     public var packet: HCIPacket? {
         if case .hci(let packet, _) = content { return packet }
         return nil
     }
 
-    /// The direction of the HCI packet, if this record holds one.
+    /// The direction of the HCI packet, if this packet holds one.
     public var direction: HCIDirection? {
         if case .hci(_, let direction) = content { return direction }
         return nil
     }
 }
 
-/// A btsnoop capture: its datalink and records in file order.
+/// A btsnoop capture: its datalink and packets in file order.
 public struct BTSnoopFile: Sendable, Equatable {
     /// The file's name, used in error messages.
     public var name: String
     public var datalink: BTSnoopDatalink
-    public var records: [BTSnoopRecord]
+    public var packets: [BTSnoopPacket]
 }
 
 /// Reads btsnoop files [fte.com "BTSnoop File Format"; BlueZ src/shared/btsnoop.c]: a 16-byte
@@ -159,7 +159,7 @@ public enum BTSnoopReader {
             throw .unsupportedDatalink(file: name, datalink: rawDatalink)
         }
 
-        var records: [BTSnoopRecord] = []
+        var records: [BTSnoopPacket] = []
         var offset = fileHeaderLength
         var number = 0
         while offset < bytes.count {
@@ -179,7 +179,7 @@ public enum BTSnoopReader {
                     remaining: bytes.count - start)
             }
             let data = Array(bytes[start..<(start + included)])
-            var record = BTSnoopRecord(
+            var record = BTSnoopPacket(
                 number: number, offset: offset, originalLength: original, includedLength: included, flags: flags,
                 cumulativeDrops: bytes.u32(at: offset + 12, .big), timestamp: BTSnoopTimestamp(raw: bytes.u64(at: offset + 16, .big)),
                 controllerIndex: datalink == .monitor ? UInt16(flags >> 16) : 0, data: data, content: .other)
@@ -195,7 +195,7 @@ public enum BTSnoopReader {
             records.append(record)
             offset = start + included
         }
-        return BTSnoopFile(name: name, datalink: datalink, records: records)
+        return BTSnoopFile(name: name, datalink: datalink, packets: records)
     }
 
     /// Decodes one complete record's data.

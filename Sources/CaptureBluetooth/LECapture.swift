@@ -85,7 +85,7 @@ public struct LECapture: Sendable, Equatable {
     public init(_ file: BTSnoopFile) throws(BTSnoopError) {
         self.file = file
         var tracker = Tracker(datalink: file.datalink)
-        for record in file.records {
+        for record in file.packets {
             do {
                 try tracker.add(record)
             } catch {
@@ -129,7 +129,7 @@ public struct LECapture: Sendable, Equatable {
         var ignored = 0
         var retiredOrphans = 0
 
-        mutating func add(_ record: BTSnoopRecord) throws(HCIDecodeError) {
+        mutating func add(_ record: BTSnoopPacket) throws(HCIDecodeError) {
             switch record.content {
             case let .hci(.event(code, parameters), _):
                 try event(HCIEvent(code: code, parameters: parameters), record)
@@ -144,7 +144,7 @@ public struct LECapture: Sendable, Equatable {
             }
         }
 
-        mutating func event(_ event: HCIEvent, _ record: BTSnoopRecord) {
+        mutating func event(_ event: HCIEvent, _ record: BTSnoopPacket) {
             switch event {
             case .leConnectionComplete(let complete):
                 guard complete.status == 0 else {
@@ -171,7 +171,7 @@ public struct LECapture: Sendable, Equatable {
             }
         }
 
-        mutating func acl(_ packet: HCIACLPacket, _ direction: HCIDirection, _ record: BTSnoopRecord) throws(HCIDecodeError) {
+        mutating func acl(_ packet: HCIACLPacket, _ direction: HCIDirection, _ record: BTSnoopPacket) throws(HCIDecodeError) {
             let link = Link(index: record.controllerIndex, handle: packet.handle)
             guard let position = open[link] else {
                 ignored += 1
@@ -193,7 +193,7 @@ public struct LECapture: Sendable, Equatable {
         }
 
         /// A cut ACL record loses its bytes; a frame it belonged to can no longer complete.
-        mutating func dropCutFrame(_ record: BTSnoopRecord) {
+        mutating func dropCutFrame(_ record: BTSnoopPacket) {
             let header: ArraySlice<UInt8>
             let received: Bool
             switch datalink {
@@ -214,7 +214,7 @@ public struct LECapture: Sendable, Equatable {
             reassemblers[way]?.reset()
         }
 
-        mutating func close(_ link: Link, _ record: BTSnoopRecord, reason: UInt8?) {
+        mutating func close(_ link: Link, _ record: BTSnoopPacket, reason: UInt8?) {
             guard let position = open.removeValue(forKey: link) else { return }
             connections[position].closed = record.timestamp
             connections[position].closedAtRecord = record.number

@@ -50,7 +50,7 @@ enum PcapReader {
                     file: name, part: .recordData(packet: number), offset: offset, needed: captured,
                     remaining: bytes.count - start)
             }
-            let record = PacketRecord(
+            let record = CapturedPacket(
                 number: number, offset: offset, start: start, capturedLength: captured, originalLength: original,
                 timestamp: Date(timeIntervalSince1970: Double(seconds) + Double(fraction) / ticksPerSecond))
             try assembler.add(record, linkType: linkType, bytes: bytes)

@@ -119,7 +119,7 @@ enum PcapngReader {
                 packetNumber += 1
                 let interface = interfaces[interfaceID]
                 if TransferAssembler.isUSB(interface.linkType) {
-                    let record = PacketRecord(
+                    let record = CapturedPacket(
                         number: packetNumber, offset: offset, start: start, capturedLength: captured,
                         originalLength: original, timestamp: interface.date(units: units))
                     try assembler.add(record, linkType: interface.linkType, bytes: bytes)
@@ -134,7 +134,7 @@ enum PcapngReader {
                 let start = body + 4
                 packetNumber += 1
                 if TransferAssembler.isUSB(interface.linkType) {
-                    let record = PacketRecord(
+                    let record = CapturedPacket(
                         number: packetNumber, offset: offset, start: start,
                         capturedLength: min(original, bodyEnd - start), originalLength: original, timestamp: nil)
                     try assembler.add(record, linkType: interface.linkType, bytes: bytes)

@@ -56,7 +56,7 @@ struct USBPcapAssembler {
     private var outWaitingForCompletion: [UInt64: Int] = [:]
 
     mutating func add(
-        _ record: PacketRecord, bytes: [UInt8], file: String, into transfers: inout [USBTransfer]
+        _ record: CapturedPacket, bytes: [UInt8], file: String, into transfers: inout [USBTransfer]
     ) throws(CaptureError) {
         let h = record.start
         guard record.capturedLength >= USBPcap.baseHeaderLength else {

@@ -37,7 +37,7 @@ struct UsbmonAssembler {
     private var pending: [UInt64: Submission] = [:]
 
     mutating func add(
-        _ record: PacketRecord, headerLength: Int, bytes: [UInt8], file: String, into transfers: inout [USBTransfer]
+        _ record: CapturedPacket, headerLength: Int, bytes: [UInt8], file: String, into transfers: inout [USBTransfer]
     ) throws(CaptureError) {
         guard record.capturedLength >= headerLength else {
             throw .badPacketHeader(

@@ -125,7 +125,7 @@ extension Importer {
 
     /// The capture's own time: its last plausible record timestamp.
     private static func window(of capture: LECapture) -> PlausibleWindow {
-        PlausibleWindow.forCapture(timestamps: capture.file.records.lazy.map(\.hostTime))
+        PlausibleWindow.forCapture(timestamps: capture.file.packets.lazy.map(\.hostTime))
     }
 
     /// Replays one connection: conversation first, passively when the capture does not hold what

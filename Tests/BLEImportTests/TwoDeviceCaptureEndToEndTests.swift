@@ -41,17 +41,17 @@ final class TwoDeviceCaptureEndToEndTests: XCTestCase {
         let bandHandle = try XCTUnwrap(try LECapture(band).attConnections.first?.handle)
         let sensorHandle = try XCTUnwrap(try LECapture(sensor).attConnections.first?.handle)
         let newHandle: UInt16 = bandHandle == 0x0041 ? 0x0042 : 0x0041
-        let shift = band.records[0].hostTime.addingTimeInterval(30).timeIntervalSince(sensor.records[0].hostTime)
+        let shift = band.packets[0].hostTime.addingTimeInterval(30).timeIntervalSince(sensor.packets[0].hostTime)
         struct Item {
             var time: Date
             var packet: HCIPacket
             var direction: HCIDirection
             var fromSensor: Bool
         }
-        var items = band.records.compactMap { record in
+        var items = band.packets.compactMap { record in
             record.packet.map { Item(time: record.hostTime, packet: $0, direction: record.direction ?? .received, fromSensor: false) }
         }
-        items += sensor.records.compactMap { record in
+        items += sensor.packets.compactMap { record in
             record.packet.map {
                 Item(time: record.hostTime.addingTimeInterval(shift), packet: rehandled($0, from: sensorHandle, to: newHandle),
                      direction: record.direction ?? .received, fromSensor: true)

@@ -54,14 +54,14 @@ final class LiveBluetoothTests: XCTestCase {
     /// one from the synthetic capture.
     func testScannerParsesAnHCIPacket() throws {
         let file = try BTSnoopReader.read(contentsOf: Self.syntheticCapture)
-        let packet = file.records[4].data
+        let packet = file.packets[4].data
         XCTAssertEqual(Hex.encode(packet, separator: "").lowercased(), "043e1e020100015544332211c01202010605030d181f18080953796e42616e64c4")
         let reports = BLEScanner.reports(in: packet)
         XCTAssertEqual(reports.count, 1)
         XCTAssertEqual(reports.first?.advertisingData.localName, "SynBand")
         XCTAssertEqual(reports.first?.rssi, -60)
         XCTAssertEqual(BLEScanner.reports(in: Array(packet.dropLast(3))), [], "a cut packet yields nothing")
-        XCTAssertEqual(BLEScanner.reports(in: file.records[1].data), [], "a Command Complete is not a report")
+        XCTAssertEqual(BLEScanner.reports(in: file.packets[1].data), [], "a Command Complete is not a report")
     }
 
     func testScanCommandLayouts() {
@@ -69,7 +69,7 @@ final class LiveBluetoothTests: XCTestCase {
         XCTAssertEqual(BLEScanner.extendedParameters(active: false), [0x00, 0x00, 0x01, 0x00, 0x10, 0x00, 0x10, 0x00])
         // The synthetic capture's scan commands carry the same 7 parameter bytes.
         XCTAssertEqual(
-            (try? BTSnoopReader.read(contentsOf: Self.syntheticCapture))?.records[0].packet,
+            (try? BTSnoopReader.read(contentsOf: Self.syntheticCapture))?.packets[0].packet,
             .command(opcode: UInt16(OGF_LE_CTL) << 10 | BLEScanner.setScanParameters, parameters: BLEScanner.legacyParameters(active: true)))
         XCTAssertEqual(BluetoothSocket.milliseconds(.seconds(2)), 2000)
         XCTAssertEqual(BluetoothSocket.milliseconds(.microseconds(1500)), 2, "rounded up, never a busy 0")

@@ -3,7 +3,7 @@ import Foundation
 
 /// One packet as a container (pcap record, pcapng packet block) holds it: where its captured bytes
 /// sit in the file's byte array, and what the container says about it.
-struct PacketRecord {
+struct CapturedPacket {
     /// 1-based packet number within the file.
     var number: Int
     /// Byte offset of the record (pcap record header or pcapng block) in the file.
@@ -35,7 +35,7 @@ struct TransferAssembler {
     }
 
     /// Feeds one packet; packets of other link types are ignored.
-    mutating func add(_ record: PacketRecord, linkType: UInt32, bytes: [UInt8]) throws(CaptureError) {
+    mutating func add(_ record: CapturedPacket, linkType: UInt32, bytes: [UInt8]) throws(CaptureError) {
         switch linkType {
         case Usbmon.mmappedLinkType:
             try usbmon.add(record, headerLength: Usbmon.fullHeaderLength, bytes: bytes, file: file, into: &transfers)
