@@ -214,6 +214,13 @@ let package = Package(
                 "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        // The simulators against the decoders: each simulator's bytes, recorded and replayed,
+        // decode through the real drivers to exactly the values it was given.
+        .testTarget(
+            name: "SimulatorTests",
+            dependencies: [
+                "Simulators", "Drivers", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Model", "TestSupport",
+            ]),
         .testTarget(
             name: "BLEImportTests",
             dependencies: [

@@ -1,4 +1,5 @@
 import Foundation
+import Importer
 import Store
 
 #if canImport(Glibc)
@@ -6,7 +7,8 @@ import Store
 #endif
 
 /// `glucobridge status`: what the daemon is doing (from its state file beside the store) and the
-/// last import of every source (from the store's `import_run` table), times in the store's zone.
+/// last import of every source (from the store's `import_run` table, through the import report's
+/// formatter), times in the store's zone.
 /// Reads files only; there is no port to ask.
 public enum StatusReport {
     public static func text(storePath: String) throws(StoreError) -> String {
@@ -23,13 +25,7 @@ public enum StatusReport {
             lines.append("last import per source: none yet")
         } else {
             lines.append("last import per source:")
-            for run in runs {
-                let model = run.source.model.map { " (\($0))" } ?? ""
-                let origin = run.origin.map { " from \($0)" } ?? ""
-                var counts = "\(run.recordsRead) read, \(run.added) new, \(run.alreadyStored) already stored"
-                if run.skipped > 0 { counts += ", \(run.skipped) not readings" }
-                lines.append("  \(run.source.family) \(run.source.serial)\(model): \(timestamp(run.finishedAt, zone: zone)) \(run.mode)\(origin): \(counts)")
-            }
+            lines += runs.map { "  " + ImportReport.lastImport($0, zone: store.timeZone) }
         }
         return lines.joined(separator: "\n")
     }

@@ -20,14 +20,10 @@ public struct ImportReport: Sendable {
         } else {
             lines.append("imported from \(outcome.origin ?? "the device")")
         }
-        let model = outcome.source.model.map { " (\($0))" } ?? ""
-        lines.append("device: \(outcome.source.family) \(outcome.source.serial)\(model)")
-        var counts = "\(summary.recordsRead) records read: \(summary.added) new, \(summary.alreadyStored) already stored"
-        if summary.skipped > 0 {
-            let named = outcome.events.map { "\($0.name) \($0.count)" }.joined(separator: ", ")
-            counts += ", \(summary.skipped) not readings" + (named.isEmpty ? "" : " (\(named))")
-        }
-        lines.append(counts)
+        lines.append("device: \(Self.device(outcome.source))")
+        lines.append(Self.counts(
+            read: summary.recordsRead, added: summary.added, alreadyStored: summary.alreadyStored, skipped: summary.skipped,
+            events: outcome.events))
         if let first = summary.firstReading, let last = summary.lastReading {
             lines.append("readings: \(Self.span(first, last, store: store))")
         }
@@ -105,6 +101,29 @@ public struct ImportReport: Sendable {
         }
         lines.append("store: \(store.path)")
         text = lines.joined(separator: "\n")
+    }
+
+    /// One stored import, as `status` lists the last of every source, its time in `zone` like
+    /// every other output: `dexcom SM44792675 (G4Receiver): 2024-05-01 08:30:15 live from usb …:
+    /// 23 records read: 0 new, 23 already stored`.
+    public static func lastImport(_ run: ImportRun, zone: TimeZone) -> String {
+        let origin = run.origin.map { " from \($0)" } ?? ""
+        return "\(device(run.source)): \(LocalTimeText.text(run.finishedAt, zone: zone, seconds: true)) \(run.mode)\(origin): "
+            + counts(read: run.recordsRead, added: run.added, alreadyStored: run.alreadyStored, skipped: run.skipped, events: run.events)
+    }
+
+    /// `dexcom SM44792675 (G4Receiver)`.
+    static func device(_ source: DeviceSource) -> String {
+        "\(source.family) \(source.serial)" + (source.model.map { " (\($0))" } ?? "")
+    }
+
+    /// `26 records read: 23 new, 0 already stored, 3 not readings (display-only 3)`.
+    static func counts(read: Int, added: Int, alreadyStored: Int, skipped: Int, events: [ImportEvent]) -> String {
+        var line = "\(read) records read: \(added) new, \(alreadyStored) already stored"
+        if skipped > 0 {
+            line += ", \(skipped) not readings" + (events.isEmpty ? "" : " (\(Self.counts(events)))")
+        }
+        return line
     }
 
     /// One report, or a section per device (`device 1 of 2:`) when a capture held several.

@@ -250,7 +250,10 @@ public struct Doctor {
         let installHint = "sudo glucobridge install --system (or glucobridge install --user)"
         var findings: [DoctorFinding] = []
         if let rules = installed.rules {
-            findings.append(comparison(.udevRules, rules, subject: "udev rules"))
+            var finding = comparison(.udevRules, rules, subject: "udev rules")
+            let drift = UdevRules.drift(in: rules.text)
+            if finding.status != .ok, !drift.isEmpty { finding.message += "; against this release's drivers: " + drift.joined(separator: "; ") }
+            findings.append(finding)
         } else {
             findings.append(DoctorFinding(
                 .fail, "udev rules", "not installed: readers need root to open and are not imported when plugged in", fix: installHint))

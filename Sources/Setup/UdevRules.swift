@@ -1,3 +1,4 @@
+import Drivers
 import Foundation
 
 /// A vendor and product id pair, `22a3:0047`.
@@ -32,6 +33,36 @@ public enum UdevRules {
             }
         }
         return found
+    }
+
+    /// The readers the rules should mark: every product of the registry's USB drivers, with its
+    /// driver's family.
+    public static var expectedReaders: [USBID: String] {
+        var expected: [USBID: String] = [:]
+        for driver in DriverRegistry.usb {
+            for product in driver.products { expected[USBID(vendor: product.vendorID, product: product.productID)] = driver.family }
+        }
+        return expected
+    }
+
+    /// How the readers in `text` differ from the driver registry's, one sentence each: a
+    /// supported reader missing, a reader no driver supports, or one given to another driver.
+    /// Empty when they agree.
+    public static func drift(in text: String) -> [String] {
+        let listed = readers(in: text)
+        let expected = expectedReaders
+        var problems: [String] = []
+        for (id, family) in expected.sorted(by: { $0.key < $1.key }) {
+            if let given = listed[id] {
+                if given != family { problems.append("\(id) is given to driver \(given), but the \(family) driver reads it") }
+            } else {
+                problems.append("\(id) (\(family)) is missing")
+            }
+        }
+        for (id, given) in listed.sorted(by: { $0.key < $1.key }) where expected[id] == nil {
+            problems.append("\(id) (\(given)) is listed, but no driver supports it")
+        }
+        return problems
     }
 
     /// Every `MODE` the rules assign (`MODE="0660"`, `MODE:="0666"`), as written.

@@ -1,17 +1,17 @@
 import ArgumentParser
-import CaptureBluetooth
 import Transport
 
 /// `import --ble ADDRESS` and the options that go with it.
 struct BLEImportOptions: ParsableArguments {
     @Option(name: .customLong("ble"), help: ArgumentHelp(
-        "Import from the Bluetooth LE sensor at this address (as `glucobridge scan` lists it) instead of USB.",
-        valueName: "address"))
+        "Import from the Bluetooth LE sensor at this address instead of USB, as `glucobridge scan` lists it: ADDRESS, or ADDRESS,public for a public address (default random).",
+        valueName: "address[,random|public]"))
     var address: String?
 
+    /// The old way to give the address type; still read, with a hint naming `--ble ADDRESS,TYPE`.
     @Option(name: .customLong("address-type"), help: ArgumentHelp(
-        "The sensor's address type, as `glucobridge scan` shows it: random (most sensors) or public.", valueName: "type"))
-    var addressType: String = "random"
+        "The old form of --ble ADDRESS,TYPE: random or public.", valueName: "type", visibility: .hidden))
+    var addressType: String?
 
     @Option(name: .long, help: ArgumentHelp("The adapter to connect with (default: the kernel's choice).", valueName: "hciN"))
     var adapter: String?
@@ -23,7 +23,7 @@ struct BLEImportOptions: ParsableArguments {
 
     func validate() throws {
         guard (1...1440).contains(minutes) else { throw ValidationError("--minutes must be between 1 and 1440") }
-        guard address != nil || (adapter == nil && addressType == "random") else {
+        guard address != nil || (adapter == nil && addressType == nil) else {
             throw ValidationError("--address-type and --adapter go with --ble ADDRESS")
         }
         _ = try peer()
@@ -32,15 +32,29 @@ struct BLEImportOptions: ParsableArguments {
     /// The sensor to connect to, nil without `--ble`.
     func peer() throws -> BLEPeer? {
         guard let address else { return nil }
-        guard let parsed = BluetoothAddress(address) else {
-            throw ValidationError("\"\(address)\" is not a Bluetooth address (six hex pairs: C0:11:22:33:44:55)")
+        var peer: BLEPeer
+        do {
+            peer = try BLEPeer(parsing: address)
+        } catch {
+            throw ValidationError("--ble \(error)")
         }
-        let type: LEAddressType
-        switch addressType.lowercased() {
-        case "random": type = .random
-        case "public": type = .public
-        default: throw ValidationError("--address-type is random or public, not \"\(addressType)\"")
+        if let addressType {
+            guard !address.contains(",") else {
+                throw ValidationError("--ble \(address) names its address type already: leave out --address-type \(addressType)")
+            }
+            do {
+                peer.addressType = try BLEPeer.addressType(addressType, in: "--address-type \(addressType)")
+            } catch {
+                throw ValidationError("\(error)")
+            }
         }
-        return BLEPeer(address: parsed, addressType: type)
+        return peer
+    }
+
+    /// For the old form `--ble ADDRESS --address-type TYPE`: one line naming the form to write
+    /// instead. Nil for the current form.
+    func oldFormHint() -> String? {
+        guard let address, let addressType, let peer = try? peer() else { return nil }
+        return "hint: --ble \(address) --address-type \(addressType) still works; write it as --ble \(peer.argument)"
     }
 }

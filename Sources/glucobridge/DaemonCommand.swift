@@ -1,5 +1,4 @@
 import ArgumentParser
-import CaptureBluetooth
 import Daemon
 import Foundation
 import Logging
@@ -61,17 +60,13 @@ struct DaemonCommand: AsyncParsableCommand {
         _ = try peers()
     }
 
-    /// The `--ble` sensors, each `ADDRESS[,random|public]`.
+    /// The `--ble` sensors, each `ADDRESS[,random|public]` (`BLEPeer(parsing:)`).
     func peers() throws -> [BLEPeer] {
         try sensors.map { text in
-            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count <= 2, let address = BluetoothAddress(parts[0]) else {
-                throw ValidationError("--ble \"\(text)\" is not ADDRESS or ADDRESS,random or ADDRESS,public (six hex pairs: C0:11:22:33:44:55)")
-            }
-            switch parts.count == 2 ? parts[1].lowercased() : "random" {
-            case "random": return BLEPeer(address: address, addressType: .random)
-            case "public": return BLEPeer(address: address, addressType: .public)
-            default: throw ValidationError("--ble \"\(text)\": the address type is random or public, not \"\(parts[1])\"")
+            do {
+                return try BLEPeer(parsing: text)
+            } catch {
+                throw ValidationError("--ble \(error)")
             }
         }
     }

@@ -24,7 +24,7 @@ struct DevicesCommand: ParsableCommand {
                     usb: found.map { device in
                         DevicesRecord.USB(
                             id: device.idString,
-                            name: products.first { $0.vendorID == device.vendorID && $0.productID == device.productID }?.name,
+                            name: products.first { $0.vendorID == device.vendorID && $0.productID == device.productID }?.label,
                             bus: Int(device.bus), address: Int(device.address), serial: device.serialNumber)
                     },
                     bluetooth: bluetooth)))
@@ -34,7 +34,7 @@ struct DevicesCommand: ParsableCommand {
                 print("no supported device found")
             }
             for device in found {
-                let name = products.first { $0.vendorID == device.vendorID && $0.productID == device.productID }?.name ?? "unknown"
+                let name = products.first { $0.vendorID == device.vendorID && $0.productID == device.productID }?.label ?? "unknown"
                 let serial = device.serialNumber.map { ", serial \($0)" } ?? ""
                 print("\(device.idString)  \(name)  (bus \(device.bus) address \(device.address)\(serial))")
             }

@@ -39,6 +39,7 @@ struct ImportCommand: ParsableCommand {
         defer { progress?.finish() }
         try reportingErrors {
             if let peer = try bluetooth.peer() {
+                if let hint = bluetooth.oldFormHint() { FileHandle.standardError.write(Data((hint + "\n").utf8)) }
                 let store = try storeOptions.open()
                 let outcome = try Importer(store: store).importBLE(
                     peer: peer, adapter: bluetooth.adapter, recordTo: record.map { URL(fileURLWithPath: $0) },

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CaptureBluetooth
+import Drivers
 import Foundation
 import Transport
 import TransportBlueZ
@@ -33,18 +34,13 @@ struct ScanCommand: ParsableCommand {
         }
     }
 
-    /// The standard services glucobridge reads (issue 4) and how the list names them.
-    static let supportedServices: [(uuid: BluetoothUUID, name: String)] = [
-        (BluetoothUUID(0x180D), "Heart Rate"),
-        (BluetoothUUID(0x1814), "Running Speed and Cadence"),
-        (BluetoothUUID(0x1816), "Cycling Speed and Cadence"),
-        (BluetoothUUID(0x1826), "Fitness Machine"),
-        (BluetoothUUID(0x181F), "Continuous Glucose Monitoring"),
-        (BluetoothUUID(0x1808), "Glucose"),
-    ]
+    /// The services the registry's Bluetooth drivers read, and how the list names them.
+    static var supportedServices: [(uuid: BluetoothUUID, name: String)] {
+        DriverRegistry.ble.map { ($0.service.uuid, $0.service.name) }
+    }
 
     /// One line per device, strongest signal first:
-    /// `C0:11:22:33:44:55  random  -60 dBm  "SynBand"  Heart Rate, Continuous Glucose Monitoring`.
+    /// `C0:11:22:33:44:55,random  -60 dBm  "SynBand"  Heart Rate, Continuous Glucose Monitoring`.
     static func lines(_ devices: [ScannedDevice], all: Bool) -> [String] {
         func services(_ device: ScannedDevice) -> [String] {
             supportedServices.filter { device.serviceUUIDs.contains($0.uuid) }.map(\.name)
@@ -56,14 +52,16 @@ struct ScanCommand: ParsableCommand {
             return ["no supported sensor found" + (others > 0 ? " (\(others) other Bluetooth device\(others == 1 ? "" : "s") heard; --all lists them)" : "")]
         }
         return shown.map { device in
-            let type = LEAddressType(rawValue: device.addressType)?.description ?? "type \(device.addressType)"
+            // The address as `import --ble` and `daemon --ble` take it.
+            let address = LEAddressType(rawValue: device.addressType).map { BLEPeer(address: device.address, addressType: $0).argument }
+                ?? "\(device.address)  type \(device.addressType)"
             let rssi = device.rssi.map { "\($0) dBm" } ?? "? dBm"
             let name = device.name.map { "\"\($0)\"" } ?? "(no name)"
             let supported = services(device)
             let what = supported.isEmpty
                 ? (device.serviceUUIDs.isEmpty ? "" : "services " + device.serviceUUIDs.map(\.description).joined(separator: " "))
                 : supported.joined(separator: ", ")
-            return [device.address.description, type, rssi, name, what].filter { !$0.isEmpty }.joined(separator: "  ")
+            return [address, rssi, name, what].filter { !$0.isEmpty }.joined(separator: "  ")
         }
     }
 }

@@ -81,13 +81,35 @@ final class BLEImportCommandTests: XCTestCase {
         XCTAssertTrue(lines.contains("nothing stored: the session held no readings or activity glucobridge decodes"))
     }
 
+    /// `import --ble ADDRESS[,random|public]`, and the old `--address-type`, which still works and
+    /// names the new form in a hint.
     func testOptions() throws {
-        let command = try ImportCommand.parse(["--ble", "c0:11:22:33:44:55", "--address-type", "public", "--minutes", "90"])
-        XCTAssertEqual(try command.bluetooth.peer(), BLEPeer(address: BluetoothAddress("C0:11:22:33:44:55")!, addressType: .public))
+        let publicPeer = BLEPeer(address: BluetoothAddress("C0:11:22:33:44:55")!, addressType: .public)
+        let command = try ImportCommand.parse(["--ble", "c0:11:22:33:44:55,public", "--minutes", "90"])
+        XCTAssertEqual(try command.bluetooth.peer(), publicPeer)
+        XCTAssertNil(command.bluetooth.oldFormHint())
         XCTAssertEqual(command.bluetooth.minutes, 90)
+        XCTAssertEqual(try ImportCommand.parse(["--ble", "C0:11:22:33:44:55"]).bluetooth.peer()?.addressType, .random)
         XCTAssertNil(try ImportCommand.parse([]).bluetooth.peer())
-        XCTAssertThrowsError(try ImportCommand.parse(["--ble", "C0:11:22"]))
-        XCTAssertThrowsError(try ImportCommand.parse(["--ble", "C0:11:22:33:44:55", "--address-type", "static"]))
+
+        let old = try ImportCommand.parse(["--ble", "c0:11:22:33:44:55", "--address-type", "public"])
+        XCTAssertEqual(try old.bluetooth.peer(), publicPeer)
+        XCTAssertEqual(
+            old.bluetooth.oldFormHint(), "hint: --ble c0:11:22:33:44:55 --address-type public still works; write it as --ble C0:11:22:33:44:55,public")
+
+        func message(_ arguments: [String]) -> String {
+            do {
+                _ = try ImportCommand.parse(arguments)
+                return "parsed"
+            } catch {
+                return ImportCommand.message(for: error)
+            }
+        }
+        XCTAssertEqual(message(["--ble", "C0:11:22"]), #"--ble "C0:11:22": "C0:11:22" is not a Bluetooth address (six hex pairs: C0:11:22:33:44:55)"#)
+        XCTAssertEqual(message(["--ble", "C0:11:22:33:44:55", "--address-type", "static"]),
+                       #""--address-type static": the address type is public or random, not "static""#)
+        XCTAssertEqual(message(["--ble", "C0:11:22:33:44:55,random", "--address-type", "public"]),
+                       "--ble C0:11:22:33:44:55,random names its address type already: leave out --address-type public")
         XCTAssertThrowsError(try ImportCommand.parse(["--address-type", "public"]), "--address-type needs --ble")
         XCTAssertThrowsError(try ImportCommand.parse(["--ble", "C0:11:22:33:44:55", "--minutes", "0"]))
     }
@@ -104,7 +126,9 @@ final class BLEImportCommandTests: XCTestCase {
         XCTAssertEqual(try DaemonCommand.parse([]).bleListen, 1)
         XCTAssertEqual(try DaemonCommand.parse([]).peers(), [])
         XCTAssertThrowsError(try DaemonCommand.parse(["--ble", "C0:11:22"]))
-        XCTAssertThrowsError(try DaemonCommand.parse(["--ble", "C0:11:22:33:44:55,static"]))
+        XCTAssertThrowsError(try DaemonCommand.parse(["--ble", "C0:11:22:33:44:55,static"])) {
+            XCTAssertEqual(DaemonCommand.message(for: $0), #"--ble "C0:11:22:33:44:55,static": the address type is public or random, not "static""#)
+        }
         XCTAssertThrowsError(try DaemonCommand.parse(["--ble", "C0:11:22:33:44:55", "--ble-interval", "0"]))
         XCTAssertThrowsError(try DaemonCommand.parse(["--ble", "C0:11:22:33:44:55", "--ble-interval", "5", "--ble-listen", "5"]))
     }

@@ -18,7 +18,7 @@ final class ScanCommandTests: XCTestCase {
         let treadmill = BLEScanResults(capture: try LECapture.read(contentsOf: Fixtures.url("ble/horizon-74-at-ble/btsnoop_hci.log")))
         let supported = ScanCommand.lines(treadmill.devices, all: false)
         XCTAssertEqual(supported.count, 1)
-        XCTAssertTrue(supported[0].hasPrefix("FA:E4:E3:24:20:09  random  "), supported[0])
+        XCTAssertTrue(supported[0].hasPrefix("FA:E4:E3:24:20:09,random  "), supported[0])
         XCTAssertTrue(supported[0].hasSuffix(" dBm  \"HORIZON 7.4AT 55FD\"  Fitness Machine"), supported[0])
         let everything = ScanCommand.lines(treadmill.devices, all: true)
         XCTAssertEqual(everything.count, 36)
@@ -27,12 +27,12 @@ final class ScanCommandTests: XCTestCase {
         let synthetic = BLEScanResults(capture: try LECapture.read(contentsOf: Fixtures.url("ble/synthetic/synthetic-hrs-cgms-android-h4.btsnoop")))
         XCTAssertEqual(
             ScanCommand.lines(synthetic.devices, all: false),
-            ["C0:11:22:33:44:55  random  -60 dBm  \"SynBand\"  Heart Rate, Continuous Glucose Monitoring"])
+            ["C0:11:22:33:44:55,random  -60 dBm  \"SynBand\"  Heart Rate, Continuous Glucose Monitoring"])
         XCTAssertEqual(ScanCommand.lines([], all: false), ["no supported sensor found"])
         var quiet = synthetic.devices
         quiet[0].serviceUUIDs = [BluetoothUUID(0x180F)]
         XCTAssertEqual(ScanCommand.lines(quiet, all: false), ["no supported sensor found (1 other Bluetooth device heard; --all lists them)"])
-        XCTAssertEqual(ScanCommand.lines(quiet, all: true), ["C0:11:22:33:44:55  random  -60 dBm  \"SynBand\"  services 0x180F"])
+        XCTAssertEqual(ScanCommand.lines(quiet, all: true), ["C0:11:22:33:44:55,random  -60 dBm  \"SynBand\"  services 0x180F"])
     }
 
     func testOptions() throws {

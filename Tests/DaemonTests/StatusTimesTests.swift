@@ -1,4 +1,5 @@
 import Foundation
+import Importer
 import Store
 import TestSupport
 import XCTest
@@ -22,5 +23,27 @@ final class StatusTimesTests: XCTestCase {
         XCTAssertEqual(
             try StatusReport.text(storePath: path).split(separator: "\n").first.map(String.init),
             "store: \(path) (times in America/New_York)")
+    }
+
+    /// The last import of every source goes through the import report's formatter: the counts
+    /// are the report's own line, the time is in the store's zone.
+    func testLastImportsThroughTheReportFormatter() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let zone = TimeZone(identifier: "America/New_York")!
+        let store = try SharedStore(path: path, timeZone: zone)
+        let capture = Fixtures.url("dexcom/ecc1-g4-receiver.pcap")
+        let outcome = try Importer(store: store).replay(captureAt: capture)
+        let report = ImportReport(outcome, store: store).text.split(separator: "\n").map(String.init)
+        XCTAssertEqual(report[2], "23 records read: 23 new, 0 already stored")
+
+        let run = try XCTUnwrap(try store.latestImportRuns().first)
+        let lines = try StatusReport.text(storePath: path).split(separator: "\n").map(String.init)
+        let line = try XCTUnwrap(lines.first { $0.hasPrefix("  dexcom SM44792675 (G4Receiver): ") }, lines.joined(separator: "\n"))
+        XCTAssertEqual(line, "  " + ImportReport.lastImport(run, zone: zone))
+        XCTAssertEqual(
+            line,
+            "  dexcom SM44792675 (G4Receiver): \(LocalTimeText.text(run.finishedAt, zone: zone, seconds: true)) replay-conversation from "
+                + "\(capture.path): " + report[2])
     }
 }

@@ -22,6 +22,17 @@ final class BluetoothCommandEndToEndTests: XCTestCase {
         XCTAssertEqual(result.status, 1)
         XCTAssertEqual(result.stderr, "glucobridge: this kernel has no Bluetooth support (socket: Address family not supported by protocol)\n")
         XCTAssertEqual(result.stdout, "")
+
+        // The old form reads the same device, after one line naming the new form.
+        let old = try runProcess(
+            BuiltProducts.executable("glucobridge"),
+            ["import", "--ble", "C0:11:22:33:44:55", "--address-type", "public", "--store", store.path])
+        XCTAssertEqual(old.status, 1)
+        XCTAssertEqual(old.stderr, """
+            hint: --ble C0:11:22:33:44:55 --address-type public still works; write it as --ble C0:11:22:33:44:55,public
+            glucobridge: this kernel has no Bluetooth support (socket: Address family not supported by protocol)
+
+            """)
     }
 
     func testScanFailsWithOneLineHere() throws {

@@ -49,7 +49,7 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertTrue(statusLines.contains("  spool: \(spool.path): 2 imported, 1 failed since start, 0 waiting"), status.stdout)
         XCTAssertTrue(statusLines.contains { $0.hasSuffix(" spool cut-short.pcap: cut-short.pcap: packet 24 at byte 2458 claims 598 bytes but only 526 remain — the file is cut short") }, status.stdout)
         XCTAssertTrue(statusLines.contains {
-            $0.hasPrefix("  dexcom SM44792675 (G4Receiver): ") && $0.hasSuffix(" replay-conversation from \(spool.path)/again.pcap: 23 read, 0 new, 23 already stored")
+            $0.hasPrefix("  dexcom SM44792675 (G4Receiver): ") && $0.hasSuffix(" replay-conversation from \(spool.path)/again.pcap: 23 records read: 0 new, 23 already stored")
         }, status.stdout)
 
         try stop(daemon, with: SIGTERM)
@@ -134,7 +134,7 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertTrue(statusLines.contains { $0.hasSuffix(" bluetooth C0:FF:EE:00:00:01: \(noBluetooth)") }, status.stdout)
         XCTAssertTrue(statusLines.contains {
             $0.hasPrefix("  ble-hrs SIM-HR-0001 (glucobridge simulator HR band): ")
-                && $0.hasSuffix(" replay-conversation from \(spool.path)/again.btsnoop: 3000 read, 0 new, 51 already stored")
+                && $0.hasSuffix(" replay-conversation from \(spool.path)/again.btsnoop: 3000 records read: 0 new, 51 already stored")
         }, status.stdout)
 
         try stop(daemon, with: SIGTERM)

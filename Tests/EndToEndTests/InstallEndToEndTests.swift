@@ -63,12 +63,17 @@ final class InstallEndToEndTests: XCTestCase {
 
         // An edited unit and rules from another release are told apart.
         try (unit + "Nice=5\n").write(toFile: staged("/etc/systemd/system/glucobridge.service"), atomically: true, encoding: .utf8)
+        // The older rules also lack a reader this release's Contour driver reads.
         let older = SystemFile.udevRules.contents.replacingOccurrences(of: "# glucobridge \(GlucoBridgeVersion.current) ", with: "# glucobridge 0.0.9 ")
+            .replacingOccurrences(of: #"ATTR{idProduct}=="6002|"#, with: #"ATTR{idProduct}==""#)
         try older.write(toFile: staged("/etc/udev/rules.d/60-glucobridge.rules"), atomically: true, encoding: .utf8)
         doctor.binaryPath = binary.path
         findings = doctor.installFindings(InstalledFiles(root: destdir, environment: environment))
         XCTAssertEqual(findings[0].status, .fail)
-        XCTAssertEqual(findings[0].message, "/etc/udev/rules.d/60-glucobridge.rules was installed by glucobridge 0.0.9, this is \(GlucoBridgeVersion.current)")
+        XCTAssertEqual(
+            findings[0].message,
+            "/etc/udev/rules.d/60-glucobridge.rules was installed by glucobridge 0.0.9, this is \(GlucoBridgeVersion.current); "
+                + "against this release's drivers: 1a79:6002 (contour) is missing")
         XCTAssertEqual(findings[0].fix, "sudo glucobridge install --system")
         let daemonUnit = try XCTUnwrap(findings.first { $0.subject == "daemon unit" })
         XCTAssertEqual(daemonUnit.message, "/etc/systemd/system/glucobridge.service differs from what this glucobridge installs (edited?)")

@@ -18,15 +18,30 @@ final class SystemFileTests: XCTestCase {
 
     // MARK: udev rules
 
-    func testEverySupportedReaderIsInTheRules() {
+    /// The rules mark exactly the registry's USB products, each with its driver: a product added
+    /// to a driver, or a line added to the rules, fails here until the other side follows.
+    func testRulesListExactlyTheRegistrysReaders() {
+        XCTAssertEqual(UdevRules.drift(in: SystemFile.udevRules.contents), [], "udev/60-glucobridge.rules and DriverRegistry.usb differ")
         let listed = UdevRules.readers(in: SystemFile.udevRules.contents)
-        for product in DriverRegistry.usbProducts {
-            let id = USBID(vendor: product.vendorID, product: product.productID)
-            XCTAssertNotNil(listed[id], "\(id) (\(product.name)) is supported by a driver but missing from udev/60-glucobridge.rules")
-        }
+        XCTAssertEqual(listed, UdevRules.expectedReaders)
+        XCTAssertEqual(listed.count, DriverRegistry.usbProducts.count)
         XCTAssertEqual(listed[USBID(vendor: 0x22A3, product: 0x0047)], "dexcom")
         XCTAssertEqual(listed[USBID(vendor: 0x1A79, product: 0x7410)], "contour")
         XCTAssertEqual(listed[USBID(vendor: 0x1A61, product: 0x3650)], "freestyle")
+        XCTAssertNil(listed[USBID(vendor: 0x22A3, product: 0x0048)], "the G7 is not supported, so not in the rules")
+    }
+
+    /// The drift check names each kind of difference.
+    func testDriftNamesMissingExtraAndMisassignedReaders() {
+        let rules = SystemFile.udevRules.contents
+            .replacingOccurrences(of: #"ATTR{idProduct}=="6002|"#, with: #"ATTR{idProduct}==""#)
+            .replacingOccurrences(of: #"ATTR{idProduct}=="0047", ENV{ID_MM_DEVICE_IGNORE}="1", ENV{GLUCOBRIDGE_DRIVER}="dexcom""#,
+                                  with: #"ATTR{idProduct}=="0047|0048", ENV{ID_MM_DEVICE_IGNORE}="1", ENV{GLUCOBRIDGE_DRIVER}="contour""#)
+        XCTAssertEqual(UdevRules.drift(in: rules), [
+            "1a79:6002 (contour) is missing",
+            "22a3:0047 is given to driver contour, but the dexcom driver reads it",
+            "22a3:0048 (contour) is listed, but no driver supports it",
+        ])
     }
 
     func testRulesNeverOpenReadersToEveryone() {

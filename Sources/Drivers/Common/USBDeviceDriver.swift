@@ -7,12 +7,19 @@ public struct USBProduct: Sendable, Equatable {
     public var vendorID: UInt16
     public var productID: UInt16
     public var name: String
+    /// Why a product the driver recognises is refused rather than read (its traffic is
+    /// encrypted, …); nil for a product it reads.
+    public var refusal: String?
 
-    public init(vendorID: UInt16, productID: UInt16, name: String) {
+    public init(vendorID: UInt16, productID: UInt16, name: String, refusal: String? = nil) {
         self.vendorID = vendorID
         self.productID = productID
         self.name = name
+        self.refusal = refusal
     }
+
+    /// The name, and why it is refused when it is: `FreeStyle Libre 2 (refused: …)`.
+    public var label: String { refusal.map { "\(name) (refused: \($0))" } ?? name }
 }
 
 /// A driver for one family of USB devices. It talks only to a `USBTransport`, so the same code
@@ -21,6 +28,8 @@ public protocol USBDeviceDriver: Sendable {
     /// The family name kept with every record it yields (e.g. `dexcom`).
     static var family: String { get }
     static var products: [USBProduct] { get }
+    /// What the driver reads and how, for README's table of supported devices.
+    static var summary: String { get }
     /// Holds the device's conversation and returns what it read. Once the device has said who it
     /// is, `cursors` gives the highest record index already stored per stream for it; those
     /// streams are read only as far back as needed to reach it.
@@ -48,9 +57,16 @@ extension USBDeviceDriver {
     }
 }
 
-/// The drivers glucobridge ships.
+/// The drivers glucobridge ships: the one list that `import`, the daemon, `scan`, `devices`, the
+/// udev rules (checked by a test) and README's table of supported devices are taken from.
 public enum DriverRegistry {
     public static let usb: [any USBDeviceDriver.Type] = [DexcomDriver.self, ContourDriver.self, FreeStyleDriver.self]
+
+    /// Readers people ask about that no driver reads, each with the reason (its `refusal`). They
+    /// are not in the udev rules.
+    public static let unsupportedUSB = [
+        USBProduct(vendorID: 0x22A3, productID: 0x0048, name: "Dexcom G7 receiver", refusal: "its protocol is not publicly documented")
+    ]
 
     /// The driver for a family name, case-insensitively.
     public static func usbDriver(named name: String) -> (any USBDeviceDriver.Type)? {

@@ -15,6 +15,10 @@ public enum ContourDriver: USBDeviceDriver {
         USBProduct(vendorID: 0x1A79, productID: 0x7900, name: "Ascensia Contour Next"),
         USBProduct(vendorID: 0x1A79, productID: 0x7950, name: "Contour Plus Blue"),
     ]
+    public static let summary = """
+        glucose results (strip), read-only: the host only sends EOT/ACK/NAK, never command mode; control-solution results are \
+        counted, not stored; `<`/`>` become LO/HI; meal and activity markers are kept as the reading's note
+        """
 
     public static let readTimeout: Duration = .seconds(2)
     /// EOTs sent to wake a meter that does not speak first.

@@ -8,6 +8,7 @@ import TransportReplay
 public enum DexcomDriver: USBDeviceDriver {
     public static let family = "dexcom"
     public static let products = [USBProduct(vendorID: 0x22A3, productID: 0x0047, name: "Dexcom G4/G5/G6 receiver")]
+    public static let summary = "glucose (EGV) and fingerstick (meter) records, read-only"
 
     /// How long one read may wait for the receiver.
     public static let readTimeout: Duration = .seconds(2)

@@ -12,9 +12,17 @@ public enum FreeStyleDriver: USBDeviceDriver {
     public static let family = "freestyle"
     public static let products: [USBProduct] = FreeStyleModel.allCases.flatMap { model in
         model.productIDs.map {
-            USBProduct(vendorID: FreeStyleModel.vendorID, productID: $0, name: model.rawValue + (model.isEncrypted ? " (encrypted: refused)" : ""))
+            USBProduct(
+                vendorID: FreeStyleModel.vendorID, productID: $0, name: model.rawValue,
+                refusal: model.isEncrypted
+                    ? "its USB traffic is encrypted with keys Abbott does not publish (a Libre 3 is recognised by its encrypted replies)" : nil)
         }
     }
+    public static let summary = """
+        Libre: 15-minute sensor readings (`$history?`) and scans and strips (`$arresult?`); Neo / InsuLinx: strip results \
+        (`$result?`); read-only (init and `$…?` queries only); every reply's checksum verified; ketone strips, rows the reader \
+        flags invalid and time changes are counted, not stored; `HI`/`LO` become flags
+        """
 
     /// How long one report may take to arrive.
     public static let readTimeout: Duration = .seconds(3)

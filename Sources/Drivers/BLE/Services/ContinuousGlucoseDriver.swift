@@ -22,6 +22,7 @@ import Transport
 public final class ContinuousGlucoseDriver: BLEDeviceDriver {
     public static let family = "ble-cgms"
     public static let service = BLEService.continuousGlucoseMonitoring
+    public static let summary = "sensor readings: stored records through the Record Access Control Point, then live ones"
 
     private let measurement: GATTCharacteristic?
     private let feature: GATTCharacteristic?

@@ -10,6 +10,7 @@ import Transport
 public final class CyclingSpeedCadenceDriver: BLEDeviceDriver {
     public static let family = "ble-csc"
     public static let service = BLEService.cyclingSpeedAndCadence
+    public static let summary = "crank cadence, wheel speed and distance (counters differenced across rollover)"
 
     private let measurement: GATTCharacteristic?
     private var calculator: CSCRateCalculator

@@ -13,6 +13,7 @@ import Transport
 public final class FitnessMachineDriver: BLEDeviceDriver {
     public static let family = "ble-ftms"
     public static let service = BLEService.fitnessMachine
+    public static let summary = "treadmill speed and distance, indoor bike speed, cadence and distance, their heart rate"
 
     private let treadmill: GATTCharacteristic?
     private let bike: GATTCharacteristic?

@@ -19,6 +19,7 @@ import Transport
 public final class GlucoseMeterDriver: BLEDeviceDriver {
     public static let family = "ble-glucose"
     public static let service = BLEService.glucose
+    public static let summary = "meter (strip) readings through the Record Access Control Point; a reading's exercise context as an Exercise log"
     public static let stream = "meter"
 
     private let measurement: GATTCharacteristic?

@@ -11,6 +11,7 @@ import Transport
 public final class HeartRateDriver: BLEDeviceDriver {
     public static let family = "ble-hrs"
     public static let service = BLEService.heartRate
+    public static let summary = "heart rate (with skin contact), energy expended; body sensor location noted"
 
     private let measurement: GATTCharacteristic?
     private let location: GATTCharacteristic?

@@ -8,6 +8,7 @@ import Transport
 public final class RunningSpeedCadenceDriver: BLEDeviceDriver {
     public static let family = "ble-rsc"
     public static let service = BLEService.runningSpeedAndCadence
+    public static let summary = "cadence, speed, total distance, walking/running"
 
     private let measurement: GATTCharacteristic?
     private var samples: [ActivitySample] = []

@@ -26,6 +26,8 @@ public protocol BLEDeviceDriver: AnyObject {
     static var family: String { get }
     /// The service it reads.
     static var service: BLEService { get }
+    /// What it stores, for README's table of Bluetooth services.
+    static var summary: String { get }
     /// A driver for `service` as discovery found it.
     init(service: GATTService)
     /// The value handles whose notifications and indications it takes.

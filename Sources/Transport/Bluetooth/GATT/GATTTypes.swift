@@ -34,6 +34,57 @@ public struct BLEPeer: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// Why a Bluetooth LE device as typed (`ADDRESS[,public|random]`) could not be read.
+public enum BLEPeerSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Nothing was given.
+    case empty
+    /// The part before the comma is not six hex pairs.
+    case notAnAddress(String, in: String)
+    /// The part after the comma is not `public` or `random`.
+    case unknownAddressType(String, in: String)
+    /// More than one comma.
+    case tooManyParts(String)
+
+    public var description: String {
+        let form = "ADDRESS or ADDRESS,public or ADDRESS,random, e.g. C0:11:22:33:44:55,random"
+        return switch self {
+        case .empty: "no Bluetooth device given: write \(form)"
+        case let .notAnAddress(address, text): "\"\(text)\": \"\(address)\" is not a Bluetooth address (six hex pairs: C0:11:22:33:44:55)"
+        case let .unknownAddressType(type, text): "\"\(text)\": the address type is public or random, not \"\(type)\""
+        case .tooManyParts(let text): "\"\(text)\" has more than one comma: write \(form)"
+        }
+    }
+}
+
+extension BLEPeer {
+    /// The one syntax every command, the daemon and its unit file use for a Bluetooth LE device:
+    /// `ADDRESS[,TYPE]`, where TYPE is `public` or `random` as BlueZ names address types (the
+    /// `AddressType` property, doc/org.bluez.Device.rst in github.com/bluez/bluez) and defaults to
+    /// random, which most sensors use. Either case; spaces around the parts are ignored.
+    public init(parsing text: String) throws(BLEPeerSyntaxError) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { throw .empty }
+        let parts = trimmed.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count <= 2 else { throw .tooManyParts(text) }
+        guard let address = BluetoothAddress(parts[0]) else { throw .notAnAddress(parts[0], in: text) }
+        let type = try parts.count == 2 ? Self.addressType(parts[1], in: text) : .random
+        self.init(address: address, addressType: type)
+    }
+
+    /// `public` or `random` (either case) as an address type.
+    public static func addressType(_ word: String, in text: String) throws(BLEPeerSyntaxError) -> LEAddressType {
+        switch word.lowercased() {
+        case "public": .public
+        case "random": .random
+        default: throw .unknownAddressType(word, in: text)
+        }
+    }
+
+    /// `C0:11:22:33:44:55,random`: the device as `init(parsing:)` reads it (an identity address
+    /// is written by its kind, public or random).
+    public var argument: String { "\(address),\(addressType.isRandom ? "random" : "public")" }
+}
+
 /// The characteristic properties byte [BlueZ src/shared/att-types.h].
 public struct GATTCharacteristicProperties: OptionSet, Sendable, Hashable {
     public var rawValue: UInt8
