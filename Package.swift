@@ -10,7 +10,10 @@ let package = Package(
         // Every module that reads outside bytes, for the fuzz targets in Fuzz/ (a package of its own).
         .library(
             name: "GlucoBridgeParsers",
-            targets: ["Capture", "Transport", "Drivers", "Ingest", "Store", "Importer", "Model", "Simulators"]),
+            targets: [
+                "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Store",
+                "Importer", "Model", "Simulators",
+            ]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -33,17 +36,30 @@ let package = Package(
         // Value types shared by every layer: readings, glucose units and input, exercise and activity,
         // device downloads and import batches, the user profile, civil dates.
         .target(name: "Model"),
-        // Capture files, read and written. USB: usbmon pcap/pcapng, USBPcap, the one-line-per-transfer
-        // transcript. Bluetooth: btsnoop, HCI packets and events, L2CAP reassembly, UUIDs, addresses,
-        // advertising data.
+        // What the capture formats share: integer reads and appends, hex, whole-file reads, the
+        // crash-safe capture file writer and the capture errors.
         .target(name: "Capture"),
-        // The wire. USB: the transport protocol, HID framing, libusb (live and hotplug), replay and
-        // recording. Bluetooth LE: the GATT client over ATT, live BlueZ sockets (libbluetooth, scan
-        // and connect), replay and recording.
-        .target(name: "Transport", dependencies: ["CLibUSB", "CBluetooth", "Capture"]),
+        // USB capture files, read and written: usbmon pcap/pcapng, USBPcap, the one-line-per-transfer
+        // transcript; transfers assembled from their packets.
+        .target(name: "CaptureUSB", dependencies: ["Capture"]),
+        // Bluetooth capture files and their values: btsnoop read and written, HCI packets and events,
+        // L2CAP reassembly, LE connections and their ATT PDUs, UUIDs, addresses, advertising data.
+        .target(name: "CaptureBluetooth", dependencies: ["Capture"]),
+        // The wire's abstractions, no C library: the USB transport protocol, descriptors, device
+        // locations and HID framing; the ATT bearer protocol, the ATT PDU codec and the GATT client
+        // over it; scan results; their errors.
+        .target(name: "Transport", dependencies: ["Capture", "CaptureUSB", "CaptureBluetooth"]),
+        // Live USB through libusb: device listing, the transport, hotplug events.
+        .target(name: "TransportLibUSB", dependencies: ["Transport", "CaptureUSB", "CLibUSB"]),
+        // Live Bluetooth LE through BlueZ sockets (libbluetooth): the L2CAP ATT bearer, the LE scan,
+        // the adapter probe.
+        .target(name: "TransportBlueZ", dependencies: ["Transport", "Capture", "CaptureBluetooth", "CBluetooth"]),
+        // The test and replay twins, no C library: USB devices split from a capture, replayed and
+        // recorded; ATT bearers replayed from and recorded to btsnoop; the replay deadline.
+        .target(name: "TransportReplay", dependencies: ["Transport", "Capture", "CaptureUSB", "CaptureBluetooth"]),
         // One folder per device family (Dexcom, FreeStyle, Contour, BLE GATT services); each speaks to
         // a transport protocol and yields device records.
-        .target(name: "Drivers", dependencies: ["Capture", "Transport", "Model"]),
+        .target(name: "Drivers", dependencies: ["Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Model"]),
         // Device records to store-ready values: UTC from device clocks, the plausible-time window;
         // heart-rate and step streams to exercise sessions.
         .target(name: "Ingest", dependencies: ["Model"]),
@@ -60,17 +76,21 @@ let package = Package(
         .target(name: "GlucoseMetrics", dependencies: ["Model", "Store"]),
         // The AGP report page: one self-contained HTML file with inline SVG.
         .target(name: "Report", dependencies: ["GlucoseMetrics", "Model", "Store"]),
-        // Wires a transport, a driver, ingest and the store into one import (USB or BLE), and reports it.
+        // Wires a transport, a driver, ingest and the store into one import (USB or BLE), and reports it;
+        // captures are replayed. No C library: the live devices are in LiveImport.
         .target(
             name: "Importer",
             dependencies: [
-                "Capture", "Transport", "Drivers", "Ingest", "Store", "Model",
-                .product(name: "Logging", package: "swift-log"),
+                "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Store",
+                "Model", .product(name: "Logging", package: "swift-log"),
             ]),
+        // Imports from live devices: the first supported USB device, the one at a bus location, a
+        // Bluetooth LE peer.
+        .target(name: "LiveImport", dependencies: ["Importer", "Drivers", "Transport", "TransportLibUSB", "TransportBlueZ"]),
         // Living on a Linux machine: the udev rules and systemd units (embedded from udev/ and
         // systemd/ through the symlinks in Sources/Setup/Files), install and uninstall, doctor.
         .target(
-            name: "Setup", dependencies: ["Transport", "Drivers", "Store"],
+            name: "Setup", dependencies: ["Transport", "TransportLibUSB", "TransportBlueZ", "Drivers", "Store"],
             resources: [
                 .embedInCode("Files/60-glucobridge.rules"), .embedInCode("Files/glucobridge-import@.service"),
                 .embedInCode("Files/glucobridge.service"), .embedInCode("Files/glucobridge-user.service"),
@@ -90,7 +110,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Importer", "Store", "Transport", "Drivers", "Model",
+                "Importer", "LiveImport", "Store", "Transport", "TransportLibUSB", "Drivers", "Model",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
@@ -99,21 +119,22 @@ let package = Package(
         .executableTarget(
             name: "glucobridge",
             dependencies: [
-                "Importer", "Ingest", "Store", "Transport", "Drivers", "Capture", "Model", "Setup", "Daemon", "GlucoseMetrics", "Report",
-                "Sync",
+                "Importer", "LiveImport", "Ingest", "Store", "Transport", "TransportLibUSB", "TransportBlueZ", "Drivers",
+                "CaptureBluetooth", "Model", "Setup", "Daemon", "GlucoseMetrics", "Report", "Sync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         // Devices in software (Dexcom receiver, FreeStyle reader, Contour meter, BLE peripherals):
         // record demo and benchmark captures, drive behaviour tests.
-        .target(name: "Simulators", dependencies: ["Drivers", "Transport", "Capture"]),
+        .target(
+            name: "Simulators", dependencies: ["Drivers", "Transport", "TransportReplay", "Capture", "CaptureBluetooth"]),
         // Benchmarks (swift run -c release ...), each against a baseline timed in the same run.
         // Dexcom import speed against a plain prepared-statement insert.
         .executableTarget(
             name: "glucobridge-bench",
             dependencies: [
-                "Importer", "Store", "Transport", "Capture", "Drivers", "Ingest", "Simulators",
+                "Importer", "Store", "TransportReplay", "CaptureUSB", "Drivers", "Ingest", "Simulators",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -133,29 +154,36 @@ let package = Package(
         // Helpers shared by the tests: fixtures, capture cuts, the built binary and other processes,
         // the sqlite3 program, PNG reading, activity streams.
         .target(name: "TestSupport", dependencies: ["Capture", "Model"], path: "Tests/TestSupport"),
-        // Tests, one target per module or device family. CLITests, SyncTests, DaemonTests and
-        // SetupTests also start the built binary or other processes.
+        // Unit tests, one target per module or device family: in this process, no server.
         .testTarget(name: "ModelTests", dependencies: ["Model"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "CaptureUSB", "CaptureBluetooth", "TestSupport"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "TransportReplay", "Capture", "CaptureUSB", "TestSupport"]),
         .testTarget(
-            name: "TransportTests", dependencies: ["Transport", "Capture", "CLibUSB", "CBluetooth", "TestSupport"]),
-        .testTarget(name: "BLETransportTests", dependencies: ["Transport", "Capture", "CBluetooth", "TestSupport"]),
-        .testTarget(name: "DexcomTests", dependencies: ["Drivers", "Transport", "Capture", "Model", "TestSupport"]),
+            name: "BLETransportTests", dependencies: ["Transport", "TransportReplay", "Capture", "CaptureBluetooth", "TestSupport"]),
+        // The live transports against this machine's libusb and BlueZ.
+        .testTarget(
+            name: "LiveTransportTests",
+            dependencies: [
+                "Transport", "TransportLibUSB", "TransportBlueZ", "Capture", "CaptureBluetooth", "CLibUSB", "CBluetooth", "TestSupport",
+            ]),
+        .testTarget(name: "DexcomTests", dependencies: ["Drivers", "Model", "TestSupport"]),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "Model", "TestSupport"]),
-        .testTarget(name: "BLEServiceTests", dependencies: ["Drivers", "Capture", "Model", "TestSupport"]),
+        .testTarget(name: "BLEServiceTests", dependencies: ["Drivers", "CaptureBluetooth", "Model", "TestSupport"]),
         .testTarget(
             name: "ContourTests",
-            dependencies: ["Drivers", "Importer", "Store", "Capture", "Transport", "Model", "Simulators", "TestSupport"]),
+            dependencies: ["Drivers", "Importer", "Store", "CaptureUSB", "Model", "Simulators", "TestSupport"]),
         .testTarget(
             name: "FreeStyleTests",
             dependencies: [
-                "Drivers", "Importer", "Store", "Capture", "Transport", "Model", "Simulators", "TestSupport",
+                "Drivers", "Importer", "Store", "Capture", "CaptureUSB", "Transport", "TransportReplay", "Model", "Simulators",
+                "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "glucobridge", "Importer", "Store", "Transport", "Capture", "Model", "Ingest", "Simulators", "TestSupport",
+                "glucobridge", "Importer", "LiveImport", "Store", "Transport", "CaptureBluetooth", "Model", "Ingest", "Simulators",
+                "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
@@ -164,40 +192,49 @@ let package = Package(
             dependencies: ["GlucoseMetrics", "Report", "Store", "Model", "Simulators", "Importer", "TestSupport"]),
         .testTarget(
             name: "SetupTests",
-            dependencies: ["Setup", "Drivers", "Transport", "Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["Setup", "Drivers", "TransportBlueZ", "Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "Importer", "Store", "Transport", "Capture", "Drivers", "Model", "TestSupport",
+                "Daemon", "Importer", "Store", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Drivers", "Model",
+                "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .testTarget(
-            name: "SyncTests",
-            dependencies: [
-                "Sync", "Store", "Model", "TestSupport", "glucobridge",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ]),
+            name: "SyncTests", dependencies: ["Sync", "TestSupport"]),
         .testTarget(
             name: "StoreTests",
             dependencies: ["Store", "Model", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "ImporterTests",
             dependencies: [
-                "Importer", "Store", "Transport", "Capture", "Drivers", "Ingest", "Model", "Simulators", "TestSupport",
+                "Importer", "Store", "Transport", "TransportReplay", "CaptureUSB", "Drivers", "Ingest", "Model", "Simulators",
+                "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         // The simulators against the decoders: each simulator's bytes, recorded and replayed,
         // decode through the real drivers to exactly the values it was given.
         .testTarget(
-            name: "SimulatorTests", dependencies: ["Simulators", "Drivers", "Transport", "Capture", "Model", "TestSupport"]),
+            name: "SimulatorTests",
+            dependencies: [
+                "Simulators", "Drivers", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Model", "TestSupport",
+            ]),
         .testTarget(
             name: "BLEImportTests",
             dependencies: [
-                "Importer", "Store", "Transport", "Capture", "Drivers", "Ingest", "Model", "Simulators", "TestSupport",
+                "Importer", "Store", "Transport", "CaptureBluetooth", "Drivers", "Ingest", "Model", "Simulators", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        // End-to-end tests: the built binary, the daemon, sqlite3 and chromium as processes, and the
+        // PostgreSQL server of `.ci/start-postgres`. `swift test --skip EndToEndTests` runs the rest.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "glucobridge", "Setup", "Sync", "Store", "Model", "GlucoseMetrics", "Report", "Simulators", "TransportBlueZ",
+                "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
             ]),
     ],
     swiftLanguageModes: [.v6]

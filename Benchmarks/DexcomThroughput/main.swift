@@ -5,7 +5,7 @@
 //   swift run -c release glucobridge-bench                  all figures (instructions too, under valgrind)
 //   swift run -c release glucobridge-bench --no-instructions
 //   swift run -c release glucobridge-bench --captures DIR   only write the two captures to DIR
-import Capture
+import CaptureUSB
 import Drivers
 import Foundation
 import GRDB
@@ -14,7 +14,7 @@ import Ingest
 import Logging
 import Simulators
 import Store
-import Transport
+import TransportReplay
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let repetitions = 5

@@ -14,7 +14,7 @@ public enum CapturePart: Sendable, Equatable {
 
 /// How truncation messages name each part.
 extension CapturePart {
-    var span: TruncatedSpan {
+    package var span: TruncatedSpan {
         switch self {
         case .fileHeader: .fileHeader(format: "pcap")
         case let .recordHeader(packet): .recordHeader(unit: "packet", number: packet)
@@ -83,7 +83,7 @@ public enum CaptureError: Error, Equatable, CustomStringConvertible {
 
 /// A header or record that runs past the end of a capture file, as the truncation messages of
 /// ``CaptureError`` and ``BTSnoopError`` name it.
-enum TruncatedSpan {
+package enum TruncatedSpan {
     /// The file header of a `format` (`pcap`, `btsnoop`) file.
     case fileHeader(format: String)
     /// The header of record `number`, which the format calls a `unit` (`packet`, `record`).
@@ -92,7 +92,7 @@ enum TruncatedSpan {
     case recordBody(unit: String, number: Int, claiming: String)
 
     /// `FILE: packet 3 at byte 88 claims 64 bytes but only 20 remain — the file is cut short`.
-    func message(file: String, offset: Int, needed: Int, remaining: Int) -> String {
+    package func message(file: String, offset: Int, needed: Int, remaining: Int) -> String {
         let what = switch self {
         case let .fileHeader(format): "the \(format) file header at byte \(offset) needs \(needed) bytes"
         case let .recordHeader(unit, number): "\(unit) \(number) at byte \(offset): its record header needs \(needed) bytes"

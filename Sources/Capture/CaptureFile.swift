@@ -2,12 +2,12 @@ import Foundation
 
 /// A capture file being written: every `write` goes straight to the operating system, so a crash
 /// of this process loses nothing already appended.
-final class CaptureFile {
-    let name: String
+package final class CaptureFile {
+    package let name: String
     private var handle: FileHandle?
 
     /// Creates (or empties) the file at `url`.
-    init(url: URL) throws(CaptureError) {
+    package init(url: URL) throws(CaptureError) {
         name = url.lastPathComponent
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw .writeFailed(file: name, reason: "cannot create \(url.path) (missing folder or no permission)")
@@ -19,7 +19,7 @@ final class CaptureFile {
         }
     }
 
-    func write(_ bytes: [UInt8]) throws(CaptureError) {
+    package func write(_ bytes: [UInt8]) throws(CaptureError) {
         guard let handle else { throw .writeFailed(file: name, reason: "the writer is already closed") }
         do {
             try handle.write(contentsOf: bytes)
@@ -29,7 +29,7 @@ final class CaptureFile {
     }
 
     /// Flushes to storage and closes; closing twice is harmless.
-    func close() throws(CaptureError) {
+    package func close() throws(CaptureError) {
         guard let handle else { return }
         self.handle = nil
         do {

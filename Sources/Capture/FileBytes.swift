@@ -10,9 +10,9 @@ import Foundation
 
 /// Whole-file reads through POSIX calls, so a failure carries the system's own reason
 /// ("No such file or directory", "Permission denied", "Is a directory").
-enum FileBytes {
+package enum FileBytes {
     /// The file's bytes, or the reason they could not be read.
-    static func contents(ofPath path: String) -> Result<[UInt8], FileReadFailure> {
+    package static func contents(ofPath path: String) -> Result<[UInt8], FileReadFailure> {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { return .failure(FileReadFailure(errno: errno)) }
         defer { close(fd) }
@@ -35,10 +35,10 @@ enum FileBytes {
 }
 
 /// Why a file could not be read, as the operating system words it.
-struct FileReadFailure: Error {
-    let reason: String
+package struct FileReadFailure: Error {
+    package let reason: String
 
-    init(errno code: Int32) {
+    package init(errno code: Int32) {
         reason = String(cString: strerror(code))
     }
 }

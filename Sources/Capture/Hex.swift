@@ -34,10 +34,10 @@ public enum Hex {
     }
 
     @inline(__always)
-    static func isBlank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 }
+    package static func isBlank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 }
 
     /// Decodes ASCII hex held in any byte collection (a UTF-8 view, an array slice, a buffer).
-    static func decode<C: Collection>(ascii text: C) -> [UInt8]? where C.Element == UInt8 {
+    package static func decode<C: Collection>(ascii text: C) -> [UInt8]? where C.Element == UInt8 {
         var out: [UInt8] = []
         out.reserveCapacity(text.count / 2)
         var iterator = text.makeIterator()
@@ -50,7 +50,7 @@ public enum Hex {
     }
 
     /// Why `decode(ascii:)` rejected `text`, for error messages.
-    static func problem<C: Collection>(in text: C) -> String where C.Element == UInt8 {
+    package static func problem<C: Collection>(in text: C) -> String where C.Element == UInt8 {
         var digitCount = 0
         var pending = false
         for (column, c) in text.enumerated() {

@@ -1,5 +1,6 @@
 import Foundation
 import Importer
+import LiveImport
 import Transport
 
 /// A Bluetooth LE band or sensor the daemon reads on a schedule (`glucobridge daemon --ble`):

@@ -4,7 +4,7 @@ import Importer
 import Logging
 import ServiceLifecycle
 import Store
-import Transport
+import TransportLibUSB
 
 #if canImport(Glibc)
     import Glibc

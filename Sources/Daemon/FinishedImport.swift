@@ -1,7 +1,7 @@
 import Importer
 import Logging
 import Store
-import Transport
+import TransportLibUSB
 
 /// What the daemon says of one import that succeeded, whichever kind it was (a USB reader or
 /// capture, a Bluetooth sensor or btsnoop capture): the lines of a spool report and the metadata

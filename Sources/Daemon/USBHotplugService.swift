@@ -1,9 +1,11 @@
 import Drivers
 import Foundation
 import Importer
+import LiveImport
 import Logging
 import ServiceLifecycle
 import Transport
+import TransportLibUSB
 
 /// Imports a supported reader when libusb reports it arriving.
 ///

@@ -1,4 +1,5 @@
 import Capture
+import CaptureBluetooth
 import Drivers
 import Foundation
 import Ingest
@@ -6,6 +7,7 @@ import Logging
 import Model
 import Store
 import Transport
+import TransportReplay
 
 /// The activity one Bluetooth import stored for one source.
 public struct BLEActivityImport: Sendable {
@@ -123,7 +125,7 @@ extension Importer {
 
     /// The capture's own time: its last plausible record timestamp.
     private static func window(of capture: LECapture) -> PlausibleWindow {
-        PlausibleWindow.forCapture(timestamps: capture.file.records.lazy.map(\.hostTime))
+        PlausibleWindow.forCapture(timestamps: capture.file.packets.lazy.map(\.hostTime))
     }
 
     /// Replays one connection: conversation first, passively when the capture does not hold what
@@ -149,23 +151,6 @@ extension Importer {
         outcome.replayMode = replayMode
         for index in outcome.glucose.indices { outcome.glucose[index].replayMode = replayMode }
         return outcome
-    }
-
-    /// Connects to `peer` over Bluetooth LE and imports what its services give, recording the
-    /// session to `recordURL` as a btsnoop file when given. On a machine without Bluetooth this
-    /// fails with one line saying so.
-    public func importBLE(
-        peer: BLEPeer, adapter: String? = nil, security: BLESecurity = .low, recordTo recordURL: URL? = nil,
-        limits: BLESessionLimits = .live()
-    ) throws(ImportError) -> BLEImportOutcome {
-        let bearer: L2CAPATTBearer
-        do {
-            bearer = try L2CAPATTBearer.connect(to: peer, adapter: adapter, security: security)
-        } catch {
-            throw .session(.link(error))
-        }
-        logger.info("connected", metadata: ["peer": "\(peer)"])
-        return try importBLESession(over: bearer, origin: "bluetooth \(peer.address)", recordTo: recordURL, limits: limits)
     }
 
     /// Imports from an open ATT bearer (a live connection, or a simulated device), holding the

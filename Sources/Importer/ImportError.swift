@@ -1,4 +1,5 @@
 import Capture
+import CaptureBluetooth
 import Drivers
 import Ingest
 import Store

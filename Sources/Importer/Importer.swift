@@ -1,4 +1,5 @@
 import Capture
+import CaptureUSB
 import Drivers
 import Foundation
 import Ingest
@@ -6,6 +7,7 @@ import Logging
 import Model
 import Store
 import Transport
+import TransportReplay
 
 /// How a capture was played to its driver.
 public enum ReplayMode: Sendable, Equatable, CustomStringConvertible {
@@ -133,30 +135,6 @@ public struct Importer: Sendable {
         outcome.captureFormat = capture.format
         if let detection = selected.detection { outcome.notes.insert(detection, at: 0) }
         return outcome
-    }
-
-    /// Imports from the first supported device on the USB bus, recording the session to
-    /// `recordURL` as a usbmon pcap when given.
-    public func importLive(context: LibUSBContext, recordTo recordURL: URL? = nil) throws(ImportError) -> ImportOutcome {
-        let found: [USBDeviceDescription]
-        do {
-            found = try context.devices(matching: DriverRegistry.usbProducts.map { ($0.vendorID, $0.productID) })
-        } catch {
-            throw .transport(error)
-        }
-        guard let device = found.first,
-              let driver = DriverRegistry.usbDriver(vendorID: device.vendorID, productID: device.productID) else {
-            throw .transport(.noDevice)
-        }
-        let transport: LibUSBTransport
-        do {
-            transport = try LibUSBTransport(context: context, bus: device.bus, address: device.address)
-        } catch {
-            throw .transport(error)
-        }
-        logger.info("reading device", metadata: ["device": "\(device.idString)", "bus": "\(device.bus)", "address": "\(device.address)"])
-        return try importSession(
-            over: transport, driver: driver, origin: "usb bus \(device.bus) address \(device.address)", recordTo: recordURL)
     }
 
     /// Imports from an opened device: reads it completely with `driver` (only what is newer than

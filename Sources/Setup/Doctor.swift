@@ -2,6 +2,8 @@ import Drivers
 import Foundation
 import Store
 import Transport
+import TransportBlueZ
+import TransportLibUSB
 
 #if canImport(Glibc)
     import Glibc

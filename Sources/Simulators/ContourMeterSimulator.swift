@@ -1,7 +1,7 @@
-import Capture
 import Drivers
 import Foundation
 import Transport
+import TransportReplay
 
 /// A Contour meter in software (USB 1a79:6002, one HID interface with interrupt IN and OUT),
 /// holding an ASTM E1381 transfer as the meters send it: the header frame, then ENQ; after the

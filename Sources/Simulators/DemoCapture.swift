@@ -1,7 +1,7 @@
 import Capture
 import Drivers
 import Foundation
-import Transport
+import TransportReplay
 
 /// The demo capture shipped in `fixtures/dexcom/`: a receiver holding two real pages from
 /// ecc1/dexcom's test data (manufacturing page 0 and EGV page 312 of the same G4 receiver), served

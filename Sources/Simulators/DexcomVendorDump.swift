@@ -1,7 +1,7 @@
-import Capture
 import Drivers
 import Foundation
 import Transport
+import TransportReplay
 
 /// A long G6 receiver history downloaded the way another program reads it, recorded as a usbmon
 /// pcap: the benchmark's and the large-dump tests' input.

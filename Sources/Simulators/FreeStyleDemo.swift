@@ -1,6 +1,6 @@
 import Drivers
 import Foundation
-import Transport
+import TransportReplay
 
 /// The synthetic FreeStyle Libre session in `fixtures/freestyle/` (see its PROVENANCE.md): a
 /// simulated Libre reader (1a61:3650, no OUT endpoint, so the host sends SET_REPORTs) holding

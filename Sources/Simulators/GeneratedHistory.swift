@@ -1,7 +1,6 @@
-import Capture
 import Drivers
 import Foundation
-import Transport
+import TransportReplay
 
 /// A generated 14-day CGM history whose shape is known: a daily curve with meal rises, night
 /// hypos below 54 and 70, evening hypers above 180 and 250, a 2-hour sensor gap and a short

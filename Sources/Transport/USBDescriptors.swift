@@ -1,4 +1,4 @@
-import Capture
+import CaptureUSB
 
 /// Standard USB descriptors as bytes: parsed from captures, and written into recordings so a
 /// replay can tell which device it holds.

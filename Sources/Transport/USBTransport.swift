@@ -1,4 +1,5 @@
 import Capture
+import CaptureUSB
 import Foundation
 
 /// An endpoint as its descriptor describes it.

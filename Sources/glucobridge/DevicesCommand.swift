@@ -1,7 +1,8 @@
 import ArgumentParser
 import Drivers
 import Foundation
-import Transport
+import TransportBlueZ
+import TransportLibUSB
 
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Importer
+import LiveImport
 import Transport
+import TransportLibUSB
 
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

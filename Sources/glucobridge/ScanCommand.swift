@@ -1,8 +1,9 @@
 import ArgumentParser
-import Capture
+import CaptureBluetooth
 import Drivers
 import Foundation
 import Transport
+import TransportBlueZ
 
 struct ScanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,4 +1,4 @@
-import Capture
+import CaptureBluetooth
 import Drivers
 import Foundation
 import Importer

@@ -2,7 +2,6 @@ import Foundation
 import Importer
 import Simulators
 import TestSupport
-import Transport
 import XCTest
 
 /// A Glucose Service meter's RACP download reports its records out of the count it answered.

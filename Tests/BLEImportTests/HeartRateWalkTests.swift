@@ -1,4 +1,4 @@
-import Capture
+import CaptureBluetooth
 import Drivers
 import Foundation
 import Importer
@@ -6,7 +6,6 @@ import Model
 import Simulators
 import Store
 import TestSupport
-import Transport
 import XCTest
 
 /// The 40-minute walk recorded from the simulated heart-rate band (fixtures/ble/hr-40min-walk.btsnoop),
@@ -48,7 +47,7 @@ final class HeartRateWalkTests: XCTestCase {
         XCTAssertEqual(link.disconnectReason, 0x13)
         // Connection, 30 PDUs of setup (MTU, discovery, three Device Information reads, the body
         // sensor location, the CCCD write), 3000 notifications, disconnection.
-        XCTAssertEqual(capture.file.records.count, 1 + 30 + 3000 + 1)
+        XCTAssertEqual(capture.file.packets.count, 1 + 30 + 3000 + 1)
     }
 
     func testWalkBecomesOneExerciseLogOnTheLocalDay() throws {

@@ -1,11 +1,10 @@
-import Capture
+import CaptureBluetooth
 import Drivers
 import Foundation
 import Importer
 import Model
 import Store
 import TestSupport
-import Transport
 import XCTest
 
 /// The synthetic heart-rate + CGM session (fixtures/ble/synthetic, values in its EXPECTED.md)

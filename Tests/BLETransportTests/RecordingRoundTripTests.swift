@@ -1,9 +1,10 @@
-import Capture
+import CaptureBluetooth
 import Foundation
 import TestSupport
 import XCTest
 
 @testable import Transport
+@testable import TransportReplay
 
 /// A session recorded through `RecordingATTBearer` replays to the same driver with the same
 /// results. The recorded bearer is a replay of the synthetic capture standing in for a live link

@@ -1,9 +1,10 @@
-import Capture
+import CaptureBluetooth
 import Foundation
 import TestSupport
 import XCTest
 
 @testable import Transport
+@testable import TransportReplay
 
 /// The replay bearer and the client on small captures with one thing wrong, and on the real
 /// treadmill capture made by another app.

@@ -1,9 +1,11 @@
 import Capture
+import CaptureBluetooth
 import Foundation
 import TestSupport
 import XCTest
 
 @testable import Transport
+@testable import TransportReplay
 
 /// A driver-shaped script runs against the synthetic Heart Rate + CGM captures through
 /// `ATTClient` over `ReplayATTBearer`; what it sees must be the wire-level facts of

@@ -1,7 +1,8 @@
 import ArgumentParser
-import Capture
+import CaptureBluetooth
 import Foundation
 import Importer
+import LiveImport
 import Model
 import Store
 import TestSupport
@@ -142,7 +143,7 @@ final class BLEImportCommandTests: XCTestCase {
         XCTAssertFalse(command.usbHotplug)
     }
 
-    /// The command run as a user runs it: exit status 1 and exactly one line on stderr.
+    /// The live import fails with one line (the built binary's run is in EndToEndTests).
     func testImportBLEFailsWithOneLineHere() throws {
         let fd = socket(AF_BLUETOOTH, Int32(SOCK_SEQPACKET.rawValue), 1)
         let code = errno
@@ -153,21 +154,5 @@ final class BLEImportCommandTests: XCTestCase {
         XCTAssertThrowsError(try Importer(store: store).importBLE(peer: BLEPeer(address: BluetoothAddress("C0:11:22:33:44:55")!, addressType: .random))) {
             XCTAssertEqual("\($0)", "this kernel has no Bluetooth support (socket: Address family not supported by protocol)")
         }
-
-        let result = try runProcess(BuiltProducts.executable("glucobridge"), ["import", "--ble", "C0:11:22:33:44:55", "--record", "/dev/null", "--store", store.path])
-        XCTAssertEqual(result.status, 1)
-        XCTAssertEqual(result.stderr, "glucobridge: this kernel has no Bluetooth support (socket: Address family not supported by protocol)\n")
-        XCTAssertEqual(result.stdout, "")
-
-        // The old form reads the same device, after one line naming the new form.
-        let old = try runProcess(
-            BuiltProducts.executable("glucobridge"),
-            ["import", "--ble", "C0:11:22:33:44:55", "--address-type", "public", "--store", store.path])
-        XCTAssertEqual(old.status, 1)
-        XCTAssertEqual(old.stderr, """
-            hint: --ble C0:11:22:33:44:55 --address-type public still works; write it as --ble C0:11:22:33:44:55,public
-            glucobridge: this kernel has no Bluetooth support (socket: Address family not supported by protocol)
-
-            """)
     }
 }

@@ -49,7 +49,7 @@ final class ExportFormatTests: XCTestCase {
 }
 
 /// Every log kind and Days exported, and the Nightscout uploads.
-final class LogExportTests: XCTestCase {
+final class LogExportEndToEndTests: XCTestCase {
     /// The Dexcom capture (New York) and logs entered in mmol/L, insulin, a meal, an exercise
     /// session, an illness episode; the export of `kind` in `format` as JSON objects.
     func export(_ kind: String, _ format: String, _ cli: CLIStore) throws -> String {

@@ -85,32 +85,10 @@ final class UnitAndInputTests: XCTestCase {
         }
         XCTAssertTrue(try cli.run(["edit", "glucose", "1", "--value", "70", "--unit", "mg/dL"]).contains("70 mg/dL, in range"))
     }
-
-    /// status, profile, devices and doctor print JSON with --json, as every other view.
-    func testEveryViewTakesJSON() throws {
-        let cli = try CLIStore()
-        try cli.replayDexcomCapture()
-        for arguments in [["status"], ["profile"], ["doctor"], ["devices"]] {
-            let storeArguments = arguments == ["devices"] ? [] : ["--store", cli.path]
-            let result = try runProcess(BuiltProducts.executable("glucobridge"), arguments + ["--json"] + storeArguments)
-            XCTAssertNotEqual(result.stdout, "", "\(arguments): \(result.stderr)")
-            XCTAssertNoThrow(try jsonObject(result.stdout), "\(arguments) --json: \(result.stdout)")
-        }
-        let status = try runProcess(BuiltProducts.executable("glucobridge"), ["status", "--json", "--store", cli.path])
-        let object = try XCTUnwrap(try jsonObject(status.stdout) as? [String: Any])
-        let imports = try XCTUnwrap(object["last_imports"] as? [[String: Any]])
-        XCTAssertEqual(imports.first?["source"] as? String, "dexcom:SM44792675")
-        XCTAssertEqual(imports.first?["added"] as? Int, 23)
-        let profile = try runProcess(BuiltProducts.executable("glucobridge"), ["profile", "--age", "40", "--json", "--store", cli.path])
-        let record = try XCTUnwrap(try jsonObject(profile.stdout) as? [String: Any])
-        XCTAssertEqual(record["age"] as? Int, 40)
-        XCTAssertEqual(record["effective_max_heart_rate"] as? Double, 180)
-        XCTAssertTrue(record["resting_heart_rate"] is NSNull)
-    }
 }
 
 /// Instants in error messages are local, like every other output.
-final class LocalTimeMessageTests: XCTestCase {
+final class LocalTimeMessageEndToEndTests: XCTestCase {
     func testAlreadyOpenEpisodeSaysWhenInTheStoresZone() throws {
         let cli = try CLIStore()
         _ = try cli.run(["illness", "start", "--at", "2015-07-17 06:00"])
@@ -128,27 +106,5 @@ final class ProgressLineTests: XCTestCase {
     func testRendering() {
         XCTAssertEqual(ProgressLine.render("egv pages", done: 12, total: 107), "reading egv pages: 12 of 107")
         XCTAssertEqual(ProgressLine.render("records", done: 5, total: nil), "reading records: 5")
-    }
-
-    /// A replay drives the live FreeStyle driver: on a terminal (a pseudo-terminal from
-    /// util-linux's `script`) its rows are counted on the progress line; with stderr in a file,
-    /// nothing is.
-    func testShownOnATerminalOnly() throws {
-        let capture = Fixtures.url("freestyle/libre-synthetic.pcap").path
-        let executable = BuiltProducts.executable("glucobridge")
-        let piped = try CLIStore()
-        let quiet = try runProcess(executable, ["replay", capture, "--store", piped.path], input: "")
-        XCTAssertEqual(quiet.status, 0, quiet.stderr)
-        XCTAssertEqual(quiet.stderr, "")
-        XCTAssertFalse(quiet.stdout.contains("\u{1B}[K") || quiet.stdout.contains("rows:"), quiet.stdout)
-
-        let terminal = try CLIStore()
-        let shown = try runProcess(
-            URL(fileURLWithPath: "/usr/bin/script"),
-            ["-qec", "'\(executable.path)' replay '\(capture)' --store '\(terminal.path)'", "/dev/null"], input: "")
-        XCTAssertEqual(shown.status, 0, shown.stdout)
-        XCTAssertTrue(shown.stdout.contains("\r\u{1B}[Kreading $history? rows: 6"), shown.stdout)
-        XCTAssertTrue(shown.stdout.contains("\r\u{1B}[Kreading $arresult? rows: 6"), shown.stdout)
-        XCTAssertEqual(try terminal.store.glucose().count, 8, "the replay stored its readings")
     }
 }

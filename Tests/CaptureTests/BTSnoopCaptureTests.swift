@@ -3,6 +3,7 @@ import TestSupport
 import XCTest
 
 @testable import Capture
+@testable import CaptureBluetooth
 
 /// The two real-format captures in fixtures/ble: counts re-derived by the researcher with an
 /// independent parser (fixtures/ble/PROVENANCE.md, synthetic/EXPECTED.md) must come out of the
@@ -17,12 +18,12 @@ final class BTSnoopCaptureTests: XCTestCase {
     func testTreadmillRecordsAndHCICounts() throws {
         let file = try BTSnoopReader.read(contentsOf: Self.treadmill)
         XCTAssertEqual(file.datalink, .hciUART)
-        XCTAssertEqual(file.records.count, 2572)
-        XCTAssertEqual(file.records.filter(\.isTruncated).count, 0)
+        XCTAssertEqual(file.packets.count, 2572)
+        XCTAssertEqual(file.packets.filter(\.isTruncated).count, 0)
 
-        let commands = file.records.filter { $0.packet?.type == .command }
-        let events = file.records.filter { $0.packet?.type == .event }
-        let acl = file.records.compactMap { record -> (HCIACLPacket, BTSnoopRecord)? in
+        let commands = file.packets.filter { $0.packet?.type == .command }
+        let events = file.packets.filter { $0.packet?.type == .event }
+        let acl = file.packets.compactMap { record -> (HCIACLPacket, BTSnoopPacket)? in
             if case .acl(let packet) = record.packet { return (packet, record) }
             return nil
         }
@@ -39,10 +40,10 @@ final class BTSnoopCaptureTests: XCTestCase {
         XCTAssertTrue(received.allSatisfy { $0.1.flags == 1 && $0.0.boundary == HCIACLPacket.startFlushable })
         XCTAssertEqual(acl.map { $0.0.data.count }.max(), 27)
 
-        XCTAssertEqual(file.records.first?.timestamp.raw, 0x00E2_97F0_FFF9_76C7)
-        XCTAssertEqual(Self.iso(file.records.first!.timestamp), "2021-02-01T03:27:59.092423Z")
-        XCTAssertEqual(Self.iso(file.records.last!.timestamp), "2021-02-01T03:30:26.288360Z")
-        XCTAssertEqual(file.records.first!.hostTime.timeIntervalSince1970, 1_612_150_079.092423, accuracy: 1e-6)
+        XCTAssertEqual(file.packets.first?.timestamp.raw, 0x00E2_97F0_FFF9_76C7)
+        XCTAssertEqual(Self.iso(file.packets.first!.timestamp), "2021-02-01T03:27:59.092423Z")
+        XCTAssertEqual(Self.iso(file.packets.last!.timestamp), "2021-02-01T03:30:26.288360Z")
+        XCTAssertEqual(file.packets.first!.hostTime.timeIntervalSince1970, 1_612_150_079.092423, accuracy: 1e-6)
     }
 
     func testTreadmillConnectionAndATTStream() throws {
@@ -80,34 +81,34 @@ final class BTSnoopCaptureTests: XCTestCase {
         let monitor = try BTSnoopReader.read(contentsOf: Self.syntheticMonitor)
         XCTAssertEqual(h4.datalink, .hciUART)
         XCTAssertEqual(monitor.datalink, .monitor)
-        XCTAssertEqual(h4.records.count, 91)
-        XCTAssertEqual(monitor.records.count, 92)
+        XCTAssertEqual(h4.packets.count, 91)
+        XCTAssertEqual(monitor.packets.count, 92)
 
-        let first = try XCTUnwrap(monitor.records.first)
+        let first = try XCTUnwrap(monitor.packets.first)
         XCTAssertEqual(
             first.content,
             .newIndex(type: 0, bus: 1, address: BluetoothAddress("11:22:33:44:55:66")!, name: "hci0"))
         XCTAssertEqual(first.controllerIndex, 0)
-        XCTAssertEqual(h4.records[0].timestamp.raw, 0x00E2_ECAA_75B5_0000)
-        XCTAssertEqual(Self.iso(h4.records[0].timestamp), "2024-01-15T08:00:00.000000Z")
-        XCTAssertEqual(h4.records[0].timestamp.unixMicroseconds - first.timestamp.unixMicroseconds, 1000)
+        XCTAssertEqual(h4.packets[0].timestamp.raw, 0x00E2_ECAA_75B5_0000)
+        XCTAssertEqual(Self.iso(h4.packets[0].timestamp), "2024-01-15T08:00:00.000000Z")
+        XCTAssertEqual(h4.packets[0].timestamp.unixMicroseconds - first.timestamp.unixMicroseconds, 1000)
 
-        XCTAssertEqual(h4.records.filter { $0.packet?.type == .command && $0.flags == 2 }.count, 4)
-        XCTAssertEqual(h4.records.filter { $0.packet?.type == .event && $0.flags == 3 }.count, 29)
-        let acl = h4.records.compactMap { record -> HCIACLPacket? in
+        XCTAssertEqual(h4.packets.filter { $0.packet?.type == .command && $0.flags == 2 }.count, 4)
+        XCTAssertEqual(h4.packets.filter { $0.packet?.type == .event && $0.flags == 3 }.count, 29)
+        let acl = h4.packets.compactMap { record -> HCIACLPacket? in
             if case .acl(let packet) = record.packet { return packet }
             return nil
         }
         XCTAssertEqual(acl.count, 58)
-        XCTAssertEqual(h4.records.filter { $0.packet?.type == .acl && $0.flags == 0 }.count, 22)
-        XCTAssertEqual(h4.records.filter { $0.packet?.type == .acl && $0.flags == 1 }.count, 36)
+        XCTAssertEqual(h4.packets.filter { $0.packet?.type == .acl && $0.flags == 0 }.count, 22)
+        XCTAssertEqual(h4.packets.filter { $0.packet?.type == .acl && $0.flags == 1 }.count, 36)
         XCTAssertEqual(acl.filter { $0.boundary == 0b00 }.count, 22)
         XCTAssertEqual(acl.filter { $0.boundary == 0b10 }.count, 34)
         XCTAssertEqual(acl.filter { $0.boundary == 0b01 }.count, 2)
 
         // The same packets, directions and times in both containers.
         func packets(_ file: BTSnoopFile) -> [String] {
-            file.records.compactMap { record in
+            file.packets.compactMap { record in
                 record.packet.map { "\($0) \(record.direction!) \(record.timestamp.raw)" }
             }
         }

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-@testable import Capture
+@testable import CaptureBluetooth
 
 /// Hand-built captures: the writer round trip, ACL fragmentation, cut and corrupt files.
 final class BTSnoopUnitTests: XCTestCase {
@@ -52,7 +52,7 @@ final class BTSnoopUnitTests: XCTestCase {
         for datalink in [BTSnoopDatalink.hciUART, .monitor] {
             let file = try BTSnoopReader.read(contentsOf: try write(packets, datalink: datalink, name: "s.btsnoop"))
             XCTAssertEqual(file.datalink, datalink)
-            let read = file.records.compactMap { record in
+            let read = file.packets.compactMap { record in
                 record.packet.map { ($0, record.direction!, record.timestamp) }
             }
             XCTAssertEqual(read.count, packets.count)
@@ -62,7 +62,7 @@ final class BTSnoopUnitTests: XCTestCase {
                 XCTAssertEqual(got.2, BTSnoopTimestamp(want.2))
                 XCTAssertEqual(got.2.date.timeIntervalSince1970, want.2.timeIntervalSince1970, accuracy: 1e-6)
             }
-            let flags = file.records.map(\.flags)
+            let flags = file.packets.map(\.flags)
             if datalink == .hciUART {
                 XCTAssertEqual(flags, [2, 3, 1, 1, 0, 0, 0, 3], "Android's flags")
             } else {
@@ -157,7 +157,7 @@ final class BTSnoopUnitTests: XCTestCase {
             XCTAssertEqual(error as? BTSnoopError, .truncated(file: "cut.btsnoop", part: .fileHeader, offset: 0, needed: 16, remaining: 12))
         }
         // Cut between records: everything before the cut reads.
-        XCTAssertEqual(try BTSnoopReader.parse(Array(bytes.prefix(record5)), name: "cut.btsnoop").records.count, 4)
+        XCTAssertEqual(try BTSnoopReader.parse(Array(bytes.prefix(record5)), name: "cut.btsnoop").packets.count, 4)
     }
 
     func testHeaderErrors() throws {
@@ -214,8 +214,8 @@ final class BTSnoopUnitTests: XCTestCase {
         bytes += record + body
 
         let file = try BTSnoopReader.parse(bytes, name: "filtered.log")
-        XCTAssertEqual(file.records[2].content, .truncated)
-        XCTAssertTrue(file.records[2].isTruncated)
+        XCTAssertEqual(file.packets[2].content, .truncated)
+        XCTAssertTrue(file.packets[2].isTruncated)
         let capture = try LECapture(file)
         let link = try XCTUnwrap(capture.connections.first)
         XCTAssertEqual(link.att.map(\.bytes), [hexBytes("12 29 00 01 01")], "the cut notification is gone")
@@ -295,8 +295,8 @@ final class BTSnoopH1Tests: XCTestCase {
         }
         let snoop = try BTSnoopReader.parse(file, name: "h1.btsnoop")
         XCTAssertEqual(snoop.datalink, .hciUnencapsulated)
-        XCTAssertEqual(snoop.records.map(\.packet?.type), [.command, .event, .event, .acl, .acl])
-        XCTAssertEqual(snoop.records.map(\.direction), [.sent, .received, .received, .sent, .received])
+        XCTAssertEqual(snoop.packets.map(\.packet?.type), [.command, .event, .event, .acl, .acl])
+        XCTAssertEqual(snoop.packets.map(\.direction), [.sent, .received, .received, .sent, .received])
         let link = try XCTUnwrap(LECapture(snoop).connections.first)
         XCTAssertEqual(link.att.map(\.bytes), [hexBytes("0a1500"), hexBytes("0b01")])
         XCTAssertEqual(link.att[1].timestamp.unixMicroseconds - link.att[0].timestamp.unixMicroseconds, 1000)

@@ -1,4 +1,4 @@
-import Capture
+import CaptureUSB
 import Foundation
 import TestSupport
 import XCTest

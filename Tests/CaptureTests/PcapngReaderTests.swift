@@ -1,4 +1,5 @@
 import Capture
+import CaptureUSB
 import Foundation
 import TestSupport
 import XCTest

@@ -1,4 +1,4 @@
-import Capture
+import CaptureUSB
 import Drivers
 import Foundation
 import Importer
@@ -6,7 +6,6 @@ import Model
 import Simulators
 import Store
 import TestSupport
-import Transport
 import XCTest
 
 final class ContourReplayTests: XCTestCase {

@@ -1,10 +1,11 @@
-import Capture
+import CaptureUSB
 import Drivers
 import Foundation
 import Importer
 import Store
 import TestSupport
 import Transport
+import TransportReplay
 import XCTest
 
 @testable import Daemon

@@ -1,4 +1,5 @@
 import Capture
+import CaptureUSB
 import Drivers
 import Foundation
 import GRDB
@@ -7,7 +8,7 @@ import Model
 import Simulators
 import Store
 import TestSupport
-import Transport
+import TransportReplay
 import XCTest
 
 /// Live sessions with the simulated reader, and damaged replies: a clear error, and nothing

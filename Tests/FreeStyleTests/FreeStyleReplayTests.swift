@@ -1,4 +1,5 @@
 import Capture
+import CaptureUSB
 import Drivers
 import Foundation
 import Importer
@@ -7,6 +8,7 @@ import Simulators
 import Store
 import TestSupport
 import Transport
+import TransportReplay
 import XCTest
 
 /// FreeStyle sessions end to end into a real SQLite store: the synthetic Libre capture in

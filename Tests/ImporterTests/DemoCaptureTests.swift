@@ -1,4 +1,4 @@
-import Capture
+import CaptureUSB
 import Drivers
 import Foundation
 import Importer
@@ -6,7 +6,6 @@ import Model
 import Simulators
 import Store
 import TestSupport
-import Transport
 import XCTest
 
 /// The capture README's first command replays: real ecc1 pages, recorded through the recorder.

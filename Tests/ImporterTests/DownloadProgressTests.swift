@@ -5,7 +5,6 @@ import Model
 import Simulators
 import Store
 import TestSupport
-import Transport
 import XCTest
 
 /// The Dexcom driver reports its page reads to the process's progress sink.

@@ -5,7 +5,7 @@ import Importer
 import Simulators
 import Store
 import TestSupport
-import Transport
+import TransportReplay
 import XCTest
 
 /// A fresh store file in its own folder.

@@ -1,4 +1,4 @@
-import Capture
+import CaptureUSB
 import Drivers
 import Foundation
 import Importer
@@ -7,6 +7,7 @@ import Simulators
 import Store
 import TestSupport
 import Transport
+import TransportReplay
 import XCTest
 
 /// A long G6 history downloaded by another program (every EGV page, no meter partition): what a

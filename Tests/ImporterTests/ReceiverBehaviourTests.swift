@@ -1,4 +1,4 @@
-import Capture
+import CaptureUSB
 import Drivers
 import Foundation
 import Importer
@@ -6,7 +6,7 @@ import Model
 import Simulators
 import Store
 import TestSupport
-import Transport
+import TransportReplay
 import XCTest
 
 /// Behaviour that needs a device to change between sessions, with the simulated receiver.

@@ -1,10 +1,11 @@
-import Capture
+import CaptureBluetooth
 import Drivers
 import Foundation
 import Model
 import Simulators
 import TestSupport
 import Transport
+import TransportReplay
 import XCTest
 
 /// Simulated Bluetooth LE peripherals, read by glucobridge's session and recorded to btsnoop as

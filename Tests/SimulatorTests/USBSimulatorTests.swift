@@ -1,10 +1,11 @@
-import Capture
+import CaptureUSB
 import Drivers
 import Foundation
 import Model
 import Simulators
 import TestSupport
 import Transport
+import TransportReplay
 import XCTest
 
 /// Each USB simulator's bytes, recorded to a usbmon pcap as `import --record` records a live

@@ -1,9 +1,11 @@
 import Capture
+import CaptureUSB
 import Foundation
 import TestSupport
 import XCTest
 
 @testable import Transport
+@testable import TransportReplay
 
 /// HID devices on the replay and recording transports: reports sent by SET_REPORT (no OUT
 /// endpoint) or to an interrupt OUT endpoint, answers read from interrupt IN.

@@ -1,9 +1,12 @@
 import Capture
+import CaptureBluetooth
+import CaptureUSB
 import Drivers
 import Foundation
 import Importer
 import Store
 import Transport
+import TransportReplay
 
 // One libFuzzer binary holding every target; `FUZZ_TARGET` names the one a run fuzzes (each has
 // its own corpus folder, see Fuzz/run). Every parser of outside bytes is reached: capture formats,

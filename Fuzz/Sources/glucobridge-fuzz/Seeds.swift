@@ -1,4 +1,6 @@
 import Capture
+import CaptureBluetooth
+import CaptureUSB
 import Foundation
 
 /// The starting corpus of each target, taken from the repository's `fixtures/`: whole captures
@@ -35,7 +37,7 @@ enum Seeds {
             .flatMap { $0.data.count > 4 ? Array($0.data[4..<min($0.data.count, 4 + Int($0.data[3]))]) : [] }
         seeds["astm"] = [contour] + (try ["contour/glucometerutils/header-reply.bin", "contour/tidepool/result-frame-mgdl.bin"].map(file))
 
-        let h4 = try BTSnoopReader.parse(btsnoops[0], name: "seed").records.map(\.data)
+        let h4 = try BTSnoopReader.parse(btsnoops[0], name: "seed").packets.map(\.data)
         seeds["hci"] = Array(h4.prefix(64))
         seeds["l2cap"] = [framed(h4.filter { $0.first == 0x02 }.map { Array($0.dropFirst()) })]
         let att = try btsnoops.flatMap { try LECapture(BTSnoopReader.parse($0, name: "seed")).connections.flatMap(\.att).map(\.bytes) }

@@ -1,5 +1,6 @@
 import Model
 import Transport
+import TransportReplay
 
 /// A USB product a driver supports.
 public struct USBProduct: Sendable, Equatable {

@@ -1,7 +1,7 @@
-import Capture
 import Foundation
 import Model
 import Transport
+import TransportReplay
 
 /// Ascensia / Bayer Contour meters: ASTM E1381/E1394 records in `ABC` HID reports. Read-only:
 /// the host only ever sends EOT, ACK and NAK, so the meter is never put in command mode.

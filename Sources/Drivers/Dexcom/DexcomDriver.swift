@@ -1,6 +1,7 @@
 import Foundation
 import Model
 import Transport
+import TransportReplay
 
 /// Dexcom G4, G5 and G6 receivers (USB 22a3:0047): a CDC-ACM serial protocol over a bulk
 /// endpoint pair. Read-only: every request is built from `DexcomCommand`, which holds reads only.

@@ -2,6 +2,7 @@ import Capture
 import Foundation
 import Model
 import Transport
+import TransportReplay
 
 /// Abbott FreeStyle readers speaking the shared HID protocol (USB 1A61): Libre and Libre Pro
 /// (`$history?` sensor readings, `$arresult?` scans, strips and time changes), Precision / Optium

@@ -1,7 +1,8 @@
-import Capture
+import CaptureBluetooth
 import Drivers
 import Foundation
 import Transport
+import TransportReplay
 
 /// The heart-rate band capture shipped as `fixtures/ble/hr-40min-walk.btsnoop`: a simulated band
 /// (Device Information, Heart Rate) notifying once a second for 50 minutes — 5 minutes standing

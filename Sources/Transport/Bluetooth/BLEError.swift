@@ -1,4 +1,5 @@
 import Capture
+import CaptureBluetooth
 
 /// What went wrong talking to a Bluetooth LE device, live or replayed. `description` is one line
 /// that says what failed and, where there is something to do, what to do.

@@ -1,4 +1,4 @@
-import Capture
+import CaptureBluetooth
 import Foundation
 
 /// A device heard during an LE scan: every report from its address merged.

@@ -1,4 +1,3 @@
-import Capture
 
 /// A USB HID interface used as a report pipe, as meters that speak over HID use it: reports come
 /// from the device on the interface's interrupt IN endpoint; the host's go out on the interrupt

@@ -1,4 +1,5 @@
 import Capture
+import CaptureBluetooth
 import Transport
 
 /// What went wrong reading a Bluetooth LE device above the ATT link. Every case names the

@@ -192,12 +192,12 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
 }
 
 /// Two uppercase hex digits.
-func hexByte(_ byte: UInt8) -> String {
+package func hexByte(_ byte: UInt8) -> String {
     let digits = Array("0123456789ABCDEF")
     return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
 }
 
 /// `0x0015`.
-func handleText(_ handle: UInt16) -> String {
+package func handleText(_ handle: UInt16) -> String {
     "0x" + hexByte(UInt8(handle >> 8)) + hexByte(UInt8(handle & 0xFF))
 }

@@ -1,4 +1,3 @@
-import Capture
 import Foundation
 
 /// One ATT PDU as a bearer delivers it: the bytes and the host clock when they arrived.

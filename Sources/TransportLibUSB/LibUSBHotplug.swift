@@ -1,0 +1,141 @@
+import CLibUSB
+import Foundation
+import Transport
+
+/// A device arriving on or leaving the USB bus.
+public struct USBHotplugEvent: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case arrived, left
+    }
+
+    public var kind: Kind
+    public var vendorID: UInt16
+    public var productID: UInt16
+    public var location: USBDeviceLocation
+
+    public init(kind: Kind, vendorID: UInt16, productID: UInt16, location: USBDeviceLocation) {
+        self.kind = kind
+        self.vendorID = vendorID
+        self.productID = productID
+        self.location = location
+    }
+
+    /// `22a3:0047`.
+    public var idString: String { USBDeviceDescription(vendorID: vendorID, productID: productID).idString }
+}
+
+extension LibUSBContext {
+    /// Whether this libusb can report devices arriving and leaving (`LIBUSB_CAP_HAS_HOTPLUG`).
+    public static var supportsHotplug: Bool {
+        libusb_has_capability(UInt32(LIBUSB_CAP_HAS_HOTPLUG.rawValue)) != 0
+    }
+}
+
+/// Reports supported devices arriving and leaving, through libusb's hotplug API.
+///
+/// `libusb_hotplug_register_callback` is called with `LIBUSB_HOTPLUG_ENUMERATE`, so devices
+/// already connected are reported as arrivals first (libusb may report such a device twice).
+/// libusb delivers hotplug callbacks only from inside its event handling, so one thread blocks in
+/// `libusb_handle_events_completed` until `stop()` wakes it with `libusb_interrupt_event_handler`:
+/// there is no polling and no periodic wake-up.
+///
+/// Sendable: the mutable state (the stop flag, the callback handle) is guarded by a lock, and the
+/// callback only reads immutable properties and yields to an `AsyncStream` continuation. The
+/// event thread holds the context and the stop flag, not the monitor, so dropping the monitor
+/// stops it.
+public final class LibUSBHotplugMonitor: @unchecked Sendable {
+    /// Arrivals and departures of devices whose ids are in the list given at `init`, in order.
+    /// Finishes when the monitor stops.
+    public let events: AsyncStream<USBHotplugEvent>
+
+    private let continuation: AsyncStream<USBHotplugEvent>.Continuation
+    private let context: LibUSBContext
+    private let ids: [(vendor: UInt16, product: UInt16)]
+    private let lock = NSLock()
+    private let stopFlag = StopFlag()
+    private var callbackHandle: libusb_hotplug_callback_handle = 0
+    private var eventThreadDone: DispatchSemaphore?
+
+    /// Starts watching for devices with these vendor and product ids. Throws `.usbUnavailable`
+    /// when this libusb has no hotplug support or the callback cannot be registered.
+    public init(context: LibUSBContext, ids: [(vendor: UInt16, product: UInt16)]) throws(TransportError) {
+        guard LibUSBContext.supportsHotplug else {
+            throw .usbUnavailable("this libusb build cannot report devices arriving and leaving (no LIBUSB_CAP_HAS_HOTPLUG)")
+        }
+        (events, continuation) = AsyncStream.makeStream(of: USBHotplugEvent.self, bufferingPolicy: .unbounded)
+        self.context = context
+        self.ids = ids
+
+        let wanted = Int32(LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED.rawValue | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT.rawValue)
+        var handle: libusb_hotplug_callback_handle = 0
+        let rc = libusb_hotplug_register_callback(
+            context.pointer, wanted, Int32(LIBUSB_HOTPLUG_ENUMERATE.rawValue),
+            LIBUSB_HOTPLUG_MATCH_ANY, LIBUSB_HOTPLUG_MATCH_ANY, LIBUSB_HOTPLUG_MATCH_ANY,
+            { _, device, event, userData in
+                guard let device, let userData else { return 0 }
+                Unmanaged<LibUSBHotplugMonitor>.fromOpaque(userData).takeUnretainedValue().deliver(device, event)
+                return 0
+            },
+            Unmanaged.passUnretained(self).toOpaque(), &handle)
+        guard rc == LibUSB.success else {
+            continuation.finish()
+            throw .usbUnavailable("cannot register for USB hotplug events: \(LibUSB.describe(rc))")
+        }
+
+        let done = DispatchSemaphore(value: 0)
+        lock.withLock {
+            callbackHandle = handle
+            eventThreadDone = done
+        }
+        let stopFlag = self.stopFlag
+        let thread = Thread {
+            while !stopFlag.isSet {
+                _ = libusb_handle_events_completed(context.pointer, nil)
+            }
+            done.signal()
+        }
+        thread.name = "glucobridge.usb-hotplug"
+        thread.start()
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Stops reporting: deregisters the callback, wakes and ends the event thread, and finishes
+    /// `events`. Safe to call more than once.
+    public func stop() {
+        guard stopFlag.set() else { return }
+        let (handle, done) = lock.withLock { (callbackHandle, eventThreadDone) }
+        guard let done else { return }
+        libusb_hotplug_deregister_callback(context.pointer, handle)
+        libusb_interrupt_event_handler(context.pointer)
+        done.wait()
+        continuation.finish()
+    }
+
+    /// Called by libusb on the event thread (or during registration, for devices already there).
+    private func deliver(_ device: OpaquePointer, _ event: libusb_hotplug_event) {
+        let descriptor = LibUSBContext.deviceDescriptor(device)
+        guard ids.contains(where: { $0.vendor == descriptor.idVendor && $0.product == descriptor.idProduct }) else { return }
+        let kind: USBHotplugEvent.Kind = event == LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT ? .left : .arrived
+        let location = USBDeviceLocation(bus: UInt16(libusb_get_bus_number(device)), address: libusb_get_device_address(device))
+        continuation.yield(USBHotplugEvent(kind: kind, vendorID: descriptor.idVendor, productID: descriptor.idProduct, location: location))
+    }
+}
+
+/// A flag set once, read from any thread.
+private final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    var isSet: Bool { lock.withLock { value } }
+
+    /// Sets the flag; false when it was set already.
+    func set() -> Bool {
+        lock.withLock {
+            defer { value = true }
+            return !value
+        }
+    }
+}
