@@ -42,14 +42,14 @@ final class FailureTests: XCTestCase {
         // A store opened before the lock was taken waits 0.5 s, then reports the lock.
         let started = Date()
         XCTAssertStoreError(.locked(path: file.path, waitedSeconds: 0.5)) {
-            try store.record(batch(readings(count: 50, from: utc("2013-09-13T12:00:00Z")), cursors: ["egv": 50]))
+            try store.save(batch(readings(count: 50, from: utc("2013-09-13T12:00:00Z")), cursors: ["egv": 50]))
         }
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.45)
         // A store opened while the lock is held: opening may itself need a brief write (GRDB
         // creates the WAL file when it is missing), so the lock shows at the open or at the write.
         XCTAssertStoreError(.locked(path: file.path, waitedSeconds: 0.5)) {
             let late = try file.open(busyTimeout: 0.5)
-            return try late.record(batch(readings(count: 50, from: utc("2013-09-13T12:00:00Z"))))
+            return try late.save(batch(readings(count: 50, from: utc("2013-09-13T12:00:00Z"))))
         }
         XCTAssertEqual(
             StoreError.locked(path: file.path, waitedSeconds: 0.5).description,
@@ -63,7 +63,7 @@ final class FailureTests: XCTestCase {
         XCTAssertEqual(try dump(file.path), before)
         XCTAssertEqual(try store.importRuns(limit: 5).count, 0)
         // Once the lock is released, the same import goes through.
-        XCTAssertEqual(try store.record(batch(readings(count: 50, from: utc("2013-09-13T12:00:00Z")))).added, 50)
+        XCTAssertEqual(try store.save(batch(readings(count: 50, from: utc("2013-09-13T12:00:00Z")))).added, 50)
     }
 
     /// Root ignores permission bits, so as root the test takes the effective user id of `nobody`
@@ -72,7 +72,7 @@ final class FailureTests: XCTestCase {
         let file = try StoreFile()
         do {
             let store = try file.open()
-            _ = try store.record(batch(readings(count: 3, from: utc("2013-09-13T12:00:00Z"))))
+            _ = try store.save(batch(readings(count: 3, from: utc("2013-09-13T12:00:00Z"))))
         }
         let before = try dump(file.path)
         XCTAssertEqual(chmod(file.folder.path, 0o777), 0)
@@ -144,7 +144,7 @@ final class FailureTests: XCTestCase {
         let file = try StoreFile()
         do {
             let store = try file.open()
-            _ = try store.record(batch(readings(count: 3000, from: utc("2013-09-13T12:00:00Z"))))
+            _ = try store.save(batch(readings(count: 3000, from: utc("2013-09-13T12:00:00Z"))))
             _ = try store.pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         }
         // Overwrite pages past the schema with garbage.
