@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
         // TLS settings for the central PostgreSQL (Sync); the version postgres-nio resolves to.
         .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
+        // `swift package generate-documentation --target Store`: the library's DocC catalog.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
     ],
     targets: [
         // C libraries, through pkg-config.
@@ -63,8 +65,9 @@ let package = Package(
         // Device records to store-ready values: UTC from device clocks, the plausible-time window;
         // heart-rate and step streams to exercise sessions.
         .target(name: "Ingest", dependencies: ["Model"]),
-        // The shared SQLite store (GRDB): schema and migrations, recording imports, logs, Days and
-        // tagging, queries, change listeners. The GlucoBridgeStore library product.
+        // The shared SQLite store (GRDB): schema and migrations, saving imports, logs, Days and
+        // tagging, queries, change listeners, reading typed times. The GlucoBridgeStore library
+        // product: `import Store` re-exports Model and GRDB; import-only calls are `package`.
         .target(
             name: "Store",
             dependencies: [

@@ -57,7 +57,7 @@ func baselineRows(_ capture: URL) throws -> [(time: String, mgdl: Double, trend:
     let download = try DexcomDriver.decode(recorded: device)
     let window = PlausibleWindow.forCapture(timestamps: parsed.transfers.lazy.compactMap(\.timestamp))
     let batch = try Normaliser.batch(
-        from: download, mode: "bench", origin: nil, startedAt: Date(), timeZone: TimeZone(identifier: "UTC")!, window: window)
+        from: download, mode: .live, origin: nil, startedAt: Date(), timeZone: TimeZone(identifier: "UTC")!, window: window)
     let format = ISO8601DateFormatter()
     return batch.glucose.map { (format.string(from: $0.time), $0.mgdl, $0.trend?.rawValue, $0.recordKey) }
 }

@@ -57,7 +57,7 @@ let detector = ExerciseDetector(profile: try UserProfile(age: 40, restingHeartRa
 var result: ActivityBatch?
 let detection = medianSeconds {
     result = detector.batch(
-        from: samples, source: DeviceSource(family: "bench", serial: "1"), startedAt: start, mode: "bench",
+        from: samples, source: DeviceSource(family: "bench", serial: "1"), startedAt: start, mode: .live,
         origin: nil, clock: ClockReport(hostTime: start, deviceTime: nil, method: .hostAnchored))
 }
 let batch = result!

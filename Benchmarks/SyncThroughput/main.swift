@@ -108,8 +108,8 @@ do {
                 trend: .flat, noise: 1, recordKey: "egv:\(index)", deviceTime: 400_000_000 + Int64(index) * 300)
         }
         let end = start.addingTimeInterval(Double((day + 1) * perDay) * 300)
-        _ = try store.record(ImportBatch(
-            source: source, startedAt: end, mode: "benchmark", origin: nil,
+        _ = try store.save(ImportBatch(
+            source: source, startedAt: end, mode: .live, origin: nil,
             clock: ClockReport(hostTime: end, deviceTime: nil, method: .hostAnchored), glucose: readings, recordsRead: perDay))
         let dayStart = start.addingTimeInterval(Double(day) * 86_400)
         for (hour, carbs) in [(7.0, 45.0), (12.0, 70.0), (19.0, 60.0)] {

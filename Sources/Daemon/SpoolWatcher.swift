@@ -26,9 +26,22 @@ enum SpoolTrigger: Sendable, Equatable {
 ///
 /// Sendable: the mutable state (`delayed`, the poll task, the source) is guarded by `lock`.
 final class SpoolWatcher: @unchecked Sendable {
+    /// How the folder is watched.
+    enum Mode: CustomStringConvertible {
+        case inotify
+        /// A rescan every `interval`, because inotify failed with `reason`.
+        case polling(every: Duration, reason: String)
+
+        var description: String {
+            switch self {
+            case .inotify: "inotify"
+            case .polling(let interval, let reason): "polling every \(interval) (inotify: \(reason))"
+            }
+        }
+    }
+
     let triggers: AsyncStream<SpoolTrigger>
-    /// `inotify`, or `polling every N s (reason)`.
-    private(set) var mode = ""
+    private(set) var mode = Mode.inotify
 
     private let continuation: AsyncStream<SpoolTrigger>.Continuation
     private let lock = NSLock()
@@ -48,11 +61,11 @@ final class SpoolWatcher: @unchecked Sendable {
             source.setCancelHandler { _ = close(fd) }
             source.resume()
             self.source = source
-            mode = "inotify"
+            mode = .inotify
         } else {
             let reason = String(cString: strerror(errno))
             if fd >= 0 { _ = close(fd) }
-            mode = "polling every \(pollInterval) (inotify: \(reason))"
+            mode = .polling(every: pollInterval, reason: reason)
             pollTask = Task { [continuation] in
                 while !Task.isCancelled {
                     do {

@@ -23,8 +23,7 @@ public struct BLEActivityImport: Sendable {
 /// What one Bluetooth import did.
 public struct BLEImportOutcome: Sendable {
     public var identity: BLEDeviceIdentity
-    /// `live`, `replay-conversation` or `replay-passive`.
-    public var mode: String
+    public var mode: ImportMode
     public var replayMode: ReplayMode?
     public var origin: String?
     /// The whole session as the drivers read it.
@@ -146,7 +145,7 @@ extension Importer {
         _ result: BLESessionResult, replayMode: ReplayMode, origin: String, startedAt: Date, window: PlausibleWindow
     ) throws(ImportError) -> BLEImportOutcome {
         var outcome = try write(
-            result, mode: replayMode == .conversation ? "replay-conversation" : "replay-passive", origin: origin, startedAt: startedAt,
+            result, mode: replayMode == .conversation ? .replayConversation : .replayPassive, origin: origin, startedAt: startedAt,
             window: window)
         outcome.replayMode = replayMode
         for index in outcome.glucose.indices { outcome.glucose[index].replayMode = replayMode }
@@ -179,7 +178,7 @@ extension Importer {
         } catch {
             throw .session(error)
         }
-        var outcome = try write(result, mode: "live", origin: origin, startedAt: startedAt, window: PlausibleWindow(captureTime: Date()))
+        var outcome = try write(result, mode: .live, origin: origin, startedAt: startedAt, window: PlausibleWindow(captureTime: Date()))
         if let failure = recorder?.recordingError { outcome.notes.append("the recording is incomplete: \(failure)") }
         return outcome
     }
@@ -224,7 +223,7 @@ extension Importer {
     /// family, and a meter's own exercise notes — all in one store transaction. Everything was
     /// read, normalised and checked before anything is written.
     private func write(
-        _ result: BLESessionResult, mode: String, origin: String?, startedAt: Date, window: PlausibleWindow
+        _ result: BLESessionResult, mode: ImportMode, origin: String?, startedAt: Date, window: PlausibleWindow
     ) throws(ImportError) -> BLEImportOutcome {
         var outcome = BLEImportOutcome(
             identity: result.identity, mode: mode, replayMode: nil, origin: origin, session: result, activity: nil, glucose: [],
@@ -283,7 +282,7 @@ extension Importer {
 
         let summary: CombinedImportSummary
         do {
-            summary = try store.record(glucose: glucose.map(\.1), activity: activity)
+            summary = try store.save(glucose: glucose.map(\.1), activity: activity)
         } catch {
             throw .store(error)
         }

@@ -30,7 +30,7 @@ public enum ReplayMode: Sendable, Equatable, CustomStringConvertible {
 public struct ImportOutcome: Sendable {
     public var summary: ImportSummary
     public var source: DeviceSource
-    public var mode: String
+    public var mode: ImportMode
     public var origin: String?
     public var replayMode: ReplayMode?
     public var captureFormat: USBCaptureFormat?
@@ -128,7 +128,7 @@ public struct Importer: Sendable {
     private func write(
         _ selected: SelectedDevice, download: DeviceDownload, replayMode: ReplayMode, of capture: USBCapture, at url: URL, startedAt: Date
     ) throws(ImportError) -> ImportOutcome {
-        let mode = replayMode == .conversation ? "replay-conversation" : "replay-passive"
+        let mode: ImportMode = replayMode == .conversation ? .replayConversation : .replayPassive
         let window = PlausibleWindow.forCapture(timestamps: capture.transfers.lazy.compactMap(\.timestamp))
         var outcome = try write(download, mode: mode, origin: url.path, startedAt: startedAt, window: window)
         outcome.replayMode = replayMode
@@ -161,7 +161,7 @@ public struct Importer: Sendable {
         }
         // A live session's own time is the host's clock now (or as the transport stamped it).
         let window = PlausibleWindow(captureTime: max(Date(), download.clock.hostNow ?? .distantPast))
-        return try write(download, mode: "live", origin: origin, startedAt: startedAt, window: window)
+        return try write(download, mode: .live, origin: origin, startedAt: startedAt, window: window)
     }
 
     /// The cursors the store holds for a source, every stream of it: the driver reads only what
@@ -171,7 +171,7 @@ public struct Importer: Sendable {
     }
 
     private func write(
-        _ download: DeviceDownload, mode: String, origin: String?, startedAt: Date, window: PlausibleWindow
+        _ download: DeviceDownload, mode: ImportMode, origin: String?, startedAt: Date, window: PlausibleWindow
     ) throws(ImportError) -> ImportOutcome {
         let batch: ImportBatch
         do {
@@ -182,7 +182,7 @@ public struct Importer: Sendable {
         }
         let summary: ImportSummary
         do {
-            summary = try store.record(batch)
+            summary = try store.save(batch)
         } catch {
             throw .store(error)
         }

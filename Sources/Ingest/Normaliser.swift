@@ -21,7 +21,7 @@ public enum Normaliser {
     ///
     /// Throws when the device's clock would put every reading outside `window`.
     public static func batch(
-        from download: DeviceDownload, mode: String, origin: String?, startedAt: Date, timeZone: TimeZone,
+        from download: DeviceDownload, mode: ImportMode, origin: String?, startedAt: Date, timeZone: TimeZone,
         window: PlausibleWindow
     ) throws(ImplausibleClockError) -> ImportBatch {
         var clock = download.clock

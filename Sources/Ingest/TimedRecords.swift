@@ -12,7 +12,7 @@ extension Normaliser {
     /// Only readings inside `window` are kept; an implausible time base (a CGM's Session Start
     /// Time) that would put all of them outside is an error.
     public static func batch(
-        timedByDevice download: DeviceDownload, mode: String, origin: String?, startedAt: Date, timeZone: TimeZone,
+        timedByDevice download: DeviceDownload, mode: ImportMode, origin: String?, startedAt: Date, timeZone: TimeZone,
         window: PlausibleWindow
     ) throws(ImplausibleClockError) -> ImportBatch {
         let clock = download.clock

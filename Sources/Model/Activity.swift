@@ -179,8 +179,8 @@ public struct ActivityBatch: Sendable {
     public var source: DeviceSource
     /// When the import started, by the host's clock.
     public var startedAt: Date
-    /// How the sensor was read: `live`, `replay-conversation`, `replay-passive`.
-    public var mode: String
+    /// How the sensor was read.
+    public var mode: ImportMode
     /// Where the data came from: a capture path, or the Bluetooth address.
     public var origin: String?
     public var clock: ClockReport
@@ -193,7 +193,7 @@ public struct ActivityBatch: Sendable {
     public var notes: [String]
 
     public init(
-        source: DeviceSource, startedAt: Date, mode: String, origin: String?, clock: ClockReport,
+        source: DeviceSource, startedAt: Date, mode: ImportMode, origin: String?, clock: ClockReport,
         minutes: [ActivityMinute], sessions: [ExerciseSession], samplesRead: Int,
         events: [ImportEvent] = [], notes: [String] = []
     ) {

@@ -58,13 +58,25 @@ public struct ImportEvent: Sendable, Equatable, Codable {
     }
 }
 
+/// How a device was read for an import; kept in the store as its raw value.
+public enum ImportMode: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    /// Read from the device itself.
+    case live
+    /// Replayed from a capture of a whole conversation, the host's requests answered from it.
+    case replayConversation = "replay-conversation"
+    /// Replayed from a capture the host only listened to (notifications, a passive sniff).
+    case replayPassive = "replay-passive"
+
+    public var description: String { rawValue }
+}
+
 /// Everything one import hands to the store, written in one transaction.
 public struct ImportBatch: Sendable, Codable {
     public var source: DeviceSource
     /// When the import started, by the host's clock.
     public var startedAt: Date
-    /// How the device was read: `live`, `replay-conversation`, `replay-passive`.
-    public var mode: String
+    /// How the device was read.
+    public var mode: ImportMode
     /// Where the data came from: a capture path, or the USB bus/address.
     public var origin: String?
     public var clock: ClockReport
@@ -80,7 +92,7 @@ public struct ImportBatch: Sendable, Codable {
     public var notes: [String]
 
     public init(
-        source: DeviceSource, startedAt: Date, mode: String, origin: String?, clock: ClockReport,
+        source: DeviceSource, startedAt: Date, mode: ImportMode, origin: String?, clock: ClockReport,
         glucose: [GlucoseReading], recordsRead: Int, events: [ImportEvent] = [],
         cursors: [String: Int64] = [:], notes: [String] = []
     ) {

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Model
 
-/// What one ``SharedStore/record(_:)-(ActivityBatch)`` call did.
+/// What one `SharedStore.save(_:)` (an activity batch) call did.
 public struct ActivityImportSummary: Sendable, Equatable, CustomStringConvertible {
     /// The `import_run` row written for this import.
     public var runID: Int64
@@ -35,7 +35,7 @@ extension SharedStore {
     /// In the `import_run` row, `records_read` counts samples, `records_added` and
     /// `records_already_stored` count minute rows, `records_skipped` counts the values left out
     /// (named in `events_json`); the sessions are the `exercise` rows carrying its id.
-    public func record(_ batch: ActivityBatch) throws(StoreError) -> ActivityImportSummary {
+    package func save(_ batch: ActivityBatch) throws(StoreError) -> ActivityImportSummary {
         let zone = timeZone
         let checked = try CheckedActivityBatch(batch, zone)
         return try write { db in try Self.insert(checked, zone: zone, db) }

@@ -18,7 +18,7 @@ import GRDB
 extension SharedStore {
     /// The store's own identity, a UUID made once by the migration: a copy made elsewhere keeps
     /// one cursor per store, so that two stores of one person never share a cursor.
-    public func syncStoreID() throws(StoreError) -> String {
+    package func syncStoreID() throws(StoreError) -> String {
         try read { db in
             guard let uid = try String.fetchOne(db, sql: "SELECT uid FROM sync_store WHERE id = 1") else {
                 throw StoreError.database("the store has no sync identity (table sync_store is empty)")
@@ -30,7 +30,7 @@ extension SharedStore {
     /// Where the store stands for sync: the largest source, import run, glucose and exercise
     /// ids and change-log sequence. It differs from an earlier value whenever there is something
     /// new to sync.
-    public func syncWatermark() throws(StoreError) -> [Int64] {
+    package func syncWatermark() throws(StoreError) -> [Int64] {
         try read { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT (SELECT coalesce(max(id), 0) FROM source), (SELECT coalesce(max(id), 0) FROM import_run),
@@ -42,12 +42,12 @@ extension SharedStore {
     }
 
     /// Up to `limit` rows of `feed` whose id is greater than `id`, by id.
-    public func syncRows(_ feed: SyncFeed, after id: Int64, limit: Int) throws(StoreError) -> SyncRows {
+    package func syncRows(_ feed: SyncFeed, after id: Int64, limit: Int) throws(StoreError) -> SyncRows {
         try read { db in try SyncRows.fetch(db, sql: feed.query, arguments: [id, limit]) }
     }
 
     /// The activity minutes written by the import runs with ids in `runs`, by run.
-    public func syncActivityMinutes(importRuns runs: ClosedRange<Int64>) throws(StoreError) -> SyncRows {
+    package func syncActivityMinutes(importRuns runs: ClosedRange<Int64>) throws(StoreError) -> SyncRows {
         try read { db in
             try SyncRows.fetch(
                 db,
@@ -64,7 +64,7 @@ extension SharedStore {
     }
 
     /// Up to `limit` entries of the change log after `sequence`, oldest first.
-    public func syncChanges(after sequence: Int64, limit: Int) throws(StoreError) -> [SyncChange] {
+    package func syncChanges(after sequence: Int64, limit: Int) throws(StoreError) -> [SyncChange] {
         try read { db in
             try Row.fetchAll(
                 db, sql: "SELECT seq, entity, key FROM sync_change WHERE seq > ? ORDER BY seq LIMIT ?",
@@ -81,7 +81,7 @@ extension SharedStore {
 
     /// The rows of `entity` whose keys are among `keys`, as they are now; a key without a row is
     /// one that was removed. The first column, `key`, is the key.
-    public func syncCurrentRows(_ entity: SyncEntity, keys: [String]) throws(StoreError) -> SyncRows {
+    package func syncCurrentRows(_ entity: SyncEntity, keys: [String]) throws(StoreError) -> SyncRows {
         guard !keys.isEmpty else { return SyncRows(columns: [], rows: []) }
         return try read { db in
             var rows = SyncRows(columns: [], rows: [])
@@ -100,7 +100,7 @@ extension SharedStore {
 }
 
 /// One value of a row handed to sync: SQLite's storage classes, without blobs.
-public enum SyncValue: Sendable, Hashable {
+package enum SyncValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)
@@ -108,17 +108,17 @@ public enum SyncValue: Sendable, Hashable {
 }
 
 /// Rows for sync: column names, and one value per column for each row.
-public struct SyncRows: Sendable, Equatable {
-    public var columns: [String]
-    public var rows: [[SyncValue]]
+package struct SyncRows: Sendable, Equatable {
+    package var columns: [String]
+    package var rows: [[SyncValue]]
 
-    public init(columns: [String], rows: [[SyncValue]]) {
+    package init(columns: [String], rows: [[SyncValue]]) {
         self.columns = columns
         self.rows = rows
     }
 
     /// The values of column `name` (which must be one of ``columns``).
-    public func values(of name: String) -> [SyncValue] {
+    package func values(of name: String) -> [SyncValue] {
         guard let index = columns.firstIndex(of: name) else { return [] }
         return rows.map { $0[index] }
     }
@@ -146,7 +146,7 @@ public struct SyncRows: Sendable, Equatable {
 }
 
 /// An append-only kind of row, read from an id cursor. The first column of every query is `id`.
-public enum SyncFeed: String, CaseIterable, Sendable {
+package enum SyncFeed: String, CaseIterable, Sendable {
     case sources
     case importRuns
     /// Glucose rows from a device (`source_id` set).
@@ -183,7 +183,7 @@ public enum SyncFeed: String, CaseIterable, Sendable {
 
 /// A kind of row the change log follows; its key is the row's `uid` (logs), its date (Days) or
 /// its id (imported sessions, whose favourite mark can change).
-public enum SyncEntity: String, CaseIterable, Sendable {
+package enum SyncEntity: String, CaseIterable, Sendable {
     case glucose, insulin, meal, exercise, illness, stress, day, session
 
     /// The columns of imported sessions, after a first column given by `first`.
@@ -235,10 +235,10 @@ public enum SyncEntity: String, CaseIterable, Sendable {
 
 /// One entry of the store's change log: the row of `entity` with `key` was inserted, edited or
 /// removed (which one is read from the row as it is now).
-public struct SyncChange: Sendable, Equatable {
-    public var sequence: Int64
-    public var entity: SyncEntity
-    public var key: String
+package struct SyncChange: Sendable, Equatable {
+    package var sequence: Int64
+    package var entity: SyncEntity
+    package var key: String
 }
 
 extension Migrations {

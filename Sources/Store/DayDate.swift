@@ -49,4 +49,10 @@ public struct DayDate: Hashable, Comparable, Sendable, CustomStringConvertible {
         let noon = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12))!
         return calendar.startOfDay(for: noon)
     }
+
+    /// The Day `days` after this one (before it when negative).
+    public func adding(days: Int) -> DayDate {
+        let (year, month, day) = CivilDate.civil(fromDays: CivilDate.days(year: year, month: month, day: self.day) + Int64(days))
+        return DayDate(year: year, month: month, day: day)!
+    }
 }

@@ -58,7 +58,7 @@ extension SharedStore {
         return try write { db in
             var stored = try Self.fetchStored(id, db)
             stored.log.isFavourite = isFavourite
-            try stored.log.validate(in: zone)
+            try Log.columns.validate(stored.log, zone)
             try Self.linkFavourite(Log.kind, id: id.rawValue, isFavourite, name: stored.log.name, db)
             return try Self.fetchStored(id, db)
         }

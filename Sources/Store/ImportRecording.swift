@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Model
 
-/// What ``SharedStore/record(glucose:activity:)`` did: one summary per batch, in the order given.
+/// What `SharedStore.save(glucose:activity:)` did: one summary per batch, in the order given.
 public struct CombinedImportSummary: Sendable {
     public var glucose: [ImportSummary]
     public var activity: [ActivityImportSummary]
@@ -11,10 +11,10 @@ public struct CombinedImportSummary: Sendable {
 extension SharedStore {
     /// Writes everything one import read — the glucose batches of every service and the activity
     /// batches (minutes, sessions, a meter's exercise notes) — in ONE transaction: each batch as
-    /// ``record(_:)-(ImportBatch)`` and ``record(_:)-(ActivityBatch)`` would write it, each with
+    /// ``save(_:)-(ImportBatch)`` and ``save(_:)-(ActivityBatch)`` would write it, each with
     /// its own `import_run` row. Every batch is checked before anything is written; any failure
     /// rolls all of them back.
-    public func record(glucose: [ImportBatch], activity: [ActivityBatch]) throws(StoreError) -> CombinedImportSummary {
+    package func save(glucose: [ImportBatch], activity: [ActivityBatch]) throws(StoreError) -> CombinedImportSummary {
         let zone = timeZone
         var validated: [(ValidatedBatch, GlucoseRows)] = []
         for batch in glucose {
@@ -26,8 +26,8 @@ extension SharedStore {
         return try write { db in
             var summary = CombinedImportSummary(glucose: [], activity: [])
             for (batch, rows) in validated {
-                var recorder = Recorder(db: db, days: rows.days)
-                summary.glucose.append(try recorder.record(batch, rows))
+                var writer = GlucoseImportWriter(db: db, days: rows.days)
+                summary.glucose.append(try writer.write(batch, rows))
             }
             for batch in checked {
                 summary.activity.append(try Self.insert(batch, zone: zone, db))

@@ -21,7 +21,7 @@ enum ImportRows {
     /// Inserts an `import_run` row with no records added yet; ``finish(_:added:alreadyStored:_:)``
     /// completes it.
     static func insertRun(
-        sourceID: Int64, startedAt: Date, mode: String, origin: String?, recordsRead: Int, skipped: Int,
+        sourceID: Int64, startedAt: Date, mode: ImportMode, origin: String?, recordsRead: Int, skipped: Int,
         clock: ClockReport, events: [ImportEvent], notes: [String], _ db: Database
     ) throws -> Int64 {
         let encoder = JSONEncoder()
@@ -38,7 +38,7 @@ enum ImportRows {
                 VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                sourceID, started, started, mode, origin, recordsRead, skipped,
+                sourceID, started, started, mode.rawValue, origin, recordsRead, skipped,
                 clock.hostTime.map(StoreTime.string), clock.deviceTime.map(StoreTime.string),
                 clock.offsetSeconds, clock.method.rawValue, events, notes,
             ])

@@ -95,7 +95,7 @@ extension SharedStore {
             throw .invalidLog(
                 kind: Log.kind, reason: "its time (\(log.time.timeIntervalSince1970) s since 1970) is outside years 0001–9999")
         }
-        try log.validate(in: zone)
+        try Log.columns.validate(log, zone)
     }
 
     /// Inserts `log` (`id` nil) or replaces the values of the log `id`, linked to the Day of its
@@ -155,7 +155,7 @@ extension SharedStore {
             let serial: String? = row[LogQuery.serial]
             return Stored(
                 id: LogID(row[LogQuery.id]), day: try Decode.day(row, LogQuery.day, "day.date"),
-                log: try Log(row: row),
+                log: try Log.columns.read(row),
                 source: family.flatMap { family in
                     serial.map { DeviceSource(family: family, serial: $0, model: row[LogQuery.model]) }
                 },

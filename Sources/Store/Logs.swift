@@ -60,24 +60,31 @@ public struct Stored<Log: LogEntry>: Sendable, Equatable {
 
 /// A value the store keeps as one row of a log table, linked to the Day of its ``time``.
 ///
-/// Each conforming type declares its columns once: `init(row:)` reads them and `encode(to:)`
-/// writes them (GRDB's `FetchableRecord` and `EncodableRecord`). `encode(to:)` writes the log's
-/// own columns only; the store adds `id` and `day_id`, so a log cannot be written without its
-/// Day. Write logs through ``SharedStore/add(_:)`` and ``SharedStore/update(_:with:)``.
-public protocol LogEntry: Sendable, Equatable, FetchableRecord, EncodableRecord {
+/// Only the store's own log types conform: ``GlucoseLog``, ``InsulinLog``, ``MealLog``,
+/// ``ExerciseLog``, ``IllnessEpisode`` and ``StressEpisode``. Each declares its columns once, in
+/// its ``columns``, which only the store can make, so the protocol is closed to other types and
+/// says nothing of the database library underneath. Write logs through ``SharedStore/add(_:)``
+/// and ``SharedStore/update(_:with:)``; the store adds `id` and `day_id`, so a log cannot be
+/// written without its Day.
+public protocol LogEntry: Sendable, Equatable {
     static var kind: LogKind { get }
     /// The instant that places the log on its Day (an episode's start).
     var time: Date { get }
-    /// Throws ``StoreError/invalidLog(kind:reason:)`` when a value is one the schema refuses
-    /// (naming any instant in `zone`, the store's).
-    func validate(in zone: TimeZone) throws(StoreError)
-    /// Writes the columns the store derives from the log when it is written (glucose: the tag,
-    /// from the thresholds in force). The default writes none.
-    func encodeDerived(to container: inout PersistenceContainer, thresholds: GlucoseThresholds)
+    /// How the store reads, writes and checks the log's row.
+    static var columns: LogColumns<Self> { get }
 }
 
-extension LogEntry {
-    public func encodeDerived(to container: inout PersistenceContainer, thresholds: GlucoseThresholds) {}
+/// How the store reads, writes and checks one kind of log. Opaque outside the store: only the
+/// store makes one, for each of its log types.
+public struct LogColumns<Log: LogEntry>: Sendable {
+    /// Reads a log from its row.
+    let read: @Sendable (Row) throws -> Log
+    /// Writes the log's own columns, and those the store derives from it when it is written
+    /// (glucose: the tag, from the thresholds in force).
+    let write: @Sendable (Log, inout PersistenceContainer, GlucoseThresholds) -> Void
+    /// Throws ``StoreError/invalidLog(kind:reason:)`` when a value is one the schema refuses
+    /// (naming any instant in the zone given, the store's).
+    let validate: @Sendable (Log, TimeZone) throws(StoreError) -> Void
 }
 
 /// Logs that can be marked favourite: meals and exercise sessions.
@@ -100,6 +107,13 @@ public protocol FavouritableLog: LogEntry {
 /// from the thresholds in force when it is written (and again when they change).
 public struct GlucoseLog: LogEntry {
     public static let kind = LogKind.glucose
+    public static let columns = LogColumns<GlucoseLog>(
+        read: GlucoseLog.init(row:),
+        write: { log, container, thresholds in
+            log.encode(to: &container)
+            container["tag"] = thresholds.storeTag(mgdl: log.mgdl, unit: log.unit).rawValue
+        },
+        validate: { log, zone throws(StoreError) in try log.validate(in: zone) })
     public var time: Date
     /// The value in ``unit``.
     public var value: Double
@@ -118,7 +132,7 @@ public struct GlucoseLog: LogEntry {
     /// The value in mg/dL, as stored.
     public var mgdl: Double { unit.milligramsPerDeciliter(value) }
 
-    public init(row: Row) throws {
+    init(row: Row) throws {
         let unit: GlucoseUnit = try Decode.value(row, "unit", "glucose.unit")
         let mgdl: Double = row["mgdl"]
         // mmol/L back from mg/dL, without the last-bit noise of the round trip.
@@ -128,18 +142,14 @@ public struct GlucoseLog: LogEntry {
         tag = try Decode.value(row, "tag", "glucose.tag")
     }
 
-    public func encode(to container: inout PersistenceContainer) {
+    func encode(to container: inout PersistenceContainer) {
         container["time"] = StoreTime.string(time)
         container["mgdl"] = mgdl
         container["unit"] = unit.rawValue
         container["kind"] = kind.rawValue
     }
 
-    public func encodeDerived(to container: inout PersistenceContainer, thresholds: GlucoseThresholds) {
-        container["tag"] = thresholds.storeTag(mgdl: mgdl, unit: unit).rawValue
-    }
-
-    public func validate(in zone: TimeZone) throws(StoreError) {
+    func validate(in zone: TimeZone) throws(StoreError) {
         guard mgdl.isFinite, mgdl > 0, mgdl < 1000 else {
             throw .invalidLog(kind: .glucose, reason: "\(value) \(unit.rawValue) is not within 0 < mg/dL < 1000")
         }
@@ -151,6 +161,9 @@ public struct GlucoseLog: LogEntry {
 /// An insulin dose, in units.
 public struct InsulinLog: LogEntry {
     public static let kind = LogKind.insulin
+    public static let columns = LogColumns<InsulinLog>(
+        read: InsulinLog.init(row:), write: { log, container, _ in log.encode(to: &container) },
+        validate: { log, zone throws(StoreError) in try log.validate(in: zone) })
     public var time: Date
     public var units: Double
 
@@ -159,16 +172,16 @@ public struct InsulinLog: LogEntry {
         self.units = units
     }
 
-    public init(row: Row) throws {
+    init(row: Row) throws {
         self.init(time: try Decode.instant(row, "time", "insulin.time"), units: row["units"])
     }
 
-    public func encode(to container: inout PersistenceContainer) {
+    func encode(to container: inout PersistenceContainer) {
         container["time"] = StoreTime.string(time)
         container["units"] = units
     }
 
-    public func validate(in zone: TimeZone) throws(StoreError) {
+    func validate(in zone: TimeZone) throws(StoreError) {
         guard units.isFinite, units > 0, units < 1000 else {
             throw .invalidLog(kind: .insulin, reason: "\(units) units is not within 0 < units < 1000")
         }
@@ -180,6 +193,9 @@ public struct InsulinLog: LogEntry {
 /// A meal; nutrients in grams.
 public struct MealLog: FavouritableLog {
     public static let kind = LogKind.meal
+    public static let columns = LogColumns<MealLog>(
+        read: MealLog.init(row:), write: { log, container, _ in log.encode(to: &container) },
+        validate: { log, zone throws(StoreError) in try log.validate(in: zone) })
     public var time: Date
     public var name: String
     public var carbs: Double
@@ -196,13 +212,13 @@ public struct MealLog: FavouritableLog {
         self.isFavourite = isFavourite
     }
 
-    public init(row: Row) throws {
+    init(row: Row) throws {
         self.init(
             time: try Decode.instant(row, "time", "meal.time"), name: row["name"], carbs: row["carbs_g"],
             protein: row["protein_g"], fat: row["fat_g"], isFavourite: row["favourite_id"] as Int64? != nil)
     }
 
-    public func encode(to container: inout PersistenceContainer) {
+    func encode(to container: inout PersistenceContainer) {
         container["time"] = StoreTime.string(time)
         container["name"] = name
         container["carbs_g"] = carbs
@@ -210,7 +226,7 @@ public struct MealLog: FavouritableLog {
         container["fat_g"] = fat
     }
 
-    public func validate(in zone: TimeZone) throws(StoreError) {
+    func validate(in zone: TimeZone) throws(StoreError) {
         for (label, grams) in [("carbs", carbs), ("protein", protein), ("fat", fat)] {
             guard grams.isFinite, grams >= 0 else {
                 throw .invalidLog(kind: .meal, reason: "\(label) of \(grams) g is not a weight ≥ 0")
@@ -224,9 +240,17 @@ public struct MealLog: FavouritableLog {
 
 // MARK: - Exercise
 
+/// How hard an exercise session was.
+public enum ExerciseIntensity: String, Sendable, CaseIterable {
+    case light, moderate, vigorous
+}
+
 /// An exercise session: its start, name, duration and intensity.
 public struct ExerciseLog: FavouritableLog {
     public static let kind = LogKind.exercise
+    public static let columns = LogColumns<ExerciseLog>(
+        read: ExerciseLog.init(row:), write: { log, container, _ in log.encode(to: &container) },
+        validate: { log, zone throws(StoreError) in try log.validate(in: zone) })
     /// The start of the session.
     public var time: Date
     /// E.g. `Walking`, `Running`, `Cycling`; not empty.
@@ -243,21 +267,21 @@ public struct ExerciseLog: FavouritableLog {
         self.isFavourite = isFavourite
     }
 
-    public init(row: Row) throws {
+    init(row: Row) throws {
         self.init(
             time: try Decode.instant(row, "time", "exercise.time"), name: row["name"],
             duration: row["duration_seconds"], intensity: try Decode.value(row, "intensity", "exercise.intensity"),
             isFavourite: row["favourite_id"] as Int64? != nil)
     }
 
-    public func encode(to container: inout PersistenceContainer) {
+    func encode(to container: inout PersistenceContainer) {
         container["time"] = StoreTime.string(time)
         container["name"] = name
         container["duration_seconds"] = duration
         container["intensity"] = intensity.rawValue
     }
 
-    public func validate(in zone: TimeZone) throws(StoreError) {
+    func validate(in zone: TimeZone) throws(StoreError) {
         guard !name.isEmpty else { throw .invalidLog(kind: .exercise, reason: "an exercise needs a name") }
         guard duration.isFinite, duration >= 0 else {
             throw .invalidLog(kind: .exercise, reason: "a duration of \(duration) s is not ≥ 0")
@@ -276,6 +300,15 @@ public protocol EpisodeEntry: LogEntry {
     init(start: Date, end: Date?)
 }
 
+extension LogColumns where Log: EpisodeEntry {
+    /// The columns of an episode kind.
+    static var episode: LogColumns<Log> {
+        LogColumns(
+            read: Log.init(row:), write: { log, container, _ in log.encode(to: &container) },
+            validate: { log, zone throws(StoreError) in try log.validate(in: zone) })
+    }
+}
+
 extension EpisodeEntry {
     public var time: Date { start }
     /// Whether the episode has started and not ended.
@@ -285,18 +318,18 @@ extension EpisodeEntry {
     /// How long the episode has lasted at `now`: `end − start`, or `now − start` while it is open.
     public func duration(at now: Date) -> TimeInterval { (end ?? now).timeIntervalSince(start) }
 
-    public init(row: Row) throws {
+    init(row: Row) throws {
         self.init(
             start: try Decode.instant(row, "start_time", "\(Self.kind).start_time"),
             end: try Decode.optionalInstant(row, "end_time", "\(Self.kind).end_time"))
     }
 
-    public func encode(to container: inout PersistenceContainer) {
+    func encode(to container: inout PersistenceContainer) {
         container["start_time"] = StoreTime.string(start)
         container["end_time"] = end.map(StoreTime.string)
     }
 
-    public func validate(in zone: TimeZone) throws(StoreError) {
+    func validate(in zone: TimeZone) throws(StoreError) {
         if let end {
             guard StoreTime.representable.contains(end) else {
                 throw .invalidLog(kind: Self.kind, reason: "its end is outside years 0001–9999")
@@ -312,6 +345,7 @@ extension EpisodeEntry {
 /// An illness episode.
 public struct IllnessEpisode: EpisodeEntry {
     public static let kind = LogKind.illness
+    public static let columns = LogColumns<IllnessEpisode>.episode
     public var start: Date
     public var end: Date?
     public init(start: Date, end: Date? = nil) {
@@ -323,6 +357,7 @@ public struct IllnessEpisode: EpisodeEntry {
 /// A stress episode.
 public struct StressEpisode: EpisodeEntry {
     public static let kind = LogKind.stress
+    public static let columns = LogColumns<StressEpisode>.episode
     public var start: Date
     public var end: Date?
     public init(start: Date, end: Date? = nil) {
@@ -342,8 +377,7 @@ struct LogRow<Log: LogEntry>: PersistableRecord {
     var thresholds: GlucoseThresholds
 
     func encode(to container: inout PersistenceContainer) throws {
-        try log.encode(to: &container)
-        log.encodeDerived(to: &container, thresholds: thresholds)
+        Log.columns.write(log, &container, thresholds)
         container["day_id"] = dayID
         if let id { container["id"] = id }
     }

@@ -2,9 +2,43 @@ import Foundation
 import GRDB
 import Model
 
+/// A glucose row as the store holds it.
+public struct StoredGlucose: Sendable, Equatable {
+    public var id: Int64
+    public var time: Date
+    public var mgdl: Double
+    /// The unit the value was reported in.
+    public var unit: GlucoseUnit
+    public var tag: GlucoseTag
+    public var flag: RangeFlag?
+    public var kind: ReadingKind
+    public var trend: Trend?
+    public var noise: Int?
+    public var day: DayDate
+    /// The device the reading came from; nil for a reading entered in the app.
+    public var sourceFamily: String?
+    public var sourceSerial: String?
+    public var recordKey: String?
+    public var deviceTime: Int64?
+    public var displayTime: String?
+    /// What the device recorded with the reading (a meter's meal or activity markers).
+    public var note: String?
+}
+
+/// Every log of one Day, each kind sorted by time ascending (an episode's start), then by id.
+public struct DayLogs: Sendable, Equatable {
+    public var day: DayDate
+    public var glucose: [Stored<GlucoseLog>]
+    public var insulin: [Stored<InsulinLog>]
+    public var meals: [Stored<MealLog>]
+    public var exercise: [Stored<ExerciseLog>]
+    public var illness: [Stored<IllnessEpisode>]
+    public var stress: [Stored<StressEpisode>]
+}
+
 extension SharedStore {
     /// The highest record index stored for a stream of a source, or nil before its first import.
-    public func cursor(source: DeviceSource, stream: String) throws(StoreError) -> Int64? {
+    package func cursor(source: DeviceSource, stream: String) throws(StoreError) -> Int64? {
         try read { db in
             try Int64.fetchOne(
                 db,
@@ -17,7 +51,7 @@ extension SharedStore {
     }
 
     /// Every stream's cursor stored for a source: the highest record index stored per stream.
-    public func cursors(source: DeviceSource) throws(StoreError) -> [String: Int64] {
+    package func cursors(source: DeviceSource) throws(StoreError) -> [String: Int64] {
         try read { db in
             var cursors: [String: Int64] = [:]
             for row in try Row.fetchAll(
@@ -40,6 +74,14 @@ extension SharedStore {
         let condition = (["1"] + bounds).joined(separator: " AND ")
         return try read { db in
             try GlucoseQuery.fetch(db, where: condition, orderBy: "g.time, g.id", arguments: arguments)
+        }
+    }
+
+    /// The instant of the newest glucose reading of `kind`, or nil when the store holds none.
+    public func latestGlucoseTime(kind: ReadingKind) throws(StoreError) -> Date? {
+        try read { db in
+            try String.fetchOne(db, sql: "SELECT max(time) FROM glucose WHERE kind = ?", arguments: [kind.rawValue])
+                .flatMap(StoreTime.date)
         }
     }
 
@@ -82,48 +124,6 @@ extension SharedStore {
         arguments += [limit ?? -1]
         return try Row.fetchAll(db.cachedStatement(sql: DaySummaryQuery.sql(filter, bounds: bounds)), arguments: arguments)
             .map(DaySummaryQuery.summary)
-    }
-
-    /// The `limit` most recent imports, newest first.
-    public func importRuns(limit: Int) throws(StoreError) -> [ImportRun] {
-        try read { db in try Self.fetchImportRuns(db, limit: max(limit, 0)) }
-    }
-
-    /// The imports with `condition` (on `import_run r`), newest first, at most `limit` of them
-    /// (all when `limit` is nil).
-    static func fetchImportRuns(_ db: Database, where condition: String = "1", limit: Int? = nil) throws -> [ImportRun] {
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT r.id, s.family, s.serial, s.model, r.started_at, r.finished_at, r.mode, r.origin,
-                       r.records_read, r.records_added, r.records_already_stored, r.records_skipped,
-                       r.host_time, r.device_time, r.clock_offset_seconds, r.time_method,
-                       r.events_json, r.notes_json
-                FROM import_run r JOIN source s ON s.id = r.source_id
-                WHERE \(condition)
-                ORDER BY r.id DESC LIMIT ?
-                """,
-            arguments: [limit ?? -1]
-        ).map(importRun)
-    }
-
-    static func importRun(_ row: Row) throws -> ImportRun {
-        var clock = ClockReport(
-            hostTime: try Decode.optionalInstant(row, 12, "import_run.host_time"),
-            deviceTime: try Decode.optionalInstant(row, 13, "import_run.device_time"),
-            method: try Decode.value(row, 15, "import_run.time_method"))
-        clock.offsetSeconds = row[14]
-        let decoder = JSONDecoder()
-        let eventsJSON: String = row[16]
-        let notesJSON: String = row[17]
-        return ImportRun(
-            id: row[0], source: DeviceSource(family: row[1], serial: row[2], model: row[3]),
-            startedAt: try Decode.instant(row, 4, "import_run.started_at"),
-            finishedAt: try Decode.instant(row, 5, "import_run.finished_at"),
-            mode: row[6], origin: row[7], recordsRead: row[8], added: row[9], alreadyStored: row[10],
-            skipped: row[11], clock: clock,
-            events: try decoder.decode([ImportEvent].self, from: Data(eventsJSON.utf8)),
-            notes: try decoder.decode([String].self, from: Data(notesJSON.utf8)))
     }
 }
 

@@ -13,12 +13,12 @@ extension SharedStore {
     /// record key are already stored is left as it is and counted as already stored), the cursors
     /// are raised (never lowered), and an `import_run` row keeps the counts. Any failure rolls
     /// everything back.
-    public func record(_ batch: ImportBatch) throws(StoreError) -> ImportSummary {
+    package func save(_ batch: ImportBatch) throws(StoreError) -> ImportSummary {
         let validated = try ValidatedBatch(batch)
         let rows = GlucoseRows(validated.readings, timeZone: timeZone)
         return try write { db in
-            var recorder = Recorder(db: db, days: rows.days)
-            return try recorder.record(validated, rows)
+            var writer = GlucoseImportWriter(db: db, days: rows.days)
+            return try writer.write(validated, rows)
         }
     }
 }
@@ -71,7 +71,7 @@ struct GlucoseRows {
 }
 
 /// The SQL of one import, inside the write transaction.
-struct Recorder {
+struct GlucoseImportWriter {
     let db: Database
     var days: DayResolver
     /// The INSERT of each number of rows used so far, ready to take values.
@@ -82,7 +82,7 @@ struct Recorder {
         self.days = days
     }
 
-    mutating func record(_ validated: ValidatedBatch, _ rows: GlucoseRows) throws -> ImportSummary {
+    mutating func write(_ validated: ValidatedBatch, _ rows: GlucoseRows) throws -> ImportSummary {
         let batch = validated.batch
         let thresholds = try SharedStore.thresholds(db)
         let sourceID = try ImportRows.upsertSource(batch.source, db)

@@ -16,8 +16,8 @@ import Darwin
 ///
 /// ```swift
 /// let store = try SharedStore(path: "/var/lib/glucobridge/store.sqlite")
-/// let summary = try store.record(batch)
-/// print(summary)   // "228 new, 0 already stored"
+/// let meal = try store.add(MealLog(time: Date(), name: "Porridge", carbs: 45))
+/// print(meal.day, try store.logs(MealLog.self, of: meal.day).count)
 /// ```
 public final class SharedStore: Sendable {
     /// The path of the database file.
@@ -27,8 +27,14 @@ public final class SharedStore: Sendable {
     /// How long a write waits for another program's write lock before failing with
     /// ``StoreError/locked(path:waitedSeconds:)``.
     public let busyTimeout: TimeInterval
-    /// The connection pool, for observation and for reads this type does not offer.
-    public let pool: DatabasePool
+    /// The connection pool. Inside the package only: the store's own modules (importer, sync,
+    /// daemon, tools, tests) use it where they need a write or a read the API does not offer.
+    package let pool: DatabasePool
+    /// Reads the store directly, for queries this type does not offer and for GRDB's
+    /// `ValueObservation`. Writes go through the store's methods, which keep its rules (Day
+    /// linking, tagging, read-only imported rows); casting the reader back to a writer steps
+    /// outside them.
+    public var reader: any DatabaseReader { pool }
     /// How often, in seconds, listeners look for commits by other programs (see
     /// ``listen(to:onError:onEvent:)``).
     public var changePollInterval: TimeInterval { externalChanges.interval }
@@ -57,6 +63,8 @@ public final class SharedStore: Sendable {
     /// ``applicationID`` is recognised by its migrations and stamped.
     ///
     /// - Parameters:
+    ///   - path: The database file; its folder must exist and, to create or update the store, be
+    ///     writable (SQLite keeps `-wal` and `-shm` files beside it).
     ///   - timeZone: Used only when the store is created, and then kept in the store (default: the
     ///     system zone) so that every writer agrees on Days. Opening an existing store with a
     ///     different explicit zone throws ``StoreError/timeZoneMismatch(stored:requested:)``.
@@ -101,7 +109,7 @@ public final class SharedStore: Sendable {
         self.timeZone = zone
     }
 
-    /// The thresholds glucose tags are computed from (default: ``GlucoseThresholds/consensus``).
+    /// The thresholds glucose tags are computed from (default: `GlucoseThresholds.consensus`).
     public func thresholds() throws(StoreError) -> GlucoseThresholds {
         try read { db in try Self.thresholds(db) }
     }
@@ -256,6 +264,17 @@ public final class SharedStore: Sendable {
                 if environmental.contains(error.resultCode) { throw error }
                 throw StoreError.migrationFailed(path: path, migration: migration, reason: error.message ?? "\(error.resultCode)")
             }
+        }
+    }
+}
+
+extension GlucoseThresholds {
+    /// The tag the store gives a value: a reading reported in mmol/L is classed as its meter
+    /// showed it (to one decimal of mmol/L), any other by its whole mg/dL.
+    func storeTag(mgdl: Double, unit: GlucoseUnit) -> GlucoseTag {
+        switch unit {
+        case .milligramsPerDeciliter: tag(mgdl: mgdl)
+        case .millimolesPerLiter: tag(mmolPerLiter: mgdl / GlucoseUnit.mgdlPerMmol)
         }
     }
 }

@@ -28,7 +28,7 @@ struct ExportCommand: ParsableCommand {
     var format: Format = .csv
 
     @Option(name: .long, help: ArgumentHelp(
-        "The first instant or Day to include: 2024-05-01 (a Day in the store's zone) or 2024-05-01T06:00:00Z.", valueName: "when"))
+        "The first Day (2024-05-01, a Day in the store's zone) or instant to include: \(TimeInput.help).", valueName: "when"))
     var from: String?
 
     @Option(name: .long, help: ArgumentHelp("The instant or Day to stop before (a Day counts whole).", valueName: "when"))
@@ -39,8 +39,8 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let store = try storeOptions.openExisting()
-            let start = try from.map { try Self.instant($0, zone: store.timeZone, endOfDay: false) }
-            let end = try to.map { try Self.instant($0, zone: store.timeZone, endOfDay: true) }
+            let start = try from.map { try TimeInput.bound($0, .start, zone: store.timeZone) }
+            let end = try to.map { try TimeInput.bound($0, .end, zone: store.timeZone) }
             if format == .nightscout {
                 FileHandle.standardOutput.write(try ExportTable.json(try nightscout(store, from: start, to: end)))
                 return
@@ -81,21 +81,6 @@ struct ExportCommand: ParsableCommand {
         case .illness, .stress, .days:
             throw CLIError("--format nightscout exports glucose (entries), insulin, meal or exercise (treatments), not \(kind.rawValue); use csv or json")
         }
-    }
-
-    /// `2024-05-01` is that Day's start (or, for `--to`, the next Day's start) in the store's zone.
-    static func instant(_ text: String, zone: TimeZone, endOfDay: Bool) throws -> Date {
-        if let day = DayDate(text) {
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = zone
-            let start = calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day))!
-            return endOfDay ? calendar.date(byAdding: .day, value: 1, to: start)! : start
-        }
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        throw CLIError("cannot read \"\(text)\" as a Day (2024-05-01) or an instant (2024-05-01T06:00:00Z)")
     }
 }
 

@@ -26,8 +26,8 @@ struct PeriodOptions: ParsableArguments {
         if to != nil, last != nil { throw CLIError("give --to or --last, not both") }
         if let last, last < 1 { throw CLIError("--last must be 1 or more Days, not \(last)") }
         let days = last ?? Self.defaultDays
-        var start = try from.map { try Self.instant($0, zone: zone, endOfDay: false, now: now) }
-        var end = try to.map { try Self.instant($0, zone: zone, endOfDay: true, now: now) }
+        var start = try from.map { try TimeInput.bound($0, .start, zone: zone, now: now) }
+        var end = try to.map { try TimeInput.bound($0, .end, zone: zone, now: now) }
         if start == nil, end == nil {
             let newest = try store.latestGlucoseTime(kind: .sensor) ?? now
             let lastDay = DayDate(instant: min(newest, now), timeZone: zone)
@@ -47,13 +47,5 @@ struct PeriodOptions: ParsableArguments {
             throw CLIError("the period from \(Format.localDateTime(start, zone: zone)) to \(LocalTimeText.named(end, zone: zone)) is empty: --from must come before --to")
         }
         return DateInterval(start: start, end: end)
-    }
-
-    /// A Day (`2024-05-01`: its start, or for an end the next Day's start) or an instant.
-    static func instant(_ text: String, zone: TimeZone, endOfDay: Bool, now: Date) throws -> Date {
-        var day = DayDate(text)
-        if day == nil, text == "today" || text == "yesterday" { day = try TimeInput.day(text, zone: zone, now: now) }
-        if let day { return (endOfDay ? day.adding(days: 1) : day).start(in: zone) }
-        return try TimeInput.instant(text, zone: zone, now: now)
     }
 }

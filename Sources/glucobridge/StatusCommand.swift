@@ -39,7 +39,7 @@ struct StatusRecord: Encodable {
         var source: String
         var model: String?
         var finished: String
-        var mode: String
+        var mode: ImportMode
         var origin: String?
         var recordsRead: Int
         var added: Int

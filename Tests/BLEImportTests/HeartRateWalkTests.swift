@@ -57,7 +57,7 @@ final class HeartRateWalkTests: XCTestCase {
 
         let outcome = try importer.replayBLE(captureAt: fixture)
         XCTAssertEqual(outcome.replayMode, .conversation)
-        XCTAssertEqual(outcome.mode, "replay-conversation")
+        XCTAssertEqual(outcome.mode, .replayConversation)
         XCTAssertEqual(outcome.identity.serial, "SIM-HR-0001")
         XCTAssertEqual(outcome.session.ending, "the device disconnected (remote user terminated connection, hr-40min-walk.btsnoop record 3032)")
         XCTAssertTrue(outcome.session.notes.isEmpty, "\(outcome.session.notes)")
@@ -134,7 +134,7 @@ final class HeartRateWalkTests: XCTestCase {
         let outcome = try Importer(store: live).importBLESession(
             over: HeartRateBandDemo.band(clock: clock), origin: "bluetooth C0:FF:EE:00:00:01", recordTo: recording,
             recordingClock: { clock.now })
-        XCTAssertEqual(outcome.mode, "live")
+        XCTAssertEqual(outcome.mode, .live)
         XCTAssertNil(outcome.replayMode)
         XCTAssertEqual(outcome.activity?.summary.sessionsAdded, 1)
         XCTAssertEqual(outcome.session.ending, "the device ended the connection")

@@ -40,9 +40,9 @@ final class ExerciseCommandTests: XCTestCase {
     func importSamples(into store: SharedStore) throws -> ActivityImportSummary {
         let now = Date(timeIntervalSince1970: 1_714_690_000)
         let batch = ExerciseDetector(profile: try store.userProfile()).batch(
-            from: samples(), source: pod, startedAt: now, mode: "replay-passive", origin: "generated",
+            from: samples(), source: pod, startedAt: now, mode: .replayPassive, origin: "generated",
             clock: ClockReport(hostTime: now, deviceTime: nil, method: .hostAnchored))
-        return try store.record(batch)
+        return try store.save(batch)
     }
 
     func testProfileIsSetShownAndUnset() throws {

@@ -36,16 +36,6 @@ final class ExportFormatTests: XCTestCase {
         XCTAssertNil(objects.last?["flag"], "empty fields are left out")
         XCTAssertTrue(String(decoding: data, as: UTF8.self).contains("\"mmol\" : 12.4,"))
     }
-
-    func testDayAndInstantBounds() throws {
-        let zone = TimeZone(identifier: "America/New_York")!
-        XCTAssertEqual(try ExportCommand.instant("2015-07-17", zone: zone, endOfDay: false), ISO8601DateFormatter().date(from: "2015-07-17T04:00:00Z"))
-        XCTAssertEqual(try ExportCommand.instant("2015-07-17", zone: zone, endOfDay: true), ISO8601DateFormatter().date(from: "2015-07-18T04:00:00Z"))
-        XCTAssertEqual(try ExportCommand.instant("2015-07-18T01:00:00Z", zone: zone, endOfDay: false), ISO8601DateFormatter().date(from: "2015-07-18T01:00:00Z"))
-        XCTAssertThrowsError(try ExportCommand.instant("yesterday", zone: zone, endOfDay: false)) { error in
-            XCTAssertTrue("\(error)".contains("cannot read \"yesterday\""))
-        }
-    }
 }
 
 /// Every log kind and Days exported, and the Nightscout uploads.

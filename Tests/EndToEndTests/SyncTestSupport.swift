@@ -160,8 +160,8 @@ struct TestStore {
                     kind: .sensor, trend: .flat, noise: 1, recordKey: "egv:\(index)",
                     deviceTime: 400_000_000 + Int64(index) * 300)
             }
-            _ = try store.record(ImportBatch(
-                source: source, startedAt: start.addingTimeInterval(Double(count) * 300 + 60), mode: "test",
+            _ = try store.save(ImportBatch(
+                source: source, startedAt: start.addingTimeInterval(Double(count) * 300 + 60), mode: .live,
                 origin: "sync tests",
                 clock: ClockReport(hostTime: start.addingTimeInterval(Double(count) * 300 + 60), deviceTime: nil, method: .hostAnchored),
                 glucose: readings, recordsRead: readings.count))
@@ -180,8 +180,8 @@ struct TestStore {
         let session = ExerciseSession(
             start: start.addingTimeInterval(600), minutes: 40, kind: .walking, intensity: .moderate,
             minutesByIntensity: [.moderate: 40])
-        _ = try store.record(ActivityBatch(
-            source: Self.band, startedAt: start.addingTimeInterval(3700), mode: "test", origin: "sync tests",
+        _ = try store.save(ActivityBatch(
+            source: Self.band, startedAt: start.addingTimeInterval(3700), mode: .live, origin: "sync tests",
             clock: ClockReport(hostTime: start.addingTimeInterval(3700), deviceTime: nil, method: .hostAnchored),
             minutes: minutes, sessions: [session], samplesRead: 3600))
     }

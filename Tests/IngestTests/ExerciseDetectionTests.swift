@@ -155,7 +155,7 @@ final class ExerciseDetectionTests: XCTestCase {
             + ActivityStreams.band(from: start, minutes: Array(0..<20), bpm: 140)
         let batch = ExerciseDetector().batch(
             from: stroll, source: DeviceSource(family: "ble-rsc", serial: "C0:FF:EE:00:00:01"), startedAt: at(30),
-            mode: "live", origin: nil, clock: ClockReport(hostTime: at(30), deviceTime: nil, method: .hostAnchored))
+            mode: .live, origin: nil, clock: ClockReport(hostTime: at(30), deviceTime: nil, method: .hostAnchored))
         XCTAssertEqual(batch.sessions.map(\.kind), [.walking])
         XCTAssertEqual(batch.sessions.map(\.intensity), [.light])
         XCTAssertEqual(batch.sessions.map(\.minutes), [20])

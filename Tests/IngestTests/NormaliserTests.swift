@@ -26,7 +26,7 @@ final class NormaliserTests: XCTestCase {
         let clock = DeviceClock(epoch: dexcomEpoch, basis: .universal, deviceNow: deviceNow, hostNow: host)
         let batch = try Normaliser.batch(
             from: download(clock: clock, records: [record(1, system: deviceNow - 300), record(2, system: deviceNow)]),
-            mode: "live", origin: nil, startedAt: host, timeZone: pacific, window: window)
+            mode: .live, origin: nil, startedAt: host, timeZone: pacific, window: window)
         XCTAssertEqual(batch.clock.method, .hostAnchored)
         XCTAssertEqual(batch.glucose.map(\.time), [Date(timeIntervalSince1970: 1_700_000_000 - 300), Date(timeIntervalSince1970: 1_700_000_000)])
         XCTAssertEqual(batch.glucose.map(\.recordKey), ["egv:1", "egv:2"])
@@ -41,7 +41,7 @@ final class NormaliserTests: XCTestCase {
     func testSmallClockOffsetIsNotReported() throws {
         let host = Date(timeIntervalSince1970: 1_230_768_000 + 1000 + 42)
         let clock = DeviceClock(epoch: dexcomEpoch, basis: .universal, deviceNow: 1000, hostNow: host)
-        let batch = try Normaliser.batch(from: download(clock: clock, records: [record(1, system: 900)]), mode: "live", origin: nil, startedAt: host, timeZone: pacific, window: window)
+        let batch = try Normaliser.batch(from: download(clock: clock, records: [record(1, system: 900)]), mode: .live, origin: nil, startedAt: host, timeZone: pacific, window: window)
         XCTAssertEqual(batch.clock.offsetSeconds, 42)
         XCTAssertEqual(batch.glucose[0].time, Date(timeIntervalSince1970: 1_230_768_000 + 900 + 42))
         XCTAssertTrue(batch.notes.isEmpty, "\(batch.notes)")
@@ -52,7 +52,7 @@ final class NormaliserTests: XCTestCase {
         let clock = DeviceClock(epoch: dexcomEpoch, basis: .universal, deviceNow: 148_358_601, hostNow: nil)
         let batch = try Normaliser.batch(
             from: download(clock: clock, records: [record(7, system: 148_278_454, display: 148_278_454 - 25161)]),
-            mode: "replay-passive", origin: "x", startedAt: Date(), timeZone: pacific, window: window)
+            mode: .replayPassive, origin: "x", startedAt: Date(), timeZone: pacific, window: window)
         XCTAssertEqual(batch.clock.method, .deviceClockAsUTC)
         // expected-egv-from-studio-export.csv, first row: 2013-09-13 04:27:34 UTC, display 2013-09-12 21:28:13.
         XCTAssertEqual(batch.glucose[0].time, ISO8601DateFormatter().date(from: "2013-09-13T04:27:34Z"))
@@ -68,7 +68,7 @@ final class NormaliserTests: XCTestCase {
         let clock = DeviceClock(epoch: epoch, basis: .localWallClock)
         let batch = try Normaliser.batch(
             from: download(clock: clock, records: [record(1, system: before), record(2, system: after)]),
-            mode: "replay-passive", origin: nil, startedAt: Date(), timeZone: pacific, window: window)
+            mode: .replayPassive, origin: nil, startedAt: Date(), timeZone: pacific, window: window)
         XCTAssertEqual(batch.clock.method, .deviceLocalTime)
         XCTAssertEqual(batch.glucose[0].time, ISO8601DateFormatter().date(from: "2024-03-10T09:30:00Z"))
         XCTAssertEqual(batch.glucose[1].time, ISO8601DateFormatter().date(from: "2024-03-10T10:30:00Z"))
@@ -79,7 +79,7 @@ final class NormaliserTests: XCTestCase {
         reading.unit = .millimolesPerLiter
         let batch = try Normaliser.batch(
             from: download(clock: DeviceClock(epoch: dexcomEpoch, basis: .universal), records: [reading]),
-            mode: "live", origin: nil, startedAt: Date(), timeZone: pacific, window: window)
+            mode: .live, origin: nil, startedAt: Date(), timeZone: pacific, window: window)
         XCTAssertEqual(batch.glucose[0].mgdl, 180.16, accuracy: 1e-9)
         XCTAssertEqual(batch.glucose[0].unit, .millimolesPerLiter)
     }
@@ -105,7 +105,7 @@ final class NormaliserTests: XCTestCase {
         let records = [record(1, system: 600), record(2, system: 900)]
         let window = PlausibleWindow(captureTime: Date(timeIntervalSince1970: 1_705_305_600))
         XCTAssertThrowsError(try Normaliser.batch(
-            timedByDevice: download(clock: clock, records: records), mode: "replay-passive", origin: nil, startedAt: Date(),
+            timedByDevice: download(clock: clock, records: records), mode: .replayPassive, origin: nil, startedAt: Date(),
             timeZone: pacific, window: window)) { error in
             XCTAssertEqual("\(error)", "the device's Session Start Time is 2106-02-07T06:28:16Z: placing the records by it would put all 2 of them between 2106-02-07T06:38:16Z and 2106-02-07T06:43:16Z, outside the plausible window 2000-01-01 to 2024-01-15T08:05:00Z; the clock reply looks damaged, so nothing was stored")
         }

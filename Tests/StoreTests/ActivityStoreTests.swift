@@ -24,7 +24,7 @@ final class ActivityStoreTests: XCTestCase {
     func batch(minutes: [ActivityMinute]? = nil, sessions: [ExerciseSession]? = nil) -> ActivityBatch {
         let evening = utc("2024-05-02T05:30:00Z"), morning = utc("2024-05-02T16:00:00Z")
         return ActivityBatch(
-            source: band, startedAt: utc("2024-05-02T17:00:00Z"), mode: "replay-passive", origin: "walk.btsnoop",
+            source: band, startedAt: utc("2024-05-02T17:00:00Z"), mode: .replayPassive, origin: "walk.btsnoop",
             clock: ClockReport(hostTime: utc("2024-05-02T17:00:00Z"), deviceTime: nil, method: .hostAnchored),
             minutes: minutes ?? self.minutes(from: evening, count: 30) + self.minutes(from: morning, count: 40),
             sessions: sessions ?? [
@@ -39,7 +39,7 @@ final class ActivityStoreTests: XCTestCase {
     func testSessionsBecomeImportedExerciseLogsOnTheDayOfTheirStart() throws {
         let file = try StoreFile()
         let store = try file.open()
-        let summary = try store.record(batch())
+        let summary = try store.save(batch())
         XCTAssertEqual(summary.sessionsAdded, 2)
         XCTAssertEqual(summary.sessionsAlreadyStored, 0)
         XCTAssertEqual(summary.minutesAdded, 70)
@@ -78,10 +78,10 @@ final class ActivityStoreTests: XCTestCase {
     func testWritingTheSameImportTwiceAddsNothing() throws {
         let file = try StoreFile()
         let store = try file.open()
-        _ = try store.record(batch())
+        _ = try store.save(batch())
         let before = try dump(file.path).replacingOccurrences(of: #"INSERT INTO import_run[^\n]*\n"#, with: "", options: .regularExpression)
 
-        let again = try store.record(batch())
+        let again = try store.save(batch())
         XCTAssertEqual(again.sessionsAdded, 0)
         XCTAssertEqual(again.sessionsAlreadyStored, 2)
         XCTAssertEqual(again.minutesAdded, 0)
@@ -99,7 +99,7 @@ final class ActivityStoreTests: XCTestCase {
         let later = utc("2024-05-02T16:20:00Z")
         var changed = minutes(from: later, count: 40)
         changed[0].heartRate = 180
-        let overlapping = try store.record(batch(
+        let overlapping = try store.save(batch(
             minutes: changed,
             sessions: [ExerciseSession(start: later, minutes: 40, kind: .walking, intensity: .moderate, minutesByIntensity: [.moderate: 40])]))
         XCTAssertEqual(overlapping.minutesAdded, 20)
@@ -116,7 +116,7 @@ final class ActivityStoreTests: XCTestCase {
         var repeated = batch()
         repeated.minutes.append(repeated.minutes[0])
         repeated.sessions.append(repeated.sessions[0])
-        let summary = try store.record(repeated)
+        let summary = try store.save(repeated)
         XCTAssertEqual(summary.minutesAdded, 70)
         XCTAssertEqual(summary.minutesAlreadyStored, 1)
         XCTAssertEqual(summary.sessionsAdded, 2)
@@ -126,7 +126,7 @@ final class ActivityStoreTests: XCTestCase {
         differing.sessions.append(ExerciseSession(
             start: utc("2024-05-02T05:30:00Z"), minutes: 31, kind: .walking, intensity: .moderate, minutesByIntensity: [.moderate: 31]))
         XCTAssertStoreError(.invalidBatch(reason: "the exercise session \"exercise:2024-05-02T05:30Z\" appears twice with different values")) {
-            try store.record(differing)
+            try store.save(differing)
         }
     }
 
@@ -134,10 +134,10 @@ final class ActivityStoreTests: XCTestCase {
         let file = try StoreFile()
         let store = try file.open()
         let written = batch()
-        _ = try store.record(written)
+        _ = try store.save(written)
         let pod = DeviceSource(family: "ble-rsc", serial: "C0:FF:EE:00:00:02")
-        _ = try store.record(ActivityBatch(
-            source: pod, startedAt: written.startedAt, mode: "live", origin: nil, clock: written.clock,
+        _ = try store.save(ActivityBatch(
+            source: pod, startedAt: written.startedAt, mode: .live, origin: nil, clock: written.clock,
             minutes: minutes(from: utc("2024-05-02T16:00:00Z"), count: 2), sessions: [], samplesRead: 60))
 
         let all = try store.activityMinutes()
@@ -182,20 +182,20 @@ final class ActivityStoreTests: XCTestCase {
         hot.minutes[3].heartRate = 400
         XCTAssertStoreError(.invalidBatch(
             reason: "the activity minute 2024-05-01 22:33 (America/Los_Angeles) has a heart rate of 400.0 bpm, not within 0 < bpm < 300")) {
-            try store.record(hot)
+            try store.save(hot)
         }
         var offMinute = batch()
         offMinute.minutes[0].start = utc("2024-05-02T05:30:30Z")
         XCTAssertStoreError(.invalidBatch(reason: "the activity minute 2024-05-01 22:30:30 (America/Los_Angeles) does not start on a whole minute")) {
-            try store.record(offMinute)
+            try store.save(offMinute)
         }
         var backwards = batch()
         backwards.minutes[1].distance = -5
-        XCTAssertThrowsError(try store.record(backwards))
+        XCTAssertThrowsError(try store.save(backwards))
         var empty = batch()
         empty.sessions[0].minutes = 0
         XCTAssertStoreError(.invalidBatch(reason: "the exercise session \"exercise:2024-05-02T05:30Z\" lasts 0 minutes")) {
-            try store.record(empty)
+            try store.save(empty)
         }
         for table in ["activity_minute", "exercise", "day", "import_run", "source"] {
             XCTAssertEqual(try count(table, in: file.path), 0, table)
@@ -208,7 +208,7 @@ final class ActivityStoreTests: XCTestCase {
         let file = try StoreFile()
         let store = try file.open()
         try sqlite3(file.path, "CREATE TRIGGER refuse BEFORE INSERT ON exercise BEGIN SELECT RAISE(ABORT, 'refused by test'); END;")
-        XCTAssertThrowsError(try store.record(batch())) { error in
+        XCTAssertThrowsError(try store.save(batch())) { error in
             XCTAssertTrue("\(error)".contains("refused by test"), "\(error)")
         }
         for table in ["activity_minute", "exercise", "day", "import_run", "source"] {
@@ -284,7 +284,7 @@ final class ActivityStoreTests: XCTestCase {
         }
         let store = try file.open()
         XCTAssertEqual(try store.logs(ExerciseLog.self).map(\.name), ["Yoga"])
-        XCTAssertEqual(try store.record(batch()).sessionsAdded, 2)
+        XCTAssertEqual(try store.save(batch()).sessionsAdded, 2)
         XCTAssertEqual(try store.logs(ExerciseLog.self).map(\.name), ["Yoga", "Walking", "Running"])
     }
 
@@ -294,7 +294,7 @@ final class ActivityStoreTests: XCTestCase {
         let file = try StoreFile()
         let store = try file.open()
         let glucose = StoreTests.batch(readings(count: 3, from: utc("2024-05-02T16:00:00Z")), cursors: ["egv": 3])
-        let summary = try store.record(glucose: [glucose], activity: [batch()])
+        let summary = try store.save(glucose: [glucose], activity: [batch()])
         XCTAssertEqual(summary.glucose.map(\.added), [3])
         XCTAssertEqual(summary.activity.map(\.minutesAdded), [70])
         XCTAssertEqual(summary.activity.map(\.sessionsAdded), [2])
@@ -303,7 +303,7 @@ final class ActivityStoreTests: XCTestCase {
         var bad = batch(minutes: minutes(from: utc("2024-05-03T16:00:30Z"), count: 1), sessions: [])
         bad.source = DeviceSource(family: "ble-heart-rate", serial: "OTHER")
         let more = StoreTests.batch(readings(count: 2, from: utc("2024-05-03T16:00:00Z"), firstIndex: 10))
-        XCTAssertThrowsError(try store.record(glucose: [more], activity: [bad]))
+        XCTAssertThrowsError(try store.save(glucose: [more], activity: [bad]))
         XCTAssertEqual(try count("glucose", in: file.path), 3)
         XCTAssertEqual(try count("import_run", in: file.path), 2)
     }

@@ -10,7 +10,7 @@ final class ChangeLogTests: XCTestCase {
     func testAppLogsGetAUidOnceEvenFromPlainSQLAndImportedRowsNone() throws {
         let file = try StoreFile()
         let store = try file.open()
-        _ = try store.record(batch(readings(count: 3, from: utc("2013-09-13T07:00:00Z"))))
+        _ = try store.save(batch(readings(count: 3, from: utc("2013-09-13T07:00:00Z"))))
         let meal = try store.add(MealLog(time: utc("2013-09-13T12:00:00Z"), name: "Soup", carbs: 30))
         _ = try sqlite3(file.path, """
             INSERT INTO insulin (day_id, time, units) SELECT id, '2013-09-13 12:05:00.000', 4 FROM day LIMIT 1;
@@ -48,7 +48,7 @@ final class ChangeLogTests: XCTestCase {
         let before = try store.syncChanges(after: 0, limit: 100)
         XCTAssertEqual(before, [])
 
-        _ = try store.record(batch(readings(count: 300, from: utc("2013-09-13T07:00:00Z"))))
+        _ = try store.save(batch(readings(count: 300, from: utc("2013-09-13T07:00:00Z"))))
         let imported = try store.syncChanges(after: 0, limit: 1000)
         XCTAssertEqual(imported.map(\.entity), [.day, .day], "an import logs its new Days, not its readings")
 
@@ -91,7 +91,7 @@ final class ChangeLogTests: XCTestCase {
     func testDeviceFeedsReadFromAnIdCursor() throws {
         let file = try StoreFile()
         let store = try file.open()
-        _ = try store.record(batch(readings(count: 25, from: utc("2013-09-13T07:00:00Z"))))
+        _ = try store.save(batch(readings(count: 25, from: utc("2013-09-13T07:00:00Z"))))
         let first = try store.syncRows(.glucoseReadings, after: 0, limit: 10)
         XCTAssertEqual(first.rows.count, 10)
         XCTAssertEqual(first.values(of: "device_record_key").first, .text("egv:1"))

@@ -41,7 +41,7 @@ final class ConcurrencyTests: XCTestCase {
                 }
             }
         }
-        let summary = try store.record(batch(offered))
+        let summary = try store.save(batch(offered))
         try cli.wait()
         try app.wait()
 

@@ -8,7 +8,7 @@ final class DayLinkingTests: XCTestCase {
     func testReadingsNearLocalMidnightGoToTheirLocalDay() throws {
         let file = try StoreFile()
         let store = try file.open(zone: "America/Los_Angeles")
-        let summary = try store.record(batch([
+        let summary = try store.save(batch([
             reading(1, at: utc("2013-09-13T06:59:59Z"), 100),
             reading(2, at: utc("2013-09-13T07:00:00Z"), 110),
         ]))
@@ -25,7 +25,7 @@ final class DayLinkingTests: XCTestCase {
         let store = try file.open(zone: zone.identifier)
         // Every 5 minutes from 2013-11-01 to 2013-11-06 local: crosses the 25-hour 2013-11-03.
         let fallBack = readings(count: 5 * 288, from: utc("2013-11-01T07:00:00Z"))
-        _ = try store.record(batch(fallBack))
+        _ = try store.save(batch(fallBack))
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         for row in try store.glucose() {

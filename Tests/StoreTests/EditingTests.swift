@@ -68,7 +68,7 @@ final class EditingTests: XCTestCase {
     func testImportedLogsAreReadOnly() throws {
         let file = try StoreFile()
         let store = try file.open(zone: "UTC")
-        _ = try store.record(batch([reading(1, at: utc("2013-09-13T08:00:00Z"), 100)]))
+        _ = try store.save(batch([reading(1, at: utc("2013-09-13T08:00:00Z"), 100)]))
         try sqlite3(file.path, """
             INSERT INTO exercise (day_id, time, name, duration_seconds, intensity, source_id, device_record_key)
             VALUES (1, '2013-09-13 09:00:00.000', 'Running', 1200, 'vigorous', 1, 'session:1');

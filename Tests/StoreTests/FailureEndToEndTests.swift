@@ -43,14 +43,14 @@ final class FailureEndToEndTests: XCTestCase {
         // A store opened before the lock was taken waits 0.5 s, then reports the lock.
         let started = Date()
         XCTAssertStoreError(.locked(path: file.path, waitedSeconds: 0.5)) {
-            try store.record(batch(readings(count: 50, from: utc("2013-09-13T12:00:00Z")), cursors: ["egv": 50]))
+            try store.save(batch(readings(count: 50, from: utc("2013-09-13T12:00:00Z")), cursors: ["egv": 50]))
         }
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.45)
         // A store opened while the lock is held: opening may itself need a brief write (GRDB
         // creates the WAL file when it is missing), so the lock shows at the open or at the write.
         XCTAssertStoreError(.locked(path: file.path, waitedSeconds: 0.5)) {
             let late = try file.open(busyTimeout: 0.5)
-            return try late.record(batch(readings(count: 50, from: utc("2013-09-13T12:00:00Z"))))
+            return try late.save(batch(readings(count: 50, from: utc("2013-09-13T12:00:00Z"))))
         }
         XCTAssertEqual(
             StoreError.locked(path: file.path, waitedSeconds: 0.5).description,
@@ -64,6 +64,6 @@ final class FailureEndToEndTests: XCTestCase {
         XCTAssertEqual(try dump(file.path), before)
         XCTAssertEqual(try store.importRuns(limit: 5).count, 0)
         // Once the lock is released, the same import goes through.
-        XCTAssertEqual(try store.record(batch(readings(count: 50, from: utc("2013-09-13T12:00:00Z")))).added, 50)
+        XCTAssertEqual(try store.save(batch(readings(count: 50, from: utc("2013-09-13T12:00:00Z")))).added, 50)
     }
 }

@@ -17,7 +17,7 @@ final class FailureTests: XCTestCase {
         let file = try StoreFile()
         do {
             let store = try file.open()
-            _ = try store.record(batch(readings(count: 3, from: utc("2013-09-13T12:00:00Z"))))
+            _ = try store.save(batch(readings(count: 3, from: utc("2013-09-13T12:00:00Z"))))
         }
         let before = try dump(file.path)
         XCTAssertEqual(chmod(file.folder.path, 0o777), 0)
@@ -89,7 +89,7 @@ final class FailureTests: XCTestCase {
         let file = try StoreFile()
         do {
             let store = try file.open()
-            _ = try store.record(batch(readings(count: 3000, from: utc("2013-09-13T12:00:00Z"))))
+            _ = try store.save(batch(readings(count: 3000, from: utc("2013-09-13T12:00:00Z"))))
             _ = try store.pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         }
         // Overwrite pages past the schema with garbage.

@@ -61,7 +61,7 @@ final class FavouriteTests: XCTestCase {
 
         // Exercise, including a session imported from a device: marking it changes no device data.
         try store.add(ExerciseLog(time: utc("2013-09-13T18:00:00Z"), name: "walking", duration: 1800, intensity: .light, isFavourite: true))
-        _ = try store.record(batch([reading(1, at: utc("2013-09-13T08:00:00Z"), 100)]))
+        _ = try store.save(batch([reading(1, at: utc("2013-09-13T08:00:00Z"), 100)]))
         try sqlite3(file.path, """
             INSERT INTO exercise (day_id, time, name, duration_seconds, intensity, source_id, device_record_key)
             VALUES (1, '2013-09-13 09:00:00.000', 'Running', 1200, 'vigorous', 1, 'session:1');

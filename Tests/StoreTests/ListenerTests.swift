@@ -22,7 +22,7 @@ final class ListenerTests: XCTestCase {
         XCTAssertEqual(initial.result, [first])
 
         // One import of three readings is one transaction: one event adding all three.
-        _ = try store.record(batch(readings(count: 3, from: utc("2013-09-13T08:00:00Z"))))
+        _ = try store.save(batch(readings(count: 3, from: utc("2013-09-13T08:00:00Z"))))
         let imported = try inbox.next()
         XCTAssertFalse(imported.isInitial)
         XCTAssertEqual(imported.added.map(\.recordKey), ["egv:1", "egv:2", "egv:3"])
@@ -35,7 +35,7 @@ final class ListenerTests: XCTestCase {
         // creates another Day, an import of readings already stored, a reading on another Day.
         try store.add(MealLog(time: utc("2013-09-13T09:00:00Z"), name: "Toast", carbs: 30))
         try store.add(InsulinLog(time: utc("2013-09-20T09:00:00Z"), units: 2))
-        XCTAssertEqual(try store.record(batch(readings(count: 3, from: utc("2013-09-13T08:00:00Z")))).added, 0)
+        XCTAssertEqual(try store.save(batch(readings(count: 3, from: utc("2013-09-13T08:00:00Z")))).added, 0)
         try store.add(GlucoseLog(time: utc("2013-09-14T09:00:00Z"), value: 101))
         // The next event is the next relevant commit's.
         let meter = try store.add(GlucoseLog(time: utc("2013-09-13T12:00:00Z"), value: 5.2, unit: .millimolesPerLiter))

@@ -117,7 +117,7 @@ final class LogTests: XCTestCase {
     func testImportedRowsAreReadWithTheirSource() throws {
         let file = try StoreFile()
         let store = try file.open(zone: "UTC")
-        _ = try store.record(batch([reading(7, at: utc("2013-09-13T08:00:00Z"), 100)]))
+        _ = try store.save(batch([reading(7, at: utc("2013-09-13T08:00:00Z"), 100)]))
         let imported = try store.logs(GlucoseLog.self, of: DayDate("2013-09-13")!)
         XCTAssertEqual(imported.count, 1)
         XCTAssertEqual(imported.first?.source, testSource)

@@ -11,7 +11,7 @@ final class QueryTests: XCTestCase {
         let store = try file.open()
         let start = utc("2013-09-13T12:00:00Z")
         // Offered newest first: the store returns them by time.
-        _ = try store.record(batch(readings(count: 12, from: start).reversed()))
+        _ = try store.save(batch(readings(count: 12, from: start).reversed()))
         let range = try store.glucose(from: start.addingTimeInterval(600), to: start.addingTimeInterval(1800))
         XCTAssertEqual(range.map(\.recordKey), ["egv:3", "egv:4", "egv:5", "egv:6"])
         XCTAssertEqual(range.map(\.time), (2..<6).map { start.addingTimeInterval(Double($0) * 300) })
@@ -23,7 +23,7 @@ final class QueryTests: XCTestCase {
     func testLogsOfADayAreSortedPerKindWithAppRows() throws {
         let file = try StoreFile()
         let store = try file.open(zone: "America/Los_Angeles")
-        _ = try store.record(batch([
+        _ = try store.save(batch([
             reading(2, at: utc("2013-09-13T20:00:00Z"), 150),
             reading(1, at: utc("2013-09-13T08:00:00Z"), 90),
             reading(3, at: utc("2013-09-14T06:59:59Z"), 130),
@@ -80,7 +80,7 @@ final class QueryTests: XCTestCase {
     func testRecentDaysSummariesAndFilters() throws {
         let file = try StoreFile()
         let store = try file.open(zone: "UTC")
-        _ = try store.record(batch([
+        _ = try store.save(batch([
             // 2013-09-10: in range only.
             reading(1, at: utc("2013-09-10T08:00:00Z"), 100),
             reading(2, at: utc("2013-09-10T09:00:00Z"), 121),
@@ -132,7 +132,7 @@ final class QueryTests: XCTestCase {
     func testDayQueriesUseIndexes() throws {
         let file = try StoreFile()
         let store = try file.open()
-        _ = try store.record(batch(readings(count: 2000, from: utc("2013-09-01T00:00:00Z"))))
+        _ = try store.save(batch(readings(count: 2000, from: utc("2013-09-01T00:00:00Z"))))
         try store.pool.write { db in try db.execute(sql: "ANALYZE") }
 
         func plan(_ sql: String, _ arguments: StatementArguments) throws -> [String] {

@@ -11,7 +11,7 @@ final class RecordTests: XCTestCase {
         let offered = readings(count: 228, from: utc("2013-09-13T07:00:00Z"))
         let imported = batch(offered, recordsRead: 231, cursors: ["egv": 228])
 
-        let first = try store.record(imported)
+        let first = try store.save(imported)
         XCTAssertEqual(first.added, 228)
         XCTAssertEqual(first.alreadyStored, 0)
         XCTAssertEqual(first.skipped, 3)
@@ -21,7 +21,7 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(first.firstReading, utc("2013-09-13T07:00:00Z"))
         XCTAssertEqual(first.lastReading, utc("2013-09-13T07:00:00Z").addingTimeInterval(227 * 300))
 
-        let second = try store.record(imported)
+        let second = try store.save(imported)
         XCTAssertEqual(second.added, 0)
         XCTAssertEqual(second.alreadyStored, 228)
         XCTAssertEqual(second.days, [])
@@ -40,7 +40,7 @@ final class RecordTests: XCTestCase {
         let fingerstick = GlucoseReading(
             time: utc("2013-09-13T08:00:00Z"), mgdl: 39, kind: .fingerstick, flag: .belowRange,
             trend: nil, noise: nil, recordKey: "meter:7", deviceTime: 370_001_234, displayTime: "2013-09-13T01:00:00")
-        let summary = try store.record(batch([fingerstick]))
+        let summary = try store.save(batch([fingerstick]))
         let row = try XCTUnwrap(store.glucose().first)
         XCTAssertEqual(row.time, fingerstick.time)
         XCTAssertEqual(row.mgdl, 39)
@@ -64,8 +64,8 @@ final class RecordTests: XCTestCase {
     func testImportRunsKeepCountsAndClock() throws {
         let file = try StoreFile()
         let store = try file.open()
-        let first = try store.record(batch(readings(count: 10, from: utc("2013-09-13T12:00:00Z")), recordsRead: 12))
-        let second = try store.record(batch(readings(count: 15, from: utc("2013-09-13T12:00:00Z"))))
+        let first = try store.save(batch(readings(count: 10, from: utc("2013-09-13T12:00:00Z")), recordsRead: 12))
+        let second = try store.save(batch(readings(count: 15, from: utc("2013-09-13T12:00:00Z"))))
         let runs = try store.importRuns(limit: 10)
         XCTAssertEqual(runs.map(\.id), [second.runID, first.runID])
         XCTAssertEqual(runs.map(\.added), [5, 10])
@@ -76,7 +76,7 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(run.source, testSource)
         XCTAssertEqual(run.startedAt, utc("2013-09-20T10:00:00Z"))
         XCTAssertGreaterThanOrEqual(run.finishedAt, run.startedAt)
-        XCTAssertEqual(run.mode, "replay-conversation")
+        XCTAssertEqual(run.mode, .replayConversation)
         XCTAssertEqual(run.origin, "fixtures/dexcom/g4.pcapng")
         XCTAssertEqual(run.clock.hostTime, utc("2013-09-20T10:00:00Z"))
         XCTAssertEqual(run.clock.deviceTime, utc("2013-09-20T09:58:30Z"))
@@ -93,15 +93,15 @@ final class RecordTests: XCTestCase {
         let file = try StoreFile()
         let store = try file.open()
         XCTAssertNil(try store.cursor(source: testSource, stream: "egv"))
-        _ = try store.record(batch([], recordsRead: 0, cursors: ["egv": 500, "meter": 20]))
+        _ = try store.save(batch([], recordsRead: 0, cursors: ["egv": 500, "meter": 20]))
         XCTAssertEqual(try store.cursor(source: testSource, stream: "egv"), 500)
         XCTAssertEqual(try store.cursor(source: testSource, stream: "meter"), 20)
-        _ = try store.record(batch([], recordsRead: 0, cursors: ["egv": 300, "meter": 21]))
+        _ = try store.save(batch([], recordsRead: 0, cursors: ["egv": 300, "meter": 21]))
         XCTAssertEqual(try store.cursor(source: testSource, stream: "egv"), 500)
         XCTAssertEqual(try store.cursor(source: testSource, stream: "meter"), 21)
         let other = DeviceSource(family: "dexcom", serial: "SM99999999")
         XCTAssertNil(try store.cursor(source: other, stream: "egv"))
-        _ = try store.record(batch([], recordsRead: 0, cursors: ["egv": 7], source: other))
+        _ = try store.save(batch([], recordsRead: 0, cursors: ["egv": 7], source: other))
         XCTAssertEqual(try store.cursor(source: other, stream: "egv"), 7)
         XCTAssertEqual(try store.cursor(source: testSource, stream: "egv"), 500)
     }
@@ -109,30 +109,30 @@ final class RecordTests: XCTestCase {
     func testAnInvalidReadingLeavesTheStoreAsItWas() throws {
         let file = try StoreFile()
         let store = try file.open()
-        _ = try store.record(batch(readings(count: 5, from: utc("2013-09-13T12:00:00Z")), cursors: ["egv": 5]))
+        _ = try store.save(batch(readings(count: 5, from: utc("2013-09-13T12:00:00Z")), cursors: ["egv": 5]))
         let before = try dump(file.path)
 
         var bad = readings(count: 20, from: utc("2013-09-14T12:00:00Z"), firstIndex: 6)
         bad[13].mgdl = 1000
         XCTAssertStoreError(.invalidReading(recordKey: "egv:19", reason: "1000.0 mg/dL is not within 0 < mg/dL < 1000")) {
-            try store.record(batch(bad, cursors: ["egv": 25]))
+            try store.save(batch(bad, cursors: ["egv": 25]))
         }
         bad[13].mgdl = .nan
-        XCTAssertThrowsError(try store.record(batch(bad)))
+        XCTAssertThrowsError(try store.save(batch(bad)))
         bad[13].mgdl = 0
-        XCTAssertThrowsError(try store.record(batch(bad)))
+        XCTAssertThrowsError(try store.save(batch(bad)))
         bad[13].mgdl = 120
         bad[13].note = ""
         XCTAssertStoreError(.invalidReading(recordKey: "egv:19", reason: "its note is empty (leave it out instead)")) {
-            try store.record(batch(bad))
+            try store.save(batch(bad))
         }
         bad[13].note = nil
         bad[13].recordKey = ""
         XCTAssertStoreError(.invalidReading(recordKey: "", reason: "the record key is empty")) {
-            try store.record(batch(bad))
+            try store.save(batch(bad))
         }
         XCTAssertStoreError(.invalidBatch(reason: "20 readings were offered but only 3 records read")) {
-            try store.record(batch(readings(count: 20, from: utc("2013-09-14T12:00:00Z")), recordsRead: 3))
+            try store.save(batch(readings(count: 20, from: utc("2013-09-14T12:00:00Z")), recordsRead: 3))
         }
         XCTAssertEqual(try dump(file.path), before)
         XCTAssertEqual(try store.cursor(source: testSource, stream: "egv"), 5)
@@ -145,7 +145,7 @@ final class RecordTests: XCTestCase {
         let store = try file.open()
         var offered = readings(count: 4, from: utc("2013-09-13T12:00:00Z"))
         offered.append(offered[1])
-        let summary = try store.record(batch(offered))
+        let summary = try store.save(batch(offered))
         XCTAssertEqual(summary.added, 4)
         XCTAssertEqual(summary.alreadyStored, 1)
         XCTAssertEqual(try count("glucose", in: file.path), 4)
@@ -155,7 +155,7 @@ final class RecordTests: XCTestCase {
         changed.mgdl += 1
         conflicting.append(changed)
         XCTAssertStoreError(.invalidReading(recordKey: "egv:12", reason: "the key appears twice in this import with different values")) {
-            try store.record(batch(conflicting))
+            try store.save(batch(conflicting))
         }
         XCTAssertEqual(try count("glucose", in: file.path), 4)
     }
@@ -163,9 +163,9 @@ final class RecordTests: XCTestCase {
     func testAReimportUnderAnotherTimeLeavesNoEmptyDay() throws {
         let file = try StoreFile()
         let store = try file.open()
-        _ = try store.record(batch([reading(1, at: utc("2013-09-13T06:59:00Z"), 100)]))
+        _ = try store.save(batch([reading(1, at: utc("2013-09-13T06:59:00Z"), 100)]))
         // The same record, its instant recomputed a few seconds later: across local midnight.
-        let again = try store.record(batch([reading(1, at: utc("2013-09-13T07:00:10Z"), 100)]))
+        let again = try store.save(batch([reading(1, at: utc("2013-09-13T07:00:10Z"), 100)]))
         XCTAssertEqual(again.added, 0)
         XCTAssertEqual(again.alreadyStored, 1)
         XCTAssertEqual(try sqlite3(file.path, "SELECT group_concat(date) FROM day;"), "2013-09-12")

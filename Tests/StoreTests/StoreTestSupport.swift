@@ -47,7 +47,7 @@ func batch(
     source: DeviceSource = testSource
 ) -> ImportBatch {
     ImportBatch(
-        source: source, startedAt: utc("2013-09-20T10:00:00Z"), mode: "replay-conversation",
+        source: source, startedAt: utc("2013-09-20T10:00:00Z"), mode: .replayConversation,
         origin: "fixtures/dexcom/g4.pcapng",
         clock: ClockReport(hostTime: utc("2013-09-20T10:00:00Z"), deviceTime: utc("2013-09-20T09:58:30Z"), method: .hostAnchored),
         glucose: glucose, recordsRead: recordsRead ?? glucose.count,

@@ -16,7 +16,7 @@ final class TaggingTests: XCTestCase {
         let store = try file.open()
         XCTAssertEqual(try store.thresholds(), .consensus)
         let start = utc("2013-09-13T12:00:00Z")
-        _ = try store.record(batch(values.enumerated().map { i, v in reading(i, at: start.addingTimeInterval(Double(i) * 300), v) }))
+        _ = try store.save(batch(values.enumerated().map { i, v in reading(i, at: start.addingTimeInterval(Double(i) * 300), v) }))
         XCTAssertEqual(try storedTags(store), [
             "hypo-l2", "hypo-l1", "hypo-l1", "in-range", "in-range", "hyper-l1", "hyper-l1", "hyper-l2",
         ])
@@ -30,7 +30,7 @@ final class TaggingTests: XCTestCase {
         let file = try StoreFile()
         let store = try file.open()
         let start = utc("2013-09-13T12:00:00Z")
-        _ = try store.record(batch(values.enumerated().map { i, v in reading(i, at: start.addingTimeInterval(Double(i) * 300), v) }))
+        _ = try store.save(batch(values.enumerated().map { i, v in reading(i, at: start.addingTimeInterval(Double(i) * 300), v) }))
 
         let tight = try GlucoseThresholds(veryLow: 60, low: 80, high: 140, veryHigh: 200)
         try store.setThresholds(tight)
@@ -42,7 +42,7 @@ final class TaggingTests: XCTestCase {
         // New readings are tagged with the thresholds in force, and a reopened store keeps them.
         let reopened = try file.open()
         XCTAssertEqual(try reopened.thresholds(), tight)
-        _ = try reopened.record(batch([reading(100, at: start.addingTimeInterval(86_400), 145)]))
+        _ = try reopened.save(batch([reading(100, at: start.addingTimeInterval(86_400), 145)]))
         XCTAssertEqual(try reopened.glucose().last?.tag, .hyperLevel1)
 
         try reopened.setThresholds(.consensus)
@@ -60,7 +60,7 @@ final class TaggingTests: XCTestCase {
         let stored = mmol.enumerated().map { i, v in
             reading(i, at: start.addingTimeInterval(Double(i) * 60), v * GlucoseUnit.mgdlPerMmol, unit: .millimolesPerLiter, kind: .fingerstick)
         }
-        _ = try store.record(batch(stored))
+        _ = try store.save(batch(stored))
         let rows = try store.glucose()
         XCTAssertEqual(rows.map(\.tag), [.hypoLevel1, .inRange, .inRange, .hyperLevel1])
         XCTAssertEqual(rows.map(\.unit), Array(repeating: .millimolesPerLiter, count: 4))

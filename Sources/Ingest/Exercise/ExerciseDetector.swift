@@ -105,7 +105,7 @@ public struct ExerciseDetector: Sendable {
     ///
     /// Adds a note when samples carry heart rate that the profile cannot class (no age or maximum).
     public func batch(
-        from samples: [ActivitySample], source: DeviceSource, startedAt: Date, mode: String, origin: String?,
+        from samples: [ActivitySample], source: DeviceSource, startedAt: Date, mode: ImportMode, origin: String?,
         clock: ClockReport
     ) -> ActivityBatch {
         let resampled = ActivityResampler.minutes(from: samples)

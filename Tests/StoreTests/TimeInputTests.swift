@@ -3,9 +3,7 @@ import Store
 import TestSupport
 import XCTest
 
-@testable import glucobridge
-
-/// The times and Days accepted on the command line.
+/// The times and Days a person types, read in the store's zone.
 final class TimeInputTests: XCTestCase {
     let zone = TimeZone(identifier: "America/Los_Angeles")!
     let now = utc("2013-09-14T05:00:00Z")  // 22:00 on 2013-09-13 in Los Angeles
@@ -51,19 +49,23 @@ final class TimeInputTests: XCTestCase {
         XCTAssertEqual(try TimeInput.day("2013-09-01", zone: zone, now: now).description, "2013-09-01")
         XCTAssertEqual(try TimeInput.day("today", zone: zone, now: now).description, "2013-09-13")
         XCTAssertEqual(try TimeInput.day("yesterday", zone: zone, now: now).description, "2013-09-12")
-        XCTAssertThrowsError(try TimeInput.day("2013-02-29", zone: zone, now: now))
+        XCTAssertThrowsError(try TimeInput.day("2013-02-29", zone: zone, now: now)) { error in
+            XCTAssertEqual(error as? TimeInputError, .notADay("2013-02-29"))
+        }
     }
 
-    func testFormats() {
-        XCTAssertEqual(Format.number(45), "45")
-        XCTAssertEqual(Format.number(60.55), "60.5")
-        XCTAssertEqual(Format.number(4.25, decimals: 2), "4.25")
-        XCTAssertEqual(Format.number(61.2544, decimals: 0), "61")
-        XCTAssertEqual(Format.duration(30), "30 s")
-        XCTAssertEqual(Format.duration(2700), "45 min")
-        XCTAssertEqual(Format.duration(3600), "1 h")
-        XCTAssertEqual(Format.duration(9000), "2 h 30 min")
-        XCTAssertEqual(Format.utc(utc("2013-09-13T06:30:00Z")), "2013-09-13T06:30:00Z")
-        XCTAssertEqual(Format.localTime(utc("2013-11-03T09:30:59Z"), zone: zone, withOffset: true), "01:30 -08:00")
+    /// A Day is its first instant, or as an end the next Day's; an instant is itself.
+    func testBoundsOfAPeriod() throws {
+        let newYork = TimeZone(identifier: "America/New_York")!
+        XCTAssertEqual(try TimeInput.bound("2015-07-17", .start, zone: newYork, now: now), utc("2015-07-17T04:00:00Z"))
+        XCTAssertEqual(try TimeInput.bound("2015-07-17", .end, zone: newYork, now: now), utc("2015-07-18T04:00:00Z"))
+        XCTAssertEqual(try TimeInput.bound("2015-07-18T01:00:00Z", .end, zone: newYork, now: now), utc("2015-07-18T01:00:00Z"))
+        XCTAssertEqual(try TimeInput.bound("yesterday", .start, zone: zone, now: now), utc("2013-09-12T07:00:00Z"))
+        XCTAssertEqual(try TimeInput.bound("today", .end, zone: zone, now: now), utc("2013-09-14T07:00:00Z"))
+        // The Day the clocks go forward starts at midnight and lasts 23 hours.
+        XCTAssertEqual(try TimeInput.bound("2013-03-10", .end, zone: zone, now: now), utc("2013-03-11T07:00:00Z"))
+        XCTAssertThrowsError(try TimeInput.bound("2015-07-32", .start, zone: newYork, now: now)) { error in
+            XCTAssertEqual("\(error)", "cannot read \"2015-07-32\" as a time: use \(TimeInput.help)")
+        }
     }
 }
