@@ -33,7 +33,7 @@ final class BLEImportCommandTests: XCTestCase {
             device: C0:FF:EE:00:00:01, random; serial SIM-HR-0001; glucobridge simulator HR band
             services: Generic Access (0x1800), Device Information (0x180A), Heart Rate (0x180D)
             activity (ble-hrs:SIM-HR-0001): 3000 samples; 51 minutes: 51 new, 0 already stored; exercise sessions: 1 new, 0 already stored
-            exercise: 2024-05-02T06:00:00Z Activity 40 min moderate
+            exercise: 2024-05-01 23:00 (America/Los_Angeles) Activity 40 min moderate
             exercise days: 2024-05-01 (1 day in America/Los_Angeles)
             note: heart rate sensor worn: chest
             session ended: the device disconnected (remote user terminated connection, hr-40min-walk.btsnoop record 3032)
