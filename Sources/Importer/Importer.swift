@@ -127,9 +127,7 @@ public struct Importer: Sendable {
         _ selected: SelectedDevice, download: DeviceDownload, replayMode: ReplayMode, of capture: USBCapture, at url: URL, startedAt: Date
     ) throws(ImportError) -> ImportOutcome {
         let mode = replayMode == .conversation ? "replay-conversation" : "replay-passive"
-        // A closure, not a key path: applying a key path to each of a large capture's transfers
-        // cost a fifth of a re-import.
-        let window = PlausibleWindow.forCapture(timestamps: capture.transfers.lazy.compactMap { $0.timestamp })
+        let window = PlausibleWindow.forCapture(timestamps: capture.transfers.lazy.compactMap(\.timestamp))
         var outcome = try write(download, mode: mode, origin: url.path, startedAt: startedAt, window: window)
         outcome.replayMode = replayMode
         outcome.captureFormat = capture.format
