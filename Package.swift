@@ -34,6 +34,8 @@ let package = Package(
         .systemLibrary(
             name: "CBluetooth", pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]),
+        // The one variadic SQLite call the store makes (switching triggers off for an import's rows).
+        .systemLibrary(name: "CSQLiteConfig", providers: [.apt(["libsqlite3-dev"])]),
 
         // Value types shared by every layer: readings, glucose units and input, exercise and activity,
         // device downloads and import batches, the user profile, civil dates.
@@ -74,6 +76,7 @@ let package = Package(
                 "Model", .product(name: "GRDB", package: "GRDB.swift"),
                 // The raw C API, for the read-only look at a file before it is opened as a store.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "CSQLiteConfig",
             ]),
         // The consensus CGM metrics of a period and the AGP curve, from stored readings.
         .target(name: "GlucoseMetrics", dependencies: ["Model", "Store"]),

@@ -1,6 +1,7 @@
 // Dexcom import speed: a 90-day G6 receiver dump (recorded as another program reads it, so it
 // replays passively) imported into a new store, imported again, and a 365-day dump, each against
-// a plain prepared-statement insert of the same rows timed in the same run.
+// a plain prepared-statement insert of the same rows timed in the same run; and the longest wait
+// of another connection that takes the write lock every 20 ms during the 90-day import.
 //
 //   swift run -c release glucobridge-bench                  all figures (instructions too, under valgrind)
 //   swift run -c release glucobridge-bench --no-instructions
@@ -145,6 +146,60 @@ extension String {
     }
 }
 
+/// Another connection to a store that takes its write lock (BEGIN IMMEDIATE, then COMMIT) every
+/// 20 ms on a thread of its own, as another program writing the store would, and keeps its
+/// longest wait. Its busy handler retries every 0.2 ms, so a wait is measured to about that: the
+/// longest wait is the longest time the import held the lock, less at most the 20 ms pause.
+final class LockTaker: @unchecked Sendable {
+    private let state = NSLock()
+    private var stopped = false
+    private var longest = 0.0
+    private var failure: (any Error)?
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .callback { _ in usleep(200); return true }
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        Thread.detachNewThread { [self] in
+            do {
+                try queue.writeWithoutTransaction { db in
+                    while !state.withLock({ stopped }) {
+                        let start = DispatchTime.now().uptimeNanoseconds
+                        try db.execute(sql: "BEGIN IMMEDIATE")
+                        let waited = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                        try db.execute(sql: "COMMIT")
+                        state.withLock { longest = max(longest, waited) }
+                        usleep(20_000)
+                    }
+                }
+            } catch {
+                state.withLock { failure = error }
+            }
+            finished.signal()
+        }
+    }
+
+    /// Stops taking the lock; the longest wait in seconds.
+    func finish() throws -> Double {
+        state.withLock { stopped = true }
+        finished.wait()
+        return try state.withLock {
+            if let failure { throw failure }
+            return longest
+        }
+    }
+}
+
+/// The longest wait of a ``LockTaker`` during a 90-day import into a new store.
+func lockWait(_ captures: Captures) throws -> Double {
+    let store = try newStore(in: captures.folder)
+    let taker = try LockTaker(path: store.path)
+    usleep(100_000)
+    try replay(captures.days90, into: store, expectingAdded: DexcomVendorDump.readings(days: 90))
+    return try taker.finish()
+}
+
 func median(_ body: () throws -> Void) rethrows -> Double {
     var times: [Double] = []
     for _ in 0..<repetitions {
@@ -185,6 +240,9 @@ var seconds: [Phase: Double] = [:]
 for phase in Phase.allCases {
     seconds[phase] = try median(try prepare(phase, captures, rows: rows))
 }
+var lockWaits: [Double] = []
+for _ in 0..<repetitions { lockWaits.append(try lockWait(captures)) }
+lockWaits.sort()
 let counting = !arguments.contains("--no-instructions")
 var counts: [Phase: Int] = [:]
 if counting {
@@ -215,4 +273,8 @@ print(String(format: "  re-import / first import        %6.3f", seconds[.reimpor
       + (counts[.reimport90].flatMap { r in counts[.import90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
 print(String(format: "  365-day / 90-day import         %6.3f", seconds[.import365]! / seconds[.import90]!)
       + (counts[.import365].flatMap { r in counts[.import90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
+print(String(
+    format: "longest wait of another connection taking the write lock every 20 ms during the 90-day import\n"
+        + "  (about the time the import holds the lock): median %.1f ms, max %.1f ms of %d imports; %.3f× the import's time",
+    lockWaits[lockWaits.count / 2] * 1000, lockWaits.last! * 1000, lockWaits.count, lockWaits[lockWaits.count / 2] / seconds[.import90]!))
 if counting, counts.isEmpty { print("(no instruction counts: valgrind is not installed)") }

@@ -38,7 +38,7 @@ extension SharedStore {
     package func save(_ batch: ActivityBatch) throws(StoreError) -> ActivityImportSummary {
         let zone = timeZone
         let checked = try CheckedActivityBatch(batch, zone)
-        return try write { db in try Self.insert(checked, zone: zone, db) }
+        return try writeImport { db in try Self.insert(checked, zone: zone, db) }
     }
 
     /// The SQL of one activity import, inside a write transaction.

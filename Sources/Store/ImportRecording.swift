@@ -23,7 +23,7 @@ extension SharedStore {
         }
         var checked: [CheckedActivityBatch] = []
         for batch in activity { checked.append(try CheckedActivityBatch(batch, zone)) }
-        return try write { db in
+        return try writeImport { db in
             var summary = CombinedImportSummary(glucose: [], activity: [])
             for (batch, rows) in validated {
                 var writer = GlucoseImportWriter(db: db, days: rows.days)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import CSQLiteConfig
 import GRDBSQLite
 import Model
 
@@ -16,9 +17,39 @@ extension SharedStore {
     package func save(_ batch: ImportBatch) throws(StoreError) -> ImportSummary {
         let validated = try ValidatedBatch(batch)
         let rows = GlucoseRows(validated.readings, timeZone: timeZone)
-        return try write { db in
+        return try writeImport { db in
             var writer = GlucoseImportWriter(db: db, days: rows.days)
             return try writer.write(validated, rows)
+        }
+    }
+
+    /// Runs one import's `body` in a write transaction (BEGIN IMMEDIATE), as ``write(_:)`` does,
+    /// with the connection at `synchronous = NORMAL` for that commit and back as it was after.
+    ///
+    /// The store is in WAL mode, where SQLite documents NORMAL as always consistent and a commit
+    /// as durable across a crash or kill of the application whatever the setting; only a power
+    /// loss or an operating-system crash may roll back the last commits, never half of one
+    /// (https://sqlite.org/pragma.html#pragma_synchronous, https://sqlite.org/wal.html). An
+    /// import lost that way is read again from the device or capture by the next import. The
+    /// commit then writes the WAL without waiting for the disk, so the write lock is released
+    /// sooner; the disk is synced at the next checkpoint.
+    func writeImport<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.writeWithoutTransaction { db in
+                // The level can only be changed outside a transaction.
+                let level = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 2
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                defer { try? db.execute(sql: "PRAGMA synchronous = \(level)") }
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                guard let result else { throw StoreError.database("the import's transaction ended without a result") }
+                return result
+            }
+        } catch {
+            throw StoreError(error, path: path, busyTimeout: busyTimeout)
         }
     }
 }
@@ -103,7 +134,7 @@ struct GlucoseImportWriter {
         let readings = validated.readings
         var added = 0
         var datesWithNewRows = Set<Int>()
-        try rows.times.withText { times in try rows.keys.withText { keys in try rows.displayTimes.withText { displayTimes in
+        try withoutTriggers { try rows.times.withText { times in try rows.keys.withText { keys in try rows.displayTimes.withText { displayTimes in
             for run in rows.runs {
                 let insert = try insertStatement(rows: run.readings.count)
                 let parameters = Parameters(statement: insert.sqliteStatement, db: db)
@@ -133,7 +164,7 @@ struct GlucoseImportWriter {
                 added += changes
                 if changes > 0 { datesWithNewRows.insert(run.date) }
             }
-        } } }
+        } } } }
         // A Day created for a reading that turned out to be stored already (under another time)
         // holds nothing: remove it.
         let daysWithNewRows = Set(datesWithNewRows.map { rows.dates[$0] })
@@ -157,6 +188,23 @@ struct GlucoseImportWriter {
 
     /// Values in one glucose row.
     static let columns = 15
+
+    /// Runs `body` (the readings' INSERTs) with the connection's triggers off, and turns them on
+    /// again. Glucose has one INSERT trigger, `glucose_sync_insert` (migration v8), and it acts
+    /// only on rows without a `source_id`, the logs entered in the app; every row an import
+    /// writes has one, so the trigger would do nothing for it, yet SQLite would still run the
+    /// trigger's program for each row. Statements prepared meanwhile leave triggers out; SQLite
+    /// prepares statements again when the setting changes
+    /// (https://sqlite.org/c3ref/c_dbconfig_defensive.html). Days are inserted and removed
+    /// outside `body`, so their change-log triggers still run.
+    private func withoutTriggers<T>(_ body: () throws -> T) throws -> T {
+        guard let connection = db.sqliteConnection else { return try body() }
+        guard csqlite_enable_triggers(connection, 0) == 0 else {
+            throw StoreError.database("SQLite did not turn triggers off for the import's readings")
+        }
+        defer { _ = csqlite_enable_triggers(connection, 1) }
+        return try body()
+    }
 
     /// `INSERT … VALUES (…), (…) … ON CONFLICT DO NOTHING` of `count` rows, its parameters
     /// marked as bound for GRDB (the caller binds every one before running it).

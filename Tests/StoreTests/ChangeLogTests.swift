@@ -69,6 +69,23 @@ final class ChangeLogTests: XCTestCase {
         XCTAssertEqual(try store.syncChanges(after: last, limit: 100), [])
     }
 
+    /// An import writes its readings with the connection's triggers off (they would do nothing
+    /// for a device's rows): they are on again afterwards, for the app's logs through the same
+    /// connection, whether their statement was prepared before the import or after it.
+    func testTriggersAreOnForLogsBeforeAndAfterAnImport() throws {
+        let file = try StoreFile()
+        let store = try file.open()
+        _ = try store.add(GlucoseLog(time: utc("2013-09-13T06:00:00Z"), value: 140))
+        _ = try store.save(batch(readings(count: 130, from: utc("2013-09-13T07:00:00Z"))))
+        _ = try store.add(GlucoseLog(time: utc("2013-09-13T19:00:00Z"), value: 150))
+        _ = try store.save(batch(readings(count: 140, from: utc("2013-09-13T07:00:00Z"))))
+        _ = try store.add(GlucoseLog(time: utc("2013-09-13T20:00:00Z"), value: 160))
+
+        XCTAssertEqual(try sqlite3(file.path, "SELECT count(*) FROM glucose WHERE source_id IS NOT NULL AND uid IS NULL;"), "140")
+        XCTAssertEqual(try sqlite3(file.path, "SELECT count(*) FROM glucose WHERE source_id IS NULL AND uid IS NOT NULL;"), "3")
+        XCTAssertEqual(try store.syncChanges(after: 0, limit: 1000).filter { $0.entity == .glucose }.count, 3)
+    }
+
     /// A store that held logs before v8: each gets a uid and one change entry, readings none.
     func testV8GivesTheLogsOfAnOlderStoreUidsAndLogsThem() throws {
         let file = try olderStore(migratedUpTo: "v4-glucose-note", holding: """
