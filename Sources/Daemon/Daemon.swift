@@ -79,7 +79,7 @@ public enum GlucoBridgeDaemon {
             ? "no sensors to read (add them with --ble ADDRESS)"
             : "reading " + configuration.polledSources.map { "\($0.name) every \(Self.minutes($0.interval))" }.joined(separator: ", ")
 
-        let state = StateRecorder(
+        let state = StateFileWriter(
             storePath: store.path,
             initial: DaemonState(
                 pid: getpid(), startedAt: Date(), spool: configuration.spool?.path, usb: usbStatus, bluetooth: bluetoothStatus),

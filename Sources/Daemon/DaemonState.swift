@@ -108,7 +108,7 @@ public struct PolledSourceStatus: Codable, Sendable, Equatable {
 
 /// Keeps the state file up to date: every change is written at once, atomically (a reader
 /// never sees half a file).
-public actor StateRecorder {
+public actor StateFileWriter {
     public private(set) var state: DaemonState
     private let url: URL
     private let logger: Logger

@@ -44,11 +44,11 @@ final class PolledSourceService: Service {
     let source: any PolledSource
     let importer: Importer
     let queue: ImportQueue
-    let state: StateRecorder
+    let state: StateFileWriter
     let backOff: BackOff
     let logger: Logger
 
-    init(source: any PolledSource, importer: Importer, queue: ImportQueue, state: StateRecorder, backOff: BackOff, logger: Logger) {
+    init(source: any PolledSource, importer: Importer, queue: ImportQueue, state: StateFileWriter, backOff: BackOff, logger: Logger) {
         self.source = source
         self.importer = importer
         self.queue = queue

@@ -23,11 +23,11 @@ public final class SpoolService: Service {
     let folder: SpoolFolder
     let importer: Importer
     let queue: ImportQueue
-    let state: StateRecorder
+    let state: StateFileWriter
     let logger: Logger
     let timing: SpoolTiming
 
-    public init(folder: SpoolFolder, importer: Importer, queue: ImportQueue, state: StateRecorder, timing: SpoolTiming, logger: Logger) {
+    public init(folder: SpoolFolder, importer: Importer, queue: ImportQueue, state: StateFileWriter, timing: SpoolTiming, logger: Logger) {
         self.folder = folder
         self.importer = importer
         self.queue = queue

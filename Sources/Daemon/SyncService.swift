@@ -35,12 +35,12 @@ public struct SyncStatus: Codable, Sendable, Equatable {
 final class SyncService: Service {
     let uploader: any StoreUploader
     let store: SharedStore
-    let state: StateRecorder
+    let state: StateFileWriter
     let backOff: BackOff
     let poll: Duration
     let logger: Logger
 
-    init(uploader: any StoreUploader, store: SharedStore, state: StateRecorder, backOff: BackOff, poll: Duration, logger: Logger) {
+    init(uploader: any StoreUploader, store: SharedStore, state: StateFileWriter, backOff: BackOff, poll: Duration, logger: Logger) {
         self.uploader = uploader
         self.store = store
         self.state = state

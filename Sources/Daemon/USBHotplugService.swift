@@ -19,14 +19,14 @@ public final class USBHotplugService: Service {
     let monitor: LibUSBHotplugMonitor
     let importer: Importer
     let queue: ImportQueue
-    let state: StateRecorder
+    let state: StateFileWriter
     let logger: Logger
     /// How long one reader's import may run once started (see `AbortSwitch.startClock`).
     let importLimit: Duration
     private let inFlight = InFlightImports()
 
     public init(
-        context: LibUSBContext, monitor: LibUSBHotplugMonitor, importer: Importer, queue: ImportQueue, state: StateRecorder,
+        context: LibUSBContext, monitor: LibUSBHotplugMonitor, importer: Importer, queue: ImportQueue, state: StateFileWriter,
         logger: Logger, importLimit: Duration = .seconds(600)
     ) {
         self.importLimit = importLimit

@@ -20,7 +20,7 @@ struct ConfigCommand: StoreCommand {
         let unit = try store.displayUnit()
         let t = try store.thresholds()
         if outputOptions.json {
-            return try Format.json(ConfigRecord(
+            return try Format.json(ConfigJSON(
                 timeZone: store.timeZone.identifier, unit: unit.rawValue,
                 thresholdsMgdl: ["very_low": t.veryLow, "low": t.low, "high": t.high, "very_high": t.veryHigh]))
         }
@@ -34,7 +34,7 @@ struct ConfigCommand: StoreCommand {
 }
 
 /// `config --json`.
-struct ConfigRecord: Encodable {
+struct ConfigJSON: Encodable {
     var timeZone: String
     var unit: String
     var thresholdsMgdl: [String: Int]

@@ -22,7 +22,7 @@ struct DayCommand: StoreCommand {
         let entries = DayEntry.all(logs, zone: zone, unit: unit)
         if outputOptions.json {
             return try Format.json(DayView(
-                day: day.description, timeZone: zone.identifier, summary: summary.map(DayRecord.init),
+                day: day.description, timeZone: zone.identifier, summary: summary.map(DayJSON.init),
                 logs: entries.map(\.record)))
         }
         guard let summary else { return "\(day): no logs (the store has no such Day)" }
@@ -55,8 +55,8 @@ struct DayArgument: ParsableArguments {
 struct DayView: Encodable {
     var day: String
     var timeZone: String
-    var summary: DayRecord?
-    var logs: [LogRecord]
+    var summary: DayJSON?
+    var logs: [LogJSON]
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -77,7 +77,7 @@ struct DayEntry {
     var kind: LogKind
     var id: Int64
     var details: String
-    var record: LogRecord
+    var record: LogJSON
 
     init<Log: PresentableLog>(_ stored: Stored<Log>, zone: TimeZone, unit: GlucoseUnit) {
         time = stored.log.time

@@ -47,7 +47,7 @@ enum DayPresentation {
 }
 
 /// A Day's summary as a JSON object.
-struct DayRecord: Encodable, Equatable {
+struct DayJSON: Encodable, Equatable {
     var date: String
     var readings: Int
     var low: Double?

@@ -46,7 +46,7 @@ struct DaysCommand: StoreCommand {
     func output(_ store: SharedStore) throws -> String {
         guard last >= 0 else { throw CLIError("--last must be 0 or more, not \(last)") }
         let days = try store.recentDays(last, filter: filter)
-        if outputOptions.json { return try Format.json(days.map(DayRecord.init)) }
+        if outputOptions.json { return try Format.json(days.map(DayJSON.init)) }
         guard !days.isEmpty else { return filter.isEmpty ? "no Days stored" : "no Days match" }
         let unit = try store.displayUnit()
         return DayPresentation.table(days, unit: unit).text + "\nglucose in \(unit.rawValue); Days in \(store.timeZone.identifier)"

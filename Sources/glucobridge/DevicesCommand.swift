@@ -16,13 +16,13 @@ struct DevicesCommand: ParsableCommand {
             let products = DriverRegistry.usbProducts
             let found = try context.devices(matching: products.map { ($0.vendorID, $0.productID) })
             if outputOptions.json {
-                let bluetooth: DevicesRecord.Bluetooth = switch BluetoothProbe.check() {
+                let bluetooth: DevicesJSON.Bluetooth = switch BluetoothProbe.check() {
                 case .available(let adapters): .init(available: true, adapters: adapters, reason: nil)
                 case .unavailable(let reason): .init(available: false, adapters: [], reason: reason)
                 }
-                print(try Format.json(DevicesRecord(
+                print(try Format.json(DevicesJSON(
                     usb: found.map { device in
-                        DevicesRecord.USB(
+                        DevicesJSON.USB(
                             id: device.idString,
                             name: products.first { $0.vendorID == device.vendorID && $0.productID == device.productID }?.label,
                             bus: Int(device.bus), address: Int(device.address), serial: device.serialNumber)
@@ -47,7 +47,7 @@ struct DevicesCommand: ParsableCommand {
 }
 
 /// `devices --json`.
-struct DevicesRecord: Encodable {
+struct DevicesJSON: Encodable {
     struct USB: Encodable {
         var id: String
         var name: String?

@@ -18,7 +18,7 @@ struct DoctorCommand: ParsableCommand {
                 binaryPath: InstallCommand.runningBinary
             ).run()
             if outputOptions.json {
-                print(try Format.json(DoctorRecord(
+                print(try Format.json(DoctorJSON(
                     version: GlucoBridgeVersion.current,
                     findings: findings.map { .init(status: $0.status.rawValue, subject: $0.subject, message: $0.message, fix: $0.fix) })))
             } else {
@@ -31,7 +31,7 @@ struct DoctorCommand: ParsableCommand {
 }
 
 /// `doctor --json`: every check, `status` ok, info or fail, with the fix for a failure.
-struct DoctorRecord: Encodable {
+struct DoctorJSON: Encodable {
     struct Finding: Encodable {
         var status: String
         var subject: String

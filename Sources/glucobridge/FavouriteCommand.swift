@@ -14,13 +14,13 @@ struct FavouriteCommand: StoreCommand {
     func output(_ store: SharedStore) throws -> String {
         let day = try date.day(zone: store.timeZone)
         let isFavourite = try store.toggleFavourite(day: day)
-        if outputOptions.json { return try Format.json(FavouriteRecord(day: day.description, favourite: isFavourite)) }
+        if outputOptions.json { return try Format.json(FavouriteJSON(day: day.description, favourite: isFavourite)) }
         return isFavourite ? "\(day) is now a favourite" : "\(day) is no longer a favourite"
     }
 }
 
 /// `favourite --json`.
-struct FavouriteRecord: Encodable, Equatable {
+struct FavouriteJSON: Encodable, Equatable {
     var day: String
     var favourite: Bool
 }

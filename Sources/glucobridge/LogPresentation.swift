@@ -10,7 +10,7 @@ protocol PresentableLog: LogEntry {
     /// ``details(zone:)``: kinds without a glucose value).
     func details(zone: TimeZone, unit: GlucoseUnit) -> String
     /// Fills the kind's own fields of the JSON object.
-    func fill(_ record: inout LogRecord)
+    func fill(_ record: inout LogJSON)
 }
 
 extension PresentableLog {
@@ -19,8 +19,8 @@ extension PresentableLog {
 
 extension Stored where Log: PresentableLog {
     /// The JSON object of the log.
-    var record: LogRecord {
-        var record = LogRecord(
+    var record: LogJSON {
+        var record = LogJSON(
             kind: Log.kind.rawValue, id: id.rawValue, day: day.description, time: Format.utc(log.time))
         log.fill(&record)
         record.source = source?.description
@@ -41,7 +41,7 @@ extension Stored where Log: PresentableLog {
 }
 
 /// One log as a JSON object; fields that do not apply to its kind are left out.
-struct LogRecord: Encodable, Equatable {
+struct LogJSON: Encodable, Equatable {
     var kind: String
     var id: Int64
     var day: String
@@ -77,7 +77,7 @@ extension GlucoseLog: PresentableLog {
         return "\(shown), \(tag.map(Format.tag) ?? "untagged"), \(kind.rawValue)"
     }
 
-    func fill(_ record: inout LogRecord) {
+    func fill(_ record: inout LogJSON) {
         record.value = value
         record.unit = unit.rawValue
         record.mgdl = mgdl
@@ -89,7 +89,7 @@ extension GlucoseLog: PresentableLog {
 extension InsulinLog: PresentableLog {
     func details(zone: TimeZone) -> String { "\(Format.number(units, decimals: 2)) units" }
 
-    func fill(_ record: inout LogRecord) {
+    func fill(_ record: inout LogJSON) {
         record.units = units
     }
 }
@@ -100,7 +100,7 @@ extension MealLog: PresentableLog {
         return (name.isEmpty ? food : "\(name): \(food)") + (isFavourite ? " (favourite)" : "")
     }
 
-    func fill(_ record: inout LogRecord) {
+    func fill(_ record: inout LogJSON) {
         record.name = name
         record.carbs = carbs
         record.protein = protein
@@ -114,7 +114,7 @@ extension ExerciseLog: PresentableLog {
         "\(name), \(Format.duration(duration)), \(intensity.rawValue)" + (isFavourite ? " (favourite)" : "")
     }
 
-    func fill(_ record: inout LogRecord) {
+    func fill(_ record: inout LogJSON) {
         record.name = name
         record.durationSeconds = duration
         record.intensity = intensity.rawValue
@@ -124,12 +124,12 @@ extension ExerciseLog: PresentableLog {
 
 extension IllnessEpisode: PresentableLog {
     func details(zone: TimeZone) -> String { Format.episode(start: start, end: end, zone: zone) }
-    func fill(_ record: inout LogRecord) { Format.fillEpisode(&record, end: end, duration: duration) }
+    func fill(_ record: inout LogJSON) { Format.fillEpisode(&record, end: end, duration: duration) }
 }
 
 extension StressEpisode: PresentableLog {
     func details(zone: TimeZone) -> String { Format.episode(start: start, end: end, zone: zone) }
-    func fill(_ record: inout LogRecord) { Format.fillEpisode(&record, end: end, duration: duration) }
+    func fill(_ record: inout LogJSON) { Format.fillEpisode(&record, end: end, duration: duration) }
 }
 
 /// Numbers, times and durations as the commands print them.
@@ -188,7 +188,7 @@ enum Format {
         return "until \(until) (\(duration(end.timeIntervalSince(start))))"
     }
 
-    static func fillEpisode(_ record: inout LogRecord, end: Date?, duration: TimeInterval?) {
+    static func fillEpisode(_ record: inout LogJSON, end: Date?, duration: TimeInterval?) {
         record.end = end.map(utc)
         record.open = end == nil
         record.durationSeconds = duration

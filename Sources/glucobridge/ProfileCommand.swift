@@ -44,7 +44,7 @@ struct ProfileCommand: ParsableCommand {
                 try store.setUserProfile(profile)
             }
             if outputOptions.json {
-                print(try Format.json(ProfileRecord(
+                print(try Format.json(ProfileJSON(
                     age: profile.age, maxHeartRate: profile.maxHeartRate, restingHeartRate: profile.restingHeartRate,
                     effectiveMaxHeartRate: profile.effectiveMaxHeartRate, heartRateMethod: profile.heartRateMethod?.rawValue)))
             } else {
@@ -100,7 +100,7 @@ struct ProfileCommand: ParsableCommand {
 
 /// `profile --json`: what is set, the maximum heart rate used (set, or estimated from the age)
 /// and the method it leads to (none: cadence and bike speed only).
-struct ProfileRecord: Encodable {
+struct ProfileJSON: Encodable {
     var age: Int?
     var maxHeartRate: Int?
     var restingHeartRate: Int?

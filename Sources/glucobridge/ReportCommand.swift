@@ -40,14 +40,14 @@ struct ReportCommand: StoreCommand {
         let days = DayDate(instant: period.start, timeZone: store.timeZone)
         let last = DayDate(instant: period.end.addingTimeInterval(-0.001), timeZone: store.timeZone)
         if outputOptions.json {
-            return try Format.json(ReportRecord(output: url.path, from: Format.utc(period.start), to: Format.utc(period.end), readings: cgm))
+            return try Format.json(ReportJSON(output: url.path, from: Format.utc(period.start), to: Format.utc(period.end), readings: cgm))
         }
         return "wrote \(output): \(days) to \(last) (\(store.timeZone.identifier)), \(cgm) CGM readings"
     }
 }
 
 /// `report --json`.
-struct ReportRecord: Encodable {
+struct ReportJSON: Encodable {
     var output: String
     var from: String
     var to: String

@@ -22,13 +22,13 @@ struct StatsCommand: StoreCommand {
         let period = try periodOptions.period(store)
         let statistics = GlucoseStatistics(
             readings: try store.glucose(from: period.start, to: period.end), period: period, thresholds: try store.thresholds())
-        if outputOptions.json { return try Format.json(StatsRecord(statistics, zone: store.timeZone)) }
+        if outputOptions.json { return try Format.json(StatsJSON(statistics, zone: store.timeZone)) }
         return StatsPresentation.text(statistics, thresholds: try store.thresholds(), zone: store.timeZone, unit: try store.displayUnit())
     }
 }
 
 /// `stats --json`: exactly the keys README lists.
-struct StatsRecord: Encodable {
+struct StatsJSON: Encodable {
     var from: String
     var to: String
     var zone: String

@@ -21,10 +21,10 @@ struct StatusCommand: ParsableCommand {
             let exists = FileManager.default.fileExists(atPath: path)
             // A view never creates a store: the last imports are read only from one that exists.
             let runs = exists ? try SharedStore(path: path).latestImportRuns() : []
-            print(try Format.json(StatusRecord(
+            print(try Format.json(StatusJSON(
                 store: path, storeExists: exists, daemon: DaemonState.read(forStore: path),
                 lastImports: runs.map { run in
-                    StatusRecord.Import(
+                    StatusJSON.Import(
                         source: run.source.description, model: run.source.model, finished: Format.utc(run.finishedAt),
                         mode: run.mode, origin: run.origin, recordsRead: run.recordsRead, added: run.added,
                         alreadyStored: run.alreadyStored, skipped: run.skipped)
@@ -34,7 +34,7 @@ struct StatusCommand: ParsableCommand {
 }
 
 /// `status --json`: the daemon's state file as it is, and the last import of every source.
-struct StatusRecord: Encodable {
+struct StatusJSON: Encodable {
     struct Import: Encodable {
         var source: String
         var model: String?

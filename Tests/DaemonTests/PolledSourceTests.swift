@@ -34,7 +34,7 @@ final class PolledSourceTests: XCTestCase {
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         let importer = Importer(store: store, logger: logger)
         let queue = ImportQueue()
-        let state = StateRecorder(
+        let state = StateFileWriter(
             storePath: store.path, initial: DaemonState(pid: 1, startedAt: Date(), spool: nil, usb: "-", bluetooth: "-"), logger: logger)
         let good = PolledSourceService(
             source: ReplayedSource(name: "receiver", interval: .milliseconds(20), capture: Fixtures.url("dexcom/ecc1-g4-receiver.pcap")),
@@ -77,7 +77,7 @@ final class PolledSourceTests: XCTestCase {
         let store = try SharedStore(path: folder.appendingPathComponent("s.sqlite").path, timeZone: TimeZone(identifier: "UTC"))
         let lines = LogLines()
         let logger = Logger(label: "test") { _ in lines }
-        let state = StateRecorder(
+        let state = StateFileWriter(
             storePath: store.path, initial: DaemonState(pid: 1, startedAt: Date(), spool: nil, usb: "-", bluetooth: "-"), logger: logger)
         let sensor = BluetoothSource(
             peer: BLEPeer(address: BluetoothAddress("C0:FF:EE:00:00:01")!, addressType: .random), interval: .seconds(3600), listenMinutes: 1)
