@@ -56,7 +56,7 @@ func baselineRows(_ capture: URL) throws -> [(time: String, mgdl: Double, trend:
         throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: capture.path])
     }
     let download = try DexcomDriver.decode(recorded: device)
-    let window = PlausibleWindow.forCapture(timestamps: parsed.transfers.lazy.compactMap(\.timestamp))
+    let window = PlausibleWindow.forCapture(timestamps: parsed.transfers.compactMap { $0.timestamp })
     let batch = try Normaliser.batch(
         from: download, mode: .live, origin: nil, startedAt: Date(), timeZone: TimeZone(identifier: "UTC")!, window: window)
     let format = ISO8601DateFormatter()

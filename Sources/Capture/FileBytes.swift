@@ -34,6 +34,25 @@ package enum FileBytes {
     }
 }
 
+extension FileBytes {
+    /// The first `count` bytes of the file (fewer when it is shorter), or nil when it cannot be
+    /// read: enough to tell a capture format by its magic number.
+    package static func prefix(ofPath path: String, count: Int) -> [UInt8]? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else { break }
+            filled += got
+        }
+        return Array(bytes[..<filled])
+    }
+}
+
 /// Why a file could not be read, as the operating system words it.
 package struct FileReadFailure: Error {
     package let reason: String

@@ -50,10 +50,7 @@ public struct BLEImportOutcome: Sendable {
 extension Importer {
     /// True when the file at `url` starts with the btsnoop magic, whatever its name.
     public static func isBTSnoop(_ url: URL) -> Bool {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
-        defer { try? handle.close() }
-        let magic = (try? handle.read(upToCount: 8)) ?? Data()
-        return magic == Data("btsnoop\u{0}".utf8)
+        FileBytes.prefix(ofPath: url.path, count: 8) == Array("btsnoop\u{0}".utf8)
     }
 
     /// Replays a btsnoop capture of a Bluetooth LE session into the store: the first connection
@@ -124,7 +121,7 @@ extension Importer {
 
     /// The capture's own time: its last plausible record timestamp.
     private static func window(of capture: LECapture) -> PlausibleWindow {
-        PlausibleWindow.forCapture(timestamps: capture.file.packets.lazy.map(\.hostTime))
+        PlausibleWindow.forCapture(timestamps: capture.file.packets.map { $0.hostTime })
     }
 
     /// Replays one connection: conversation first, passively when the capture does not hold what

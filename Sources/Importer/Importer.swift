@@ -129,7 +129,7 @@ public struct Importer: Sendable {
         _ selected: SelectedDevice, download: DeviceDownload, replayMode: ReplayMode, of capture: USBCapture, at url: URL, startedAt: Date
     ) throws(ImportError) -> ImportOutcome {
         let mode: ImportMode = replayMode == .conversation ? .replayConversation : .replayPassive
-        let window = PlausibleWindow.forCapture(timestamps: capture.transfers.lazy.compactMap(\.timestamp))
+        let window = PlausibleWindow.forCapture(timestamps: capture.transfers.compactMap { $0.timestamp })
         var outcome = try write(download, mode: mode, origin: url.path, startedAt: startedAt, window: window)
         outcome.replayMode = replayMode
         outcome.captureFormat = capture.format

@@ -30,7 +30,7 @@ public struct PlausibleWindow: Sendable, Equatable {
     /// The window of a capture whose packets carry `timestamps`: the latest of them that is itself
     /// plausible (after 2000, not after `now`), or `now` when none is (a transcript, or a damaged
     /// last timestamp).
-    public static func forCapture(timestamps: some Sequence<Date>, now: Date = Date()) -> PlausibleWindow {
+    public static func forCapture(timestamps: [Date], now: Date = Date()) -> PlausibleWindow {
         var latest: Date?
         for time in timestamps where time >= earliest && time <= now {
             if latest.map({ time > $0 }) ?? true { latest = time }

@@ -90,7 +90,14 @@ public final class SharedStore: Sendable {
         configuration.label = "glucobridge.store"
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(busyTimeout)
-        configuration.prepareDatabase { db in db.add(function: DaySummaryQuery.dayStartFunction()) }
+        configuration.prepareDatabase { db in
+            db.add(function: DaySummaryQuery.dayStartFunction())
+            // SQLite keeps a statement journal for each INSERT of several rows, so that a failing
+            // row undoes the statement's earlier rows; past 64 KiB it goes to a temporary file,
+            // which an import's thousands of INSERTs then write page by page. In memory, those
+            // writes are copies (https://sqlite.org/tempfiles.html#statement_journals).
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        }
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: configuration)

@@ -23,11 +23,20 @@ public enum DexcomXML {
         return result
     }
 
+    /// Characters around an attribute's name: XML white space, and the `/` of an empty tag.
+    private static func isSpaceOrSlash(_ character: Character) -> Bool {
+        character == " " || character == "\t" || character == "\r" || character == "\n" || character == "\r\n"
+            || character == "/"
+    }
+
     private static func parseAttributes(_ text: Substring) -> [String: String] {
         var attributes: [String: String] = [:]
         var rest = text
         while let equals = rest.firstIndex(of: "=") {
-            let key = rest[..<equals].trimmingCharacters(in: " \t\r\n/")
+            let name = rest[..<equals]
+            let key = name.firstIndex { !isSpaceOrSlash($0) }.map { first in
+                String(name[first...name.lastIndex { !isSpaceOrSlash($0) }!])
+            } ?? ""
             rest = rest[rest.index(after: equals)...].drop { $0.isWhitespace }
             guard let quote = rest.first, quote == "'" || quote == "\"" else { break }
             rest = rest.dropFirst()
