@@ -120,8 +120,8 @@ do {
         }
     }
     // Everything into the main file, which is what is copied.
-    try store.pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
-    try store.pool.close()
+    try store.database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+    try store.database.close()
 }
 let stores = try (0..<patients).map { patient in
     let path = folder.appendingPathComponent("p\(patient).sqlite").path

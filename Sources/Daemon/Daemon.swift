@@ -133,7 +133,7 @@ public enum GlucoBridgeDaemon {
             $0.activity = nil
         }
         do {
-            try store.pool.close()
+            try store.database.close()
         } catch {
             logger.error("the store did not close cleanly", metadata: ["error": "\(error)"])
         }

@@ -6,9 +6,9 @@ import GRDB
 ///
 /// While at least one listener is registered, a task reads SQLite's `PRAGMA data_version` every
 /// `interval` on a connection of its own. The value changes whenever any other connection
-/// commits, including the pool's own writer; the writer connection's value changes only for
+/// commits, including this process's own writer; the writer connection's value changes only for
 /// commits by *other* connections. So when the first changes, the task reads the second, and
-/// when that changed too, it tells the pool's observations that the whole database may have
+/// when that changed too, it tells this process's observations that the whole database may have
 /// changed (`Database.notifyChanges(in:)`, in an empty deferred transaction that takes no lock),
 /// and each observation reads its result again. The task sleeps between polls and stops with
 /// the last listener.
@@ -17,13 +17,13 @@ final class ExternalChanges: @unchecked Sendable {
     private var users = 0
     private var task: Task<Void, Never>?
 
-    private let pool: DatabasePool
+    private let database: any DatabaseWriter
     private let path: String
     private let busyTimeout: TimeInterval
     let interval: TimeInterval
 
-    init(pool: DatabasePool, path: String, busyTimeout: TimeInterval, interval: TimeInterval) {
-        self.pool = pool
+    init(database: any DatabaseWriter, path: String, busyTimeout: TimeInterval, interval: TimeInterval) {
+        self.database = database
         self.path = path
         self.busyTimeout = busyTimeout
         self.interval = interval
@@ -42,8 +42,8 @@ final class ExternalChanges: @unchecked Sendable {
             do {
                 let reader = try DatabaseQueue(path: path, configuration: configuration)
                 let version = try reader.read(Self.dataVersion)
-                task = Task.detached { [pool, interval] in
-                    await Self.poll(reader: reader, version: version, pool: pool, interval: interval)
+                task = Task.detached { [database, interval] in
+                    await Self.poll(reader: reader, version: version, database: database, interval: interval)
                 }
             } catch {
                 throw StoreError(error, path: path, busyTimeout: busyTimeout)
@@ -70,7 +70,7 @@ final class ExternalChanges: @unchecked Sendable {
         return task != nil
     }
 
-    private static func poll(reader: DatabaseQueue, version: Int, pool: DatabasePool, interval: TimeInterval) async {
+    private static func poll(reader: DatabaseQueue, version: Int, database: any DatabaseWriter, interval: TimeInterval) async {
         var readerVersion = version
         var writerVersion: Int?
         let pause = Duration.milliseconds(Int64((max(interval, 0.001) * 1000).rounded()))
@@ -84,7 +84,7 @@ final class ExternalChanges: @unchecked Sendable {
                 if writerVersion == nil {
                     // The writer's first value: commits between the reader's first value and
                     // this one may be missed by the comparison below, so notify once.
-                    writerVersion = try await pool.writeWithoutTransaction { db in
+                    writerVersion = try await database.writeWithoutTransaction { db in
                         let version = try dataVersion(db)
                         try notifyChanges(db)
                         return version
@@ -93,7 +93,7 @@ final class ExternalChanges: @unchecked Sendable {
                 let now = try await reader.read(dataVersion)
                 guard now != readerVersion else { continue }
                 let known = writerVersion
-                writerVersion = try await pool.writeWithoutTransaction { db in
+                writerVersion = try await database.writeWithoutTransaction { db in
                     let version = try dataVersion(db)
                     if version != known { try notifyChanges(db) }
                     return version
@@ -111,7 +111,7 @@ final class ExternalChanges: @unchecked Sendable {
         try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
     }
 
-    /// Makes every observation of the pool read its result again.
+    /// Makes every observation of the store read its result again.
     private static func notifyChanges(_ db: Database) throws {
         try db.inTransaction(.deferred) {
             try db.notifyChanges(in: .fullDatabase)

@@ -10,7 +10,7 @@ import GRDB
 /// store.listen(to: .all(.day(today))) { (changes: StoreChanges) in … }
 /// ```
 public struct ListenerTopic<Event: Sendable>: Sendable {
-    /// Starts a GRDB observation on the store's pool whose events are delivered on `queue`.
+    /// Starts a GRDB observation on the store's connections whose events are delivered on `queue`.
     let start: @Sendable (
         _ store: SharedStore, _ queue: DispatchQueue,
         _ deliver: @escaping @Sendable (Result<Event, StoreError>) -> Void
@@ -26,7 +26,7 @@ public struct ListenerTopic<Event: Sendable>: Sendable {
         Self { store, queue, deliver in
             let last = LastValue<Value>()
             return ValueObservation.tracking(fetch(store.timeZone)).removeDuplicates().start(
-                in: store.pool, scheduling: .async(onQueue: queue),
+                in: store.database, scheduling: .async(onQueue: queue),
                 onError: { error in
                     deliver(.failure(StoreError(error, path: store.path, busyTimeout: store.busyTimeout)))
                 },

@@ -35,7 +35,7 @@ extension SharedStore {
     /// sooner; the disk is synced at the next checkpoint.
     func writeImport<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            return try pool.writeWithoutTransaction { db in
+            return try database.writeWithoutTransaction { db in
                 // The level can only be changed outside a transaction.
                 let level = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 2
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")

@@ -10,8 +10,10 @@ import Darwin
 
 /// The SQLite store glucobridge shares with the self-care app.
 ///
-/// The file is opened as a GRDB `DatabasePool` in WAL mode, with foreign keys on and a busy
-/// timeout, so that other programs can read while glucobridge writes, and both can write in turn.
+/// The file is in WAL mode, opened with foreign keys on and a busy timeout, so that other
+/// programs can read while glucobridge writes, and both can write in turn. Within this process
+/// the store is a GRDB `DatabasePool` (reads beside the write) or, for a short command, one
+/// connection (see ``Access``).
 /// Every method is synchronous, may be called from any thread, and throws a ``StoreError``.
 ///
 /// ```swift
@@ -27,14 +29,15 @@ public final class SharedStore: Sendable {
     /// How long a write waits for another program's write lock before failing with
     /// ``StoreError/locked(path:waitedSeconds:)``.
     public let busyTimeout: TimeInterval
-    /// The connection pool. Inside the package only: the store's own modules (importer, sync,
-    /// daemon, tools, tests) use it where they need a write or a read the API does not offer.
-    package let pool: DatabasePool
+    /// The store's connections (a `DatabasePool`, or a `DatabaseQueue` under ``Access/serial``).
+    /// Inside the package only: the store's own modules (importer, sync, daemon, tools, tests)
+    /// use it where they need a write or a read the API does not offer.
+    package let database: any DatabaseWriter
     /// Reads the store directly, for queries this type does not offer and for GRDB's
     /// `ValueObservation`. Writes go through the store's methods, which keep its rules (Day
     /// linking, tagging, read-only imported rows); casting the reader back to a writer steps
     /// outside them.
-    public var reader: any DatabaseReader { pool }
+    public var reader: any DatabaseReader { database }
     /// How often, in seconds, listeners look for commits by other programs (see
     /// ``listen(to:onError:onEvent:)``).
     public var changePollInterval: TimeInterval { externalChanges.interval }
@@ -55,6 +58,18 @@ public final class SharedStore: Sendable {
         case existing
     }
 
+    /// How this process's connections to the store share it.
+    public enum Access: Sendable {
+        /// A GRDB `DatabasePool`: each read runs on a connection of its own beside the writer,
+        /// so reads never wait for this process's write (for apps and services).
+        case concurrent
+        /// One connection (a GRDB `DatabaseQueue`) for this process's reads and writes in turn:
+        /// for a command that opens the store, does one job and exits, so it opens one
+        /// connection instead of two and writes nothing on opening. Other programs still read
+        /// and write beside it, as WAL mode allows.
+        case serial
+    }
+
     /// Opens (creating and migrating when needed) the store at `path`.
     ///
     /// Before anything is written, the file is checked: a non-empty file that is not a glucobridge
@@ -73,12 +88,13 @@ public final class SharedStore: Sendable {
     ///     programs; they see such a commit within about this time.
     ///   - mode: `.existing` for commands that only read: then nothing is created or migrated,
     ///     and a missing store is ``StoreError/noStore(path:)``.
+    ///   - access: `.concurrent` (a pool, the default) or `.serial` (one connection).
     /// - Throws: ``StoreError``: `.cannotOpen`, `.readOnly`, `.locked`, `.corrupt`,
     ///   `.newerSchema`, `.timeZoneMismatch`, `.invalidTimeZone`, `.notAStore`, `.noStore`,
     ///   `.outOfDate`, `.migrationsDamaged`, `.migrationFailed`.
     public init(
         path: String, timeZone: TimeZone? = nil, busyTimeout: TimeInterval = 5, changePollInterval: TimeInterval = 0.25,
-        mode: OpenMode = .createOrUpdate
+        mode: OpenMode = .createOrUpdate, access: Access = .concurrent
     ) throws(StoreError) {
         self.path = path
         self.busyTimeout = busyTimeout
@@ -98,17 +114,34 @@ public final class SharedStore: Sendable {
             // writes are copies (https://sqlite.org/tempfiles.html#statement_journals).
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
-        let pool: DatabasePool
+        let database: any DatabaseWriter
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            switch access {
+            case .concurrent:
+                database = try DatabasePool(path: path, configuration: configuration)
+            case .serial:
+                // A pool turns WAL mode on itself (and writes a table and drops it so that the
+                // WAL file exists for its read-only readers); one connection that writes needs
+                // only the mode, which a new file gets here and an existing store keeps.
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                try queue.writeWithoutTransaction { db in
+                    guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
+                        throw StoreError.cannotOpen(path: path, reason: "SQLite could not put it in WAL mode")
+                    }
+                    try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                }
+                database = queue
+            }
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw StoreError(error, path: path, busyTimeout: busyTimeout)
         }
-        self.pool = pool
-        externalChanges = ExternalChanges(pool: pool, path: path, busyTimeout: busyTimeout, interval: changePollInterval)
+        self.database = database
+        externalChanges = ExternalChanges(database: database, path: path, busyTimeout: busyTimeout, interval: changePollInterval)
 
         let opened = try Self.prepare(
-            pool, path: path, busyTimeout: busyTimeout, newZone: timeZone ?? .current, mayWrite: mode == .createOrUpdate)
+            database, path: path, busyTimeout: busyTimeout, newZone: timeZone ?? .current, mayWrite: mode == .createOrUpdate)
         if let timeZone, timeZone.identifier != opened {
             throw .timeZoneMismatch(stored: opened, requested: timeZone.identifier)
         }
@@ -160,7 +193,7 @@ public final class SharedStore: Sendable {
     /// Runs `body` in a read transaction, mapping every error to a ``StoreError``.
     func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            return try pool.read(body)
+            return try database.read(body)
         } catch {
             throw StoreError(error, path: path, busyTimeout: busyTimeout)
         }
@@ -170,7 +203,7 @@ public final class SharedStore: Sendable {
     /// back when it throws. Every error is mapped to a ``StoreError``.
     func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            return try pool.write(body)
+            return try database.write(body)
         } catch {
             throw StoreError(error, path: path, busyTimeout: busyTimeout)
         }
@@ -213,11 +246,11 @@ public final class SharedStore: Sendable {
     /// write lock only when there is work to do; without `mayWrite`, a store that needs work is
     /// refused instead.
     private static func prepare(
-        _ pool: DatabasePool, path: String, busyTimeout: TimeInterval, newZone: TimeZone, mayWrite: Bool
+        _ database: any DatabaseWriter, path: String, busyTimeout: TimeInterval, newZone: TimeZone, mayWrite: Bool
     ) throws(StoreError) -> String {
         let migrator = Migrations.migrator
         do {
-            let (unknown, skipped, missing, zone, stamped) = try pool.read { db in
+            let (unknown, skipped, missing, zone, stamped) = try database.read { db in
                 let known = Set(migrator.migrations)
                 let applied = try migrator.appliedIdentifiers(db)
                 let unknown = applied.filter { !known.contains($0) }.sorted()
@@ -241,10 +274,10 @@ public final class SharedStore: Sendable {
             // (the migrator writes its own table before the first migration) is then known as
             // glucobridge's, and the next open finishes it.
             if !stamped {
-                try pool.write { db in try db.execute(sql: "PRAGMA application_id = \(Int32(bitPattern: applicationID))") }
+                try database.write { db in try db.execute(sql: "PRAGMA application_id = \(Int32(bitPattern: applicationID))") }
             }
-            try migrate(pool, with: migrator, path: path)
-            return try pool.write { db in
+            try migrate(database, with: migrator, path: path)
+            return try database.write { db in
                 let consensus = GlucoseThresholds.consensus
                 try db.execute(
                     sql: """
@@ -261,11 +294,11 @@ public final class SharedStore: Sendable {
 
     /// Runs the migrations not yet applied (all after the applied ones), one transaction each; a
     /// failure names the migration.
-    private static func migrate(_ pool: DatabasePool, with migrator: DatabaseMigrator, path: String) throws {
-        let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
+    private static func migrate(_ database: any DatabaseWriter, with migrator: DatabaseMigrator, path: String) throws {
+        let applied = try database.read { db in try migrator.appliedIdentifiers(db) }
         for migration in migrator.migrations where !applied.contains(migration) {
             do {
-                try migrator.migrate(pool, upTo: migration)
+                try migrator.migrate(database, upTo: migration)
             } catch let error as DatabaseError {
                 let environmental: [ResultCode] = [.SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_CANTOPEN]
                 if environmental.contains(error.resultCode) { throw error }

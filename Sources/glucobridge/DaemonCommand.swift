@@ -74,7 +74,7 @@ struct DaemonCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger(label: "glucobridge.daemon")
         do {
-            let store = try storeOptions.open()
+            let store = try storeOptions.open(access: .concurrent)
             let sources = try peers().map {
                 BluetoothSource(peer: $0, adapter: adapter, interval: .seconds(bleInterval * 60), listenMinutes: bleListen)
             }

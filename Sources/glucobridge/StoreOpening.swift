@@ -4,7 +4,9 @@ import Store
 extension StoreOptions {
     /// Opens the store for a command that writes: creates its folder and the store when missing,
     /// and brings an older store up to date. Another program's database is refused untouched.
-    func open() throws -> SharedStore {
+    /// A command that does one job and exits uses one connection (`.serial`); one that keeps
+    /// running and reads while it writes (the daemon) asks for `.concurrent`.
+    func open(access: SharedStore.Access = .serial) throws -> SharedStore {
         let path = self.path
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
@@ -14,7 +16,7 @@ extension StoreOptions {
                 throw CLIError("cannot create the store folder \(folder): \(error.localizedDescription)")
             }
         }
-        return try SharedStore(path: path, timeZone: try timeZone())
+        return try SharedStore(path: path, timeZone: try timeZone(), access: access)
     }
 
     /// Opens the store for a command that only reads: creates nothing (no folder, no file) and
@@ -22,7 +24,7 @@ extension StoreOptions {
     func openExisting() throws -> SharedStore {
         let path = self.path
         do {
-            return try SharedStore(path: path, timeZone: try timeZone(), mode: .existing)
+            return try SharedStore(path: path, timeZone: try timeZone(), mode: .existing, access: .serial)
         } catch StoreError.noStore {
             throw CLIError(Self.noStoreMessage(path: path, given: store != nil, defaultPath: defaultPath))
         }

@@ -49,7 +49,7 @@ struct SyncCommand: AsyncParsableCommand {
             guard FileManager.default.fileExists(atPath: storeOptions.path) else {
                 throw CLIError("the store \(storeOptions.path) does not exist: nothing to sync (give --store PATH)")
             }
-            let store = try storeOptions.open()
+            let store = try storeOptions.open(access: .concurrent)
             let sync = try StoreSync(
                 store: store, target: target, password: password, patient: patient, batchSize: batchSize,
                 lockWait: .seconds(max(0, lockWait)))

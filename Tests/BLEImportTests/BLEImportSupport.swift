@@ -14,7 +14,7 @@ func makeStore(zone: String) throws -> SharedStore {
 
 /// Row counts of every table an import writes.
 func tableCounts(_ store: SharedStore) throws -> [String: Int] {
-    try store.pool.read { db in
+    try store.database.read { db in
         var counts: [String: Int] = [:]
         for table in ["day", "glucose", "source", "import_run", "source_cursor", "activity_minute", "exercise"] {
             counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)")
@@ -26,7 +26,7 @@ func tableCounts(_ store: SharedStore) throws -> [String: Int] {
 /// The store's rows as text, without ids, run ids and import times: what two imports of the
 /// same session must agree on.
 func storeContent(_ store: SharedStore) throws -> [String] {
-    try store.pool.read { db in
+    try store.database.read { db in
         var lines: [String] = []
         let queries = [
             "SELECT d.date, g.time, g.mgdl, g.unit, g.tag, g.flag, g.kind, g.device_record_key, g.device_time, s.family, s.serial, s.model "

@@ -136,7 +136,8 @@ final class ForeignStoreTests: XCTestCase {
         XCTAssertTrue(middle.stderr.contains("damaged record of its schema: migrations v2-app-api-indexes"), middle.stderr)
     }
 
-    /// Raw SQLite failures carry a sentence: a store another program holds locked.
+    /// Raw SQLite failures carry a sentence: a store another program holds locked for writing
+    /// refuses a write with what to do, while a command that only reads still reads (WAL mode).
     func testALockedStoreSaysWhatToDo() throws {
         let folder = try Fixtures.temporaryDirectory()
         let path = folder.appendingPathComponent("store.sqlite").path
@@ -154,10 +155,14 @@ final class ForeignStoreTests: XCTestCase {
         }
         input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE; DELETE FROM day WHERE 0;\n".utf8))
         Thread.sleep(forTimeInterval: 0.5)
-        let result = try runProcess(program, ["days", "--store", path], environment: ["HOME": NSTemporaryDirectory()])
+        let result = try runProcess(
+            program, ["log", "glucose", "--value", "120", "--store", path], environment: ["HOME": NSTemporaryDirectory()])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("is locked by another program"), result.stderr)
         XCTAssertTrue(result.stderr.contains("try again"), result.stderr)
+        let days = try runProcess(program, ["days", "--store", path], environment: ["HOME": NSTemporaryDirectory()])
+        XCTAssertEqual(days.status, 0, days.stderr)
+        XCTAssertTrue(days.stdout.contains("2015-"), days.stdout)
     }
 
     func sha256(_ file: URL) throws -> String {

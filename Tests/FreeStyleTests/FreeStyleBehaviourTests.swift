@@ -23,7 +23,7 @@ final class FreeStyleBehaviourTests: XCTestCase {
 
     /// Rows of every table an import writes: a failed import leaves them all as they were.
     func counts(_ store: SharedStore) throws -> [Int] {
-        try store.pool.read { db in
+        try store.database.read { db in
             try ["day", "glucose", "source", "import_run", "source_cursor"].map { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \($0)")! }
         }
     }

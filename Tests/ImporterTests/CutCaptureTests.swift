@@ -87,7 +87,7 @@ final class CutCaptureTests: XCTestCase {
         var rows = Set(try store.glucose().map {
             "glucose \($0.sourceSerial ?? "-") \($0.recordKey ?? "-") \($0.time.timeIntervalSince1970) \($0.mgdl) \($0.kind) \($0.flag.map { "\($0)" } ?? "-")"
         })
-        let minutes = try store.pool.read { db in try String.fetchAll(db, sql: "SELECT minute FROM activity_minute") }
+        let minutes = try store.database.read { db in try String.fetchAll(db, sql: "SELECT minute FROM activity_minute") }
         rows.formUnion(minutes.map { "activity minute \($0)" })
         return rows
     }

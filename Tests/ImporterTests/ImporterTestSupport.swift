@@ -17,7 +17,7 @@ func makeStore(zone: String = "America/Los_Angeles", file: StaticString = #fileP
 
 /// Row counts of every table glucobridge writes, to show a failed import changed nothing.
 func tableCounts(_ store: SharedStore) throws -> [String: Int] {
-    try store.pool.read { db in
+    try store.database.read { db in
         var counts: [String: Int] = [:]
         for table in ["day", "glucose", "source", "import_run", "source_cursor"] {
             counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)")

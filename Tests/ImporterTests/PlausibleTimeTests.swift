@@ -72,7 +72,7 @@ final class PlausibleTimeTests: XCTestCase {
         XCTAssertEqual(second.events, [ImportEvent(name: "implausible-time", count: 1)])
         XCTAssertTrue(second.notes.contains { $0.hasSuffix("not stored: result:1@195103101000 at 1951-03-10T15:00:00Z") }, "\(second.notes)")
         XCTAssertEqual(try store.glucose().count, 2)
-        XCTAssertFalse(try store.pool.read { db in
+        XCTAssertFalse(try store.database.read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM day WHERE date < '2000-01-01' OR date > '2026-03-11')")!
         })
     }

@@ -50,7 +50,7 @@ final class WallClockTimeTests: XCTestCase {
     func replay(_ capture: URL, zone: String = "America/New_York") throws -> (ImportOutcome, [Stored], SharedStore) {
         let (store, _) = try makeStore(zone: zone)
         let outcome = try Importer(store: store).replay(captureAt: capture)
-        let rows = try store.pool.read { db in
+        let rows = try store.database.read { db in
             try Row.fetchAll(db, sql: "SELECT g.time, d.date, g.mgdl, g.tag FROM glucose g JOIN day d ON d.id = g.day_id ORDER BY g.time")
         }
         return (outcome, rows.map { Stored(time: $0[0], day: $0[1], mgdl: $0[2], tag: $0[3]) }, store)

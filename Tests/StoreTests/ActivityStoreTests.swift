@@ -159,7 +159,7 @@ final class ActivityStoreTests: XCTestCase {
         let file = try StoreFile()
         let store = try file.open()
         func plan(_ condition: String, _ arguments: StatementArguments) throws -> [String] {
-            try store.pool.read { db in
+            try store.database.read { db in
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + ActivityMinuteQuery.sql(where: condition), arguments: arguments)
                     .map { $0["detail"] as String }
             }

@@ -90,7 +90,7 @@ final class FailureTests: XCTestCase {
         do {
             let store = try file.open()
             _ = try store.save(batch(readings(count: 3000, from: utc("2013-09-13T12:00:00Z"))))
-            _ = try store.pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            _ = try store.database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         }
         // Overwrite pages past the schema with garbage.
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: file.path))

@@ -75,9 +75,9 @@ final class FavouriteTests: XCTestCase {
     func testFavouriteQueriesUseTheirIndexes() throws {
         let file = try StoreFile()
         let store = try file.open(zone: "UTC")
-        try store.pool.write { db in try db.execute(sql: "ANALYZE") }
+        try store.database.write { db in try db.execute(sql: "ANALYZE") }
         func plan(_ sql: String) throws -> [String] {
-            try store.pool.read { db in
+            try store.database.read { db in
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }
             }
         }

@@ -161,7 +161,7 @@ final class ListenerTests: XCTestCase {
         XCTAssertEqual(initial.changedKinds, [])
 
         // A meal and a dose in one transaction, as the app might write them.
-        try store.pool.write { db in
+        try store.database.write { db in
             try db.execute(sql: """
                 INSERT INTO meal (day_id, time, name, carbs_g) SELECT id, '2013-09-13 12:00:00.000', 'Lunch', 40
                     FROM day WHERE date = '2013-09-13';

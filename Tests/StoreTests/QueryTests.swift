@@ -133,10 +133,10 @@ final class QueryTests: XCTestCase {
         let file = try StoreFile()
         let store = try file.open()
         _ = try store.save(batch(readings(count: 2000, from: utc("2013-09-01T00:00:00Z"))))
-        try store.pool.write { db in try db.execute(sql: "ANALYZE") }
+        try store.database.write { db in try db.execute(sql: "ANALYZE") }
 
         func plan(_ sql: String, _ arguments: StatementArguments) throws -> [String] {
-            try store.pool.read { db in
+            try store.database.read { db in
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
             }
         }
@@ -179,12 +179,12 @@ final class QueryTests: XCTestCase {
     func testLogQueriesUseIndexes() throws {
         let file = try StoreFile()
         let store = try file.open()
-        try store.pool.write { db in try db.execute(sql: "ANALYZE") }
+        try store.database.write { db in try db.execute(sql: "ANALYZE") }
         for kind in LogKind.allCases {
             for condition in ["t.day_id = ?", "1 AND t.\(kind.timeColumn) >= ? AND t.\(kind.timeColumn) < ?", "t.id = ?"] {
                 let arguments: StatementArguments = condition.contains("day_id") || condition.contains("id =")
                     ? [1] : ["2013-09-02 00:00:00.000", "2013-09-03 00:00:00.000"]
-                let details = try store.pool.read { db in
+                let details = try store.database.read { db in
                     try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + LogQuery.sql(kind, where: condition), arguments: arguments)
                         .map { $0["detail"] as String }
                 }

@@ -30,11 +30,11 @@ final class SchemaTests: XCTestCase {
         let file = try StoreFile()
         let store = try file.open(busyTimeout: 2.5)
         XCTAssertEqual(try sqlite3(file.path, "PRAGMA journal_mode;"), "wal")
-        try store.pool.read { db in
+        try store.database.read { db in
             XCTAssertEqual(try String.fetchOne(db, sql: "PRAGMA journal_mode"), "wal")
             XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA foreign_keys"), 1)
         }
-        try store.pool.write { db in
+        try store.database.write { db in
             XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA foreign_keys"), 1)
             XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA busy_timeout"), 2500)
             // The foreign key is enforced: a log must belong to an existing Day.
@@ -42,6 +42,25 @@ final class SchemaTests: XCTestCase {
                 INSERT INTO insulin (day_id, time, units) VALUES (999, '2013-09-13 08:00:00.000', 2)
                 """))
         }
+    }
+
+    /// One connection (`.serial`) makes a new store in WAL mode like a pool does, and opening
+    /// an existing store that way writes nothing: the WAL stays empty until a change is made,
+    /// and that change is in the file for another program.
+    func testOneConnectionOpensInWALModeAndWritesNothingOnOpening() throws {
+        let file = try StoreFile()
+        let made = try SharedStore(path: file.path, timeZone: TimeZone(identifier: "Europe/Berlin"), access: .serial)
+        XCTAssertEqual(try sqlite3(file.path, "PRAGMA journal_mode;"), "wal")
+        XCTAssertEqual(try made.database.read { db in try Int.fetchOne(db, sql: "PRAGMA foreign_keys") }, 1)
+        try made.database.close()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path + "-wal"))
+
+        let store = try SharedStore(path: file.path, access: .serial)
+        let wal = try FileManager.default.attributesOfItem(atPath: file.path + "-wal")[.size] as? Int
+        XCTAssertEqual(wal, 0)
+        XCTAssertEqual(store.timeZone.identifier, "Europe/Berlin")
+        _ = try store.save(batch([reading(1, at: utc("2013-09-20T09:00:00Z"), 120)]))
+        XCTAssertEqual(try sqlite3(file.path, "SELECT mgdl FROM glucose;"), "120.0")
     }
 
     func testCheckConstraintsRejectImpossibleValuesFromAnyWriter() throws {

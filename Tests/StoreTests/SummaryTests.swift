@@ -75,7 +75,7 @@ final class SummaryTests: XCTestCase {
         let days = 365
         let started = Date()
         // In a UTC store, a Day is the date of the instant: the rows are made by SQLite, in one transaction.
-        try store.pool.write { db in
+        try store.database.write { db in
             try db.execute(sql: """
                 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(days - 1))
                 INSERT INTO day (date) SELECT date('2013-01-01', '+' || i || ' days') FROM n;
@@ -102,9 +102,9 @@ final class SummaryTests: XCTestCase {
 
         // Plans, without and with statistics: indexes only, no scan of a log table, no sort.
         for analyzed in [false, true] {
-            if analyzed { try store.pool.write { db in try db.execute(sql: "ANALYZE") } }
+            if analyzed { try store.database.write { db in try db.execute(sql: "ANALYZE") } }
             for filter: DayFilter in [[], .hadHypo, [.hadStress, .hadIllness, .hadExercise, .hadHyper]] {
-                let details = try store.pool.read { db in
+                let details = try store.database.read { db in
                     try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + DaySummaryQuery.sql(filter), arguments: [30])
                         .map { $0["detail"] as String }
                 }
