@@ -93,7 +93,7 @@ public enum Normaliser {
     static func checked(_ batch: ImportBatch, clock: DeviceClock, method: TimeMethod, window: PlausibleWindow)
         throws(ImplausibleClockError) -> ImportBatch
     {
-        let times = batch.glucose.map(\.time)
+        let times = batch.glucose.map { $0.time }
         guard let first = times.min(), let last = times.max(), !times.contains(where: window.contains) else {
             return window.filter(batch)
         }

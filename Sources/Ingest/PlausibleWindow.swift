@@ -54,6 +54,8 @@ public struct PlausibleWindow: Sendable, Equatable {
     func keep<Item>(
         _ items: [Item], what: String, time: (Item) -> Date, name: (Item) -> String
     ) -> (kept: [Item], outside: [Item], note: String?) {
+        // Usually every item is inside: then the array is handed back as it is, not copied.
+        guard items.contains(where: { !contains(time($0)) }) else { return (items, [], nil) }
         var kept: [Item] = []
         var outside: [Item] = []
         for item in items {

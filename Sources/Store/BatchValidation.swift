@@ -82,19 +82,22 @@ enum BatchChecks {
         _ items: [Item], key: (Item) -> Key, check: (Item) throws(StoreError) -> Void,
         conflict: (Item) -> StoreError
     ) throws(StoreError) -> [Item] {
+        // Positions of first appearances, by key; one hash per item. Repeats are rare, so the
+        // items are copied into a new array only from the first repeat on.
         var seen: [Key: Int] = [:]
         seen.reserveCapacity(items.count)
-        var unique: [Item] = []
-        unique.reserveCapacity(items.count)
-        for item in items {
+        var unique: [Item]?
+        for (position, item) in items.enumerated() {
             try check(item)
-            if let index = seen[key(item)] {
-                guard unique[index] == item else { throw conflict(item) }
-            } else {
-                seen[key(item)] = unique.count
-                unique.append(item)
+            let itemKey = key(item)
+            guard let first = seen.updateValue(position, forKey: itemKey) else {
+                unique?.append(item)
+                continue
             }
+            seen[itemKey] = first
+            guard items[first] == item else { throw conflict(item) }
+            if unique == nil { unique = Array(items[..<position]) }
         }
-        return unique
+        return unique ?? items
     }
 }
