@@ -145,10 +145,12 @@ final class RecordTests: XCTestCase {
         let store = try file.open()
         var offered = readings(count: 4, from: utc("2013-09-13T12:00:00Z"))
         offered.append(offered[1])
+        offered += readings(count: 1, from: utc("2013-09-13T13:00:00Z"), firstIndex: 20)
         let summary = try store.save(batch(offered))
-        XCTAssertEqual(summary.added, 4)
+        XCTAssertEqual(summary.added, 5)
         XCTAssertEqual(summary.alreadyStored, 1)
-        XCTAssertEqual(try count("glucose", in: file.path), 4)
+        XCTAssertEqual(try count("glucose", in: file.path), 5)
+        XCTAssertEqual(try sqlite3(file.path, "SELECT device_record_key FROM glucose ORDER BY time;"), "egv:1\negv:2\negv:3\negv:4\negv:20")
 
         var conflicting = readings(count: 4, from: utc("2013-09-14T12:00:00Z"), firstIndex: 10)
         var changed = conflicting[2]
@@ -157,7 +159,7 @@ final class RecordTests: XCTestCase {
         XCTAssertStoreError(.invalidReading(recordKey: "egv:12", reason: "the key appears twice in this import with different values")) {
             try store.save(batch(conflicting))
         }
-        XCTAssertEqual(try count("glucose", in: file.path), 4)
+        XCTAssertEqual(try count("glucose", in: file.path), 5)
     }
 
     func testAReimportUnderAnotherTimeLeavesNoEmptyDay() throws {
