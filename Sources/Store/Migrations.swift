@@ -3,30 +3,60 @@ import GRDB
 /// The store's schema, as named, versioned migrations. A migration that has shipped is never
 /// edited: change the schema by registering a new one after the last.
 enum Migrations {
+    /// Every migration, in order: its identifier and its SQL.
+    static var steps: [(identifier: String, sql: String)] {
+        [
+            ("v1-app-model-and-ingest", v1),
+            ("v2-app-api-indexes", v2),
+            ("v3-activity-minutes-and-profile", v3),
+            ("v4-glucose-note", v4),
+            ("v5-glucose-fast-checks", v5),
+            ("v7-display-unit", v7),
+            ("v8-sync-change-log", v8),
+        ]
+    }
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1-app-model-and-ingest") { db in
-            try db.execute(sql: v1)
-        }
-        migrator.registerMigration("v2-app-api-indexes") { db in
-            try db.execute(sql: v2)
-        }
-        migrator.registerMigration("v3-activity-minutes-and-profile") { db in
-            try db.execute(sql: v3)
-        }
-        migrator.registerMigration("v4-glucose-note") { db in
-            try db.execute(sql: v4)
-        }
-        migrator.registerMigration("v5-glucose-fast-checks") { db in
-            try db.execute(sql: v5)
-        }
-        migrator.registerMigration("v7-display-unit") { db in
-            try db.execute(sql: v7)
-        }
-        migrator.registerMigration("v8-sync-change-log") { db in
-            try db.execute(sql: v8)
+        for step in steps {
+            migrator.registerMigration(step.identifier) { db in
+                try db.execute(sql: step.sql)
+            }
         }
         return migrator
+    }
+
+    /// Makes the whole schema in a database that has none, in one transaction: every migration's
+    /// SQL in order, with foreign keys off as GRDB's migrator runs them, and GRDB's table of
+    /// applied migrations holding them all. A new store is then one commit instead of one per
+    /// migration, each followed by GRDB's schema and foreign key checks. `SchemaTests` holds this
+    /// and the migrator to the same schema. Runs outside a transaction (foreign keys can only be
+    /// switched there); on a failure nothing is made and the error names the migration.
+    static func createSchema(in db: Database) throws {
+        try db.execute(sql: "PRAGMA foreign_keys = OFF")
+        defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+        try db.inTransaction(.immediate) {
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            let applied = try db.cachedStatement(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)")
+            for step in steps {
+                do {
+                    try db.execute(sql: step.sql)
+                } catch let error as DatabaseError {
+                    throw SchemaStepError(identifier: step.identifier, underlying: error)
+                }
+                try applied.execute(arguments: [step.identifier])
+            }
+            guard try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") == nil else {
+                throw DatabaseError(resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY, message: "the new schema fails its foreign key check")
+            }
+            return .commit
+        }
+    }
+
+    /// A migration's SQL failed while the schema was made in one transaction.
+    struct SchemaStepError: Error {
+        var identifier: String
+        var underlying: DatabaseError
     }
 
     /// Instants: `YYYY-MM-DD HH:MM:SS.SSS` UTC (see `StoreTime`). Dates: `YYYY-MM-DD`.

@@ -292,19 +292,39 @@ public final class SharedStore: Sendable {
         }
     }
 
-    /// Runs the migrations not yet applied (all after the applied ones), one transaction each; a
-    /// failure names the migration.
+    /// Makes the schema of a new store in one transaction (``Migrations/createSchema(in:)``), or
+    /// runs the migrations an older store has not applied (all after the applied ones), one
+    /// transaction each. A failure names the migration.
     private static func migrate(_ database: any DatabaseWriter, with migrator: DatabaseMigrator, path: String) throws {
-        let applied = try database.read { db in try migrator.appliedIdentifiers(db) }
+        let (applied, isNew) = try database.read { db in
+            // Nothing but, at most, the migrator's own table left by a store interrupted while
+            // it was being made.
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+            return (try migrator.appliedIdentifiers(db), tables.allSatisfy { $0 == "grdb_migrations" })
+        }
+        if applied.isEmpty, isNew {
+            do {
+                try database.writeWithoutTransaction { db in try Migrations.createSchema(in: db) }
+            } catch let error as Migrations.SchemaStepError {
+                throw try migrationFailure(error.underlying, migration: error.identifier, path: path)
+            }
+            return
+        }
         for migration in migrator.migrations where !applied.contains(migration) {
             do {
                 try migrator.migrate(database, upTo: migration)
             } catch let error as DatabaseError {
-                let environmental: [ResultCode] = [.SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_CANTOPEN]
-                if environmental.contains(error.resultCode) { throw error }
-                throw StoreError.migrationFailed(path: path, migration: migration, reason: error.message ?? "\(error.resultCode)")
+                throw try migrationFailure(error, migration: migration, path: path)
             }
         }
+    }
+
+    /// A migration's failure as ``StoreError/migrationFailed(path:migration:reason:)``; a failure
+    /// of the file or its lock is thrown as it is, for ``StoreError`` to word.
+    private static func migrationFailure(_ error: DatabaseError, migration: String, path: String) throws -> StoreError {
+        let environmental: [ResultCode] = [.SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_CANTOPEN]
+        if environmental.contains(error.resultCode) { throw error }
+        return StoreError.migrationFailed(path: path, migration: migration, reason: error.message ?? "\(error.resultCode)")
     }
 }
 

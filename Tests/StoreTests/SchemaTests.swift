@@ -26,6 +26,26 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nglucose_by_uid\nglucose_summary_by_day\nsqlite_autoindex_glucose_1")
     }
 
+    /// A new store's schema, made in one transaction, is exactly what the migrator makes one
+    /// migration at a time: every table, index and trigger with the same SQL, and the same
+    /// migrations recorded as applied.
+    func testOneTransactionSchemaIsTheMigratorsSchema() throws {
+        let made = try StoreFile()
+        _ = try made.open()
+        let migrated = try StoreFile()
+        let queue = try DatabaseQueue(path: migrated.path)
+        try Migrations.migrator.migrate(queue)
+        try queue.close()
+        let schema = "SELECT type || ' ' || name || ' ' || tbl_name || ': ' || sql FROM sqlite_master ORDER BY type, name;"
+        let expected = try sqlite3(migrated.path, schema)
+        XCTAssertEqual(try sqlite3(made.path, schema), expected)
+        XCTAssertTrue(expected.contains("CREATE TRIGGER glucose_sync_insert"), expected)
+        XCTAssertEqual(
+            try sqlite3(made.path, "SELECT identifier FROM grdb_migrations ORDER BY identifier;"),
+            try sqlite3(migrated.path, "SELECT identifier FROM grdb_migrations ORDER BY identifier;"))
+        XCTAssertEqual(try sqlite3(made.path, "PRAGMA foreign_key_check;"), "")
+    }
+
     func testWALForeignKeysAndBusyTimeoutAreOn() throws {
         let file = try StoreFile()
         let store = try file.open(busyTimeout: 2.5)
