@@ -86,7 +86,8 @@ func replay(_ capture: URL, into store: SharedStore, expectingAdded added: Int?)
 }
 
 func newStore(in folder: URL) throws -> SharedStore {
-    try SharedStore(path: freshPath(in: folder), timeZone: TimeZone(identifier: "UTC"))
+    // One connection, as `glucobridge replay` opens it.
+    try SharedStore(path: freshPath(in: folder), timeZone: TimeZone(identifier: "UTC"), access: .serial)
 }
 
 /// Prepares what `phase` needs (not measured), then returns the measured work.

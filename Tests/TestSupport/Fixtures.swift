@@ -20,13 +20,29 @@ public enum Fixtures {
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }
 
-    /// A fresh empty directory for one test's files.
+    /// A fresh empty directory for one test's files, inside this test process's folder, which
+    /// is removed when the process exits.
     public static func temporaryDirectory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory
-            .appendingPathComponent("glucobridge-tests-\(UUID().uuidString)")
+        let dir = runFolder.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir
     }
+
+    /// `glucobridge-tests-PID` in the system's temporary folder; removed at exit.
+    private static let runFolder: URL = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glucobridge-tests-\(getpid())")
+        RunFolder.path = folder.path
+        atexit {
+            if let path = RunFolder.path { try? FileManager.default.removeItem(atPath: path) }
+        }
+        return folder
+    }()
+}
+
+/// The folder `atexit` removes: a C function cannot capture it. Set once, before any test
+/// directory is made.
+private enum RunFolder {
+    nonisolated(unsafe) static var path: String?
 }
 
 /// Bytes from hex text (whitespace between byte pairs allowed); a test fixture that is not hex
