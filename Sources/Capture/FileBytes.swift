@@ -19,8 +19,20 @@ package enum FileBytes {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return .failure(FileReadFailure(errno: errno)) }
 
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(max(Int(info.st_size), 0))
+        // Read straight into the array, sized from fstat; a file that grows meanwhile is read on
+        // in chunks.
+        let size = max(Int(info.st_size), 0)
+        var failure: Int32?
+        var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            while count < size {
+                let got = read(fd, buffer.baseAddress! + count, size - count)
+                if got < 0, errno == EINTR { continue }
+                if got < 0 { failure = errno }
+                guard got > 0 else { break }
+                count += got
+            }
+        }
+        if let failure { return .failure(FileReadFailure(errno: failure)) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
