@@ -21,32 +21,24 @@ package enum FileBytes {
 
         // Read straight into the array, sized from fstat; a file that grows meanwhile is read on
         // in chunks.
-        let size = max(Int(info.st_size), 0)
-        var failure: Int32?
-        var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            while count < size {
-                let got = read(fd, buffer.baseAddress! + count, size - count)
-                if got < 0, errno == EINTR { continue }
-                if got < 0 { failure = errno }
-                guard got > 0 else { break }
-                count += got
+        var failure: FileReadFailure?
+        var bytes = [UInt8](unsafeUninitializedCapacity: max(Int(info.st_size), 0)) { buffer, count in
+            switch fill(UnsafeMutableRawBufferPointer(buffer), from: fd) {
+            case .success(let filled): count = filled
+            case .failure(let reason): failure = reason
             }
         }
-        if let failure { return .failure(FileReadFailure(errno: failure)) }
+        if let failure { return .failure(failure) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(FileReadFailure(errno: errno))
+            switch chunk.withUnsafeMutableBytes({ fill($0, from: fd) }) {
+            case .failure(let reason): return .failure(reason)
+            case .success(0): return .success(bytes)
+            case .success(let filled): bytes.append(contentsOf: chunk[0..<filled])
             }
-            if count == 0 { return .success(bytes) }
-            bytes.append(contentsOf: chunk[0..<count])
         }
     }
-}
 
-extension FileBytes {
     /// The first `count` bytes of the file (fewer when it is shorter), or nil when it cannot be
     /// read: enough to tell a capture format by its magic number.
     package static func prefix(ofPath path: String, count: Int) -> [UInt8]? {
@@ -54,14 +46,24 @@ extension FileBytes {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: count)
+        guard case .success(let filled) = bytes.withUnsafeMutableBytes({ fill($0, from: fd) }) else { return nil }
+        return Array(bytes[..<filled])
+    }
+
+    /// Reads from `fd` until `buffer` is full or the file ends (a read interrupted by a signal is
+    /// made again): how many bytes were read, or why reading failed.
+    private static func fill(_ buffer: UnsafeMutableRawBufferPointer, from fd: Int32) -> Result<Int, FileReadFailure> {
         var filled = 0
-        while filled < count {
-            let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else { break }
+        while filled < buffer.count {
+            let got = read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+            if got < 0 {
+                if errno == EINTR { continue }
+                return .failure(FileReadFailure(errno: errno))
+            }
+            if got == 0 { break }
             filled += got
         }
-        return Array(bytes[..<filled])
+        return .success(filled)
     }
 }
 
