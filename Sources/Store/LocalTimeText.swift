@@ -9,13 +9,15 @@ public enum LocalTimeText {
     public static func text(_ date: Date, zone: TimeZone, seconds: Bool = false) -> String {
         let local = Int64(date.timeIntervalSince1970.rounded(.down)) + Int64(zone.secondsFromGMT(for: date))
         let second = Int(local - CivilDate.floorDiv(local, 86_400) * 86_400)
-        let time = twoDigits(second / 3600) + ":" + twoDigits(second / 60 % 60)
-        return "\(DayDate(instant: date, timeZone: zone)) " + (seconds && second % 60 != 0 ? time + ":" + twoDigits(second % 60) : time)
-    }
-
-    /// `value` (0 to 99) with a leading zero.
-    private static func twoDigits(_ value: Int) -> String {
-        value < 10 ? "0\(value)" : "\(value)"
+        var time: [UInt8] = []
+        time.appendDigits(second / 3600, width: 2)
+        time.append(UInt8(ascii: ":"))
+        time.appendDigits(second / 60 % 60, width: 2)
+        if seconds, second % 60 != 0 {
+            time.append(UInt8(ascii: ":"))
+            time.appendDigits(second % 60, width: 2)
+        }
+        return "\(DayDate(instant: date, timeZone: zone)) " + String(decoding: time, as: UTF8.self)
     }
 
     /// `2015-07-17 09:00 (America/New_York)`: ``text(_:zone:seconds:)`` naming the zone, for a
