@@ -4,17 +4,15 @@ import GRDB
 /// edited: change the schema by registering a new one after the last.
 enum Migrations {
     /// Every migration, in order: its identifier and its SQL.
-    static var steps: [(identifier: String, sql: String)] {
-        [
-            ("v1-app-model-and-ingest", v1),
-            ("v2-app-api-indexes", v2),
-            ("v3-activity-minutes-and-profile", v3),
-            ("v4-glucose-note", v4),
-            ("v5-glucose-fast-checks", v5),
-            ("v7-display-unit", v7),
-            ("v8-sync-change-log", v8),
-        ]
-    }
+    static let steps: [(identifier: String, sql: String)] = [
+        ("v1-app-model-and-ingest", v1),
+        ("v2-app-api-indexes", v2),
+        ("v3-activity-minutes-and-profile", v3),
+        ("v4-glucose-note", v4),
+        ("v5-glucose-fast-checks", v5),
+        ("v7-display-unit", v7),
+        ("v8-sync-change-log", v8),
+    ]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
