@@ -146,7 +146,7 @@ let package = Package(
         .executableTarget(
             name: "glucobridge-bench",
             dependencies: [
-                "Importer", "Store", "TransportReplay", "CaptureUSB", "Drivers", "Ingest", "Simulators",
+                "Importer", "Store", "TransportReplay", "CaptureUSB", "Drivers", "Ingest", "Simulators", "CSQLiteConfig",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,11 +1,13 @@
 // Dexcom import speed: a 90-day G6 receiver dump (recorded as another program reads it, so it
 // replays passively) imported into a new store, imported again, and a 365-day dump, each against
-// a plain prepared-statement insert of the same rows timed in the same run; and the longest wait
-// of another connection that takes the write lock every 20 ms during the 90-day import.
+// a plain prepared-statement insert of the same rows timed in the same run; SQLite's own cost of
+// storing those rows in the store's schema (the store floor); and the longest wait of another
+// connection that takes the write lock every 20 ms during the 90-day import and during the floor.
 //
 //   swift run -c release glucobridge-bench                  all figures (instructions too, under valgrind)
 //   swift run -c release glucobridge-bench --no-instructions
 //   swift run -c release glucobridge-bench --captures DIR   only write the two captures to DIR
+import CSQLiteConfig
 import CaptureUSB
 import Drivers
 import Foundation
@@ -22,11 +24,12 @@ let repetitions = 5
 
 /// The figures, in the order they are printed.
 enum Phase: String, CaseIterable {
-    case baseline, import90 = "import-90", reimport90 = "reimport-90", import365 = "import-365"
+    case baseline, floor90 = "floor-90", import90 = "import-90", reimport90 = "reimport-90", import365 = "import-365"
 
     var label: String {
         switch self {
         case .baseline: "baseline: prepared INSERT of the 90-day rows"
+        case .floor90: "store floor: the 90-day rows, INSERT … SELECT"
         case .import90: "90-day replay into a new store"
         case .reimport90: "90-day replay again (nothing new)"
         case .import365: "365-day replay into a new store"
@@ -78,6 +81,56 @@ func insertBaseline(_ rows: [(time: String, mgdl: Double, trend: String?, key: S
     }
 }
 
+/// What the store floor starts from: `empty`, a store with the 90-day import's Days, source and
+/// run but no readings, and `filled`, the store that import made.
+struct FloorFiles {
+    var empty: String
+    var filled: String
+
+    init(_ captures: Captures) throws {
+        filled = freshPath(in: captures.folder)
+        try replay(captures.days90, into: try SharedStore(path: filled, timeZone: TimeZone(identifier: "UTC"), access: .serial),
+                   expectingAdded: DexcomVendorDump.readings(days: 90))
+        empty = freshPath(in: captures.folder)
+        try DatabaseQueue(path: filled).writeWithoutTransaction { db in
+            try db.execute(sql: "VACUUM INTO ?", arguments: [empty])
+        }
+        try DatabaseQueue(path: empty).writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "DELETE FROM glucose")
+            try db.execute(sql: "VACUUM")
+        }
+    }
+}
+
+/// SQLite's own cost of storing the 90-day readings as the import stores them: a copy of
+/// `files.empty` (the import makes its store too), then one transaction (waiting up to 5 s for
+/// the lock, as the import does) that inserts every row of `files.filled`'s `glucose` with one
+/// `INSERT … SELECT`, with the import's connection settings (foreign keys on, `synchronous =
+/// NORMAL`, statement journals in memory, triggers off), and the close, which checkpoints. No
+/// decoding, no binding, no Day lookups: the least any importer into this schema pays. `body`
+/// runs with the copy's path once it exists.
+func insertFloor(_ files: FloorFiles, in folder: URL, body: (String) throws -> Void = { _ in }) throws {
+    let path = freshPath(in: folder)
+    try FileManager.default.copyItem(atPath: files.empty, toPath: path)
+    try body(path)
+    var configuration = Configuration()
+    configuration.foreignKeysEnabled = true
+    configuration.busyMode = .timeout(5)
+    try DatabaseQueue(path: path, configuration: configuration).writeWithoutTransaction { db in
+        try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        try db.execute(sql: "PRAGMA cache_size = -32000")
+        try db.execute(sql: "ATTACH DATABASE ? AS filled", arguments: [files.filled])
+        precondition(csqlite_enable_triggers(db.sqliteConnection, 0) == 0, "triggers stayed on")
+        try db.inTransaction(.immediate) {
+            try db.execute(sql: "INSERT INTO main.glucose SELECT * FROM filled.glucose")
+            return .commit
+        }
+        try db.execute(sql: "DETACH DATABASE filled")
+    }
+}
+
 func replay(_ capture: URL, into store: SharedStore, expectingAdded added: Int?) throws {
     var quiet = Logger(label: "glucobridge.bench")
     quiet.logLevel = .warning
@@ -99,6 +152,9 @@ func prepare(_ phase: Phase, _ captures: Captures, rows: @autoclosure () throws 
     case .baseline:
         let rows = try rows()
         return { try insertBaseline(rows, in: folder) }
+    case .floor90:
+        let files = try FloorFiles(captures)
+        return { try insertFloor(files, in: folder) }
     case .import90:
         return { try replay(captures.days90, into: try newStore(in: folder), expectingAdded: DexcomVendorDump.readings(days: 90)) }
     case .reimport90:
@@ -201,6 +257,16 @@ func lockWait(_ captures: Captures) throws -> Double {
     return try taker.finish()
 }
 
+/// The longest wait of a ``LockTaker`` during the store floor's insert.
+func floorLockWait(_ captures: Captures, _ files: FloorFiles) throws -> Double {
+    var taker: LockTaker?
+    try insertFloor(files, in: captures.folder) { path in
+        taker = try LockTaker(path: path)
+        usleep(100_000)
+    }
+    return try taker!.finish()
+}
+
 func median(_ body: () throws -> Void) rethrows -> Double {
     var times: [Double] = []
     for _ in 0..<repetitions {
@@ -242,8 +308,14 @@ for phase in Phase.allCases {
     seconds[phase] = try median(try prepare(phase, captures, rows: rows))
 }
 var lockWaits: [Double] = []
-for _ in 0..<repetitions { lockWaits.append(try lockWait(captures)) }
+var floorLockWaits: [Double] = []
+let floorFiles = try FloorFiles(captures)
+for _ in 0..<repetitions {
+    lockWaits.append(try lockWait(captures))
+    floorLockWaits.append(try floorLockWait(captures, floorFiles))
+}
 lockWaits.sort()
+floorLockWaits.sort()
 let counting = !arguments.contains("--no-instructions")
 var counts: [Phase: Int] = [:]
 if counting {
@@ -266,10 +338,13 @@ func row(_ phase: Phase, _ against: Phase, _ name: String) -> String {
     return text
 }
 print(row(.baseline, .baseline, "baseline"))
+print(row(.floor90, .baseline, "baseline"))
 print(row(.import90, .baseline, "baseline"))
 print(row(.reimport90, .baseline, "baseline"))
 print(row(.import365, .baseline, "baseline"))
 print("ratios between figures:")
+print(String(format: "  first import / store floor      %6.3f", seconds[.import90]! / seconds[.floor90]!)
+      + (counts[.import90].flatMap { r in counts[.floor90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
 print(String(format: "  re-import / first import        %6.3f", seconds[.reimport90]! / seconds[.import90]!)
       + (counts[.reimport90].flatMap { r in counts[.import90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
 print(String(format: "  365-day / 90-day import         %6.3f", seconds[.import365]! / seconds[.import90]!)
@@ -278,4 +353,7 @@ print(String(
     format: "longest wait of another connection taking the write lock every 20 ms during the 90-day import\n"
         + "  (about the time the import holds the lock): median %.1f ms, max %.1f ms of %d imports; %.3f× the import's time",
     lockWaits[lockWaits.count / 2] * 1000, lockWaits.last! * 1000, lockWaits.count, lockWaits[lockWaits.count / 2] / seconds[.import90]!))
+print(String(
+    format: "  the same during the store floor's insert: median %.1f ms, max %.1f ms of %d",
+    floorLockWaits[floorLockWaits.count / 2] * 1000, floorLockWaits.last! * 1000, floorLockWaits.count))
 if counting, counts.isEmpty { print("(no instruction counts: valgrind is not installed)") }
