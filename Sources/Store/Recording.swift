@@ -80,7 +80,7 @@ struct GlucoseRows {
         displayTimes.reserve(readings.count, bytesEach: 19)
         var positions: [DayDate: Int] = [:]
         for (i, reading) in readings.enumerated() {
-            times.append(StoreTime.string(reading.time))
+            times.appendInstant(reading.time)
             keys.append(reading.recordKey)
             displayTimes.append(reading.displayTime)
             let date = days.date(of: reading.time)
@@ -336,6 +336,16 @@ struct TextColumn {
         guard let text else { return ranges.append(nil) }
         let start = bytes.count
         bytes.append(contentsOf: text.utf8)
+        ranges.append(start..<bytes.count)
+    }
+
+    /// Appends `date` in the store's format (``StoreTime``), written in place.
+    mutating func appendInstant(_ date: Date) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: StoreTime.length))
+        bytes.withUnsafeMutableBufferPointer { all in
+            StoreTime.write(date, to: UnsafeMutableBufferPointer(rebasing: all[start...]))
+        }
         ranges.append(start..<bytes.count)
     }
 

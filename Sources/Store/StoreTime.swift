@@ -18,26 +18,33 @@ enum StoreTime {
 
     /// `date` in the store's format; `date` must be within ``representable``.
     static func string(_ date: Date) -> String {
+        String(unsafeUninitializedCapacity: length) { buffer in
+            write(date, to: buffer)
+            return length
+        }
+    }
+
+    /// Writes `date` in the store's format to the first ``length`` bytes of `buffer`; `date`
+    /// must be within ``representable``.
+    static func write(_ date: Date, to buffer: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(buffer.count >= length)
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let days = CivilDate.floorDiv(milliseconds, 86_400_000)
         let inDay = Int(milliseconds - days * 86_400_000)
         let (year, month, day) = CivilDate.civil(fromDays: days)
-        return String(unsafeUninitializedCapacity: 23) { buffer in
-            CivilDate.putDigits(year, width: 4, endingAt: 3, in: buffer)
-            buffer[4] = UInt8(ascii: "-")
-            CivilDate.putDigits(month, width: 2, endingAt: 6, in: buffer)
-            buffer[7] = UInt8(ascii: "-")
-            CivilDate.putDigits(day, width: 2, endingAt: 9, in: buffer)
-            buffer[10] = UInt8(ascii: " ")
-            CivilDate.putDigits(inDay / 3_600_000, width: 2, endingAt: 12, in: buffer)
-            buffer[13] = UInt8(ascii: ":")
-            CivilDate.putDigits(inDay / 60_000 % 60, width: 2, endingAt: 15, in: buffer)
-            buffer[16] = UInt8(ascii: ":")
-            CivilDate.putDigits(inDay / 1000 % 60, width: 2, endingAt: 18, in: buffer)
-            buffer[19] = UInt8(ascii: ".")
-            CivilDate.putDigits(inDay % 1000, width: 3, endingAt: 22, in: buffer)
-            return 23
-        }
+        CivilDate.putDigits(year, width: 4, endingAt: 3, in: buffer)
+        buffer[4] = UInt8(ascii: "-")
+        CivilDate.putDigits(month, width: 2, endingAt: 6, in: buffer)
+        buffer[7] = UInt8(ascii: "-")
+        CivilDate.putDigits(day, width: 2, endingAt: 9, in: buffer)
+        buffer[10] = UInt8(ascii: " ")
+        CivilDate.putDigits(inDay / 3_600_000, width: 2, endingAt: 12, in: buffer)
+        buffer[13] = UInt8(ascii: ":")
+        CivilDate.putDigits(inDay / 60_000 % 60, width: 2, endingAt: 15, in: buffer)
+        buffer[16] = UInt8(ascii: ":")
+        CivilDate.putDigits(inDay / 1000 % 60, width: 2, endingAt: 18, in: buffer)
+        buffer[19] = UInt8(ascii: ".")
+        CivilDate.putDigits(inDay % 1000, width: 3, endingAt: 22, in: buffer)
     }
 
     /// Parses `YYYY-MM-DD HH:MM:SS` (or with `T` between date and time), with an optional fraction
