@@ -267,14 +267,15 @@ func floorLockWait(_ captures: Captures, _ files: FloorFiles) throws -> Double {
     return try taker!.finish()
 }
 
-func median(_ body: () throws -> Void) rethrows -> Double {
-    var times: [Double] = []
-    for _ in 0..<repetitions {
-        let start = DispatchTime.now().uptimeNanoseconds
-        try body()
-        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-    }
-    return times.sorted()[times.count / 2]
+/// Seconds `body` takes.
+func timed(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func median(_ values: [Double]) -> Double {
+    values.sorted()[values.count / 2]
 }
 
 // MARK: - Main
@@ -303,10 +304,14 @@ try captures.write()
 let rows = try baselineRows(captures.days90)
 let size = { (url: URL) in ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0) / 1024 }
 
-var seconds: [Phase: Double] = [:]
-for phase in Phase.allCases {
-    seconds[phase] = try median(try prepare(phase, captures, rows: rows))
+// The phases take turns, each repetition one run of every phase, so that the machine's speed,
+// which may drift within a run, weighs on all of them alike.
+let works = try Phase.allCases.map { ($0, try prepare($0, captures, rows: rows)) }
+var samples: [Phase: [Double]] = [:]
+for _ in 0..<repetitions {
+    for (phase, work) in works { samples[phase, default: []].append(try timed(work)) }
 }
+let seconds = samples.mapValues(median)
 var lockWaits: [Double] = []
 var floorLockWaits: [Double] = []
 let floorFiles = try FloorFiles(captures)
@@ -325,7 +330,7 @@ if counting {
 print("""
     glucobridge-bench: Dexcom G6 dumps replayed passively: 90 days (\(DexcomVendorDump.readings(days: 90)) readings, \
     \(size(captures.days90)) KiB pcap) and 365 days (\(DexcomVendorDump.readings(days: 365)) readings, \
-    \(size(captures.days365)) KiB); median of \(repetitions) wall times in this process
+    \(size(captures.days365)) KiB); median of \(repetitions) wall times in this process, the phases taking turns
     """)
 @MainActor
 func row(_ phase: Phase, _ against: Phase, _ name: String) -> String {
