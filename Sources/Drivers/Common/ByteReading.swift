@@ -40,6 +40,12 @@ func hexPreview(_ bytes: some Collection<UInt8>, limit: Int = 16) -> String {
 extension StringProtocol {
     /// The text without any of `characters` at either end.
     func trimmingCharacters(in characters: String) -> String {
-        String(drop { characters.contains($0) }.reversed().drop { characters.contains($0) }.reversed())
+        String(trimming { characters.contains($0) })
+    }
+
+    /// The text without the characters at either end for which `isTrimmed` is true.
+    func trimming(_ isTrimmed: (Character) -> Bool) -> SubSequence {
+        guard let first = firstIndex(where: { !isTrimmed($0) }) else { return self[endIndex...] }
+        return self[first...lastIndex(where: { !isTrimmed($0) })!]
     }
 }

@@ -33,10 +33,7 @@ public enum DexcomXML {
         var attributes: [String: String] = [:]
         var rest = text
         while let equals = rest.firstIndex(of: "=") {
-            let name = rest[..<equals]
-            let key = name.firstIndex { !isSpaceOrSlash($0) }.map { first in
-                String(name[first...name.lastIndex { !isSpaceOrSlash($0) }!])
-            } ?? ""
+            let key = String(rest[..<equals].trimming(isSpaceOrSlash))
             rest = rest[rest.index(after: equals)...].drop { $0.isWhitespace }
             guard let quote = rest.first, quote == "'" || quote == "\"" else { break }
             rest = rest.dropFirst()
