@@ -141,6 +141,15 @@ let package = Package(
         // record demo and benchmark captures, drive behaviour tests.
         .target(
             name: "Simulators", dependencies: ["Drivers", "Transport", "TransportReplay", "Capture", "CaptureBluetooth"]),
+        // The device lab's device models (Lab/): simulators and recorded devices served to a real
+        // kernel as USB gadgets (configfs, FunctionFS, f_hid) and a Bluetooth LE peripheral (L2CAP).
+        .executableTarget(
+            name: "glucobridge-lab-device",
+            dependencies: [
+                "Simulators", "Drivers", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "CBluetooth",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/LabDevices"),
         // Benchmarks (swift run -c release ...), each against a baseline timed in the same run.
         // Dexcom import speed against a plain prepared-statement insert.
         .executableTarget(

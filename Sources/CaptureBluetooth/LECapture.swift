@@ -99,8 +99,24 @@ public struct LECapture: Sendable, Equatable {
         orphanFragments = tracker.reassemblers.values.reduce(0) { $0 + $1.orphanFragments } + tracker.retiredOrphans
     }
 
-    /// The connections that carried ATT traffic, in opening order.
-    public var attConnections: [LEConnection] { connections.filter { !$0.att.isEmpty } }
+    /// The connections that carried ATT traffic, in opening order, seen from the central's side.
+    ///
+    /// A `btmon -w` capture taken without `-i` on a machine with two controllers linked to each other
+    /// holds both ends of each link: the central's connection, and the peripheral's connection on the
+    /// other controller, whose ATT stream is the same PDUs the other way round. That far end is left out.
+    public var attConnections: [LEConnection] { connections.filter { !$0.att.isEmpty && !isFarEnd($0) } }
+
+    /// Whether `connection` is the peripheral's end of a link whose central end this capture also
+    /// holds on another controller: what that end sent is what this one received, in the same order.
+    public func isFarEnd(_ connection: LEConnection) -> Bool {
+        guard connection.role == .peripheral else { return false }
+        let received = Array(connection.att.lazy.filter { $0.direction == .received }.prefix(4).map(\.bytes))
+        guard !received.isEmpty else { return false }
+        return connections.contains { central in
+            central.role == .central && central.controllerIndex != connection.controllerIndex
+                && Array(central.att.lazy.filter { $0.direction == .sent }.prefix(received.count).map(\.bytes)) == received
+        }
+    }
 
     /// The last local name `address` advertised in the capture.
     public func localName(of address: BluetoothAddress) -> String? {

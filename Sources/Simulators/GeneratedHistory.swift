@@ -31,9 +31,9 @@ public enum GeneratedHistory {
         return Int(max(40, min(400, value.rounded())))
     }
 
-    /// Records a receiver holding `days` Days of readings to `output`, the last reading at
-    /// `lastReading` (UTC) by the simulated host clock.
-    public static func record(days: Int = 14, endingAt lastReading: Date, to output: URL, serial: String = "SM14DAYS1") throws {
+    /// A receiver holding `days` Days of readings, one every 5 minutes, its system clock a minute
+    /// past the last; `hostClock` is read when a reply is delivered, so it places them.
+    public static func receiver(days: Int, serial: String, hostClock: @escaping () -> Date) -> DexcomReceiverSimulator {
         let count = days * 288
         let lastSystem: UInt32 = 560_000_000
         let readings = (0..<count).compactMap { i -> (systemSeconds: UInt32, glucose: UInt16, trendByte: UInt8)? in
@@ -44,16 +44,22 @@ public enum GeneratedHistory {
             return (lastSystem - UInt32(count - 1 - i) * 300, UInt16(value), 0x10 | trend)
         }
         let pages = DexcomPageBuilder.egvPages(readings, displayOffset: -25_200)
+        return DexcomReceiverSimulator(
+            pages: [DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: serial, systemSeconds: 1)],
+                    DexcomPartition.egvData.rawValue: pages],
+            systemTime: lastSystem + 60, displayTimeOffset: -25_200, hostClock: hostClock)
+    }
+
+    /// Records a receiver holding `days` Days of readings to `output`, the last reading at
+    /// `lastReading` (UTC) by the simulated host clock.
+    public static func record(days: Int = 14, endingAt lastReading: Date, to output: URL, serial: String = "SM14DAYS1") throws {
         var tick = 0.0
         let hostAtLast = lastReading.addingTimeInterval(60)
         let clock = { () -> Date in
             tick += 0.001
             return hostAtLast.addingTimeInterval(tick)
         }
-        let receiver = DexcomReceiverSimulator(
-            pages: [DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: serial, systemSeconds: 1)],
-                    DexcomPartition.egvData.rawValue: pages],
-            systemTime: lastSystem + 60, displayTimeOffset: -25_200, hostClock: clock)
+        let receiver = receiver(days: days, serial: serial, hostClock: clock)
         let recorder = try RecordingUSBTransport(recording: receiver, to: output, clock: clock)
         _ = try DexcomDriver.download(over: recorder, after: { _ in [:] })
         try recorder.finish()

@@ -16,6 +16,29 @@ public enum USBDescriptors {
         USBControlSetup(requestType: 0x80, request: 0x06, value: 0x0200, index: 0, length: length)
     }
 
+    /// The transfer type of an endpoint, from its descriptor's `bmAttributes` (bits 0–1: 0 control,
+    /// 1 isochronous, 2 bulk, 3 interrupt; USB 2.0 specification, table 9-13). usbmon and USBPcap
+    /// number transfer types differently (0 isochronous, 1 interrupt, 2 control, 3 bulk), which
+    /// `USBTransferType`'s raw values follow: the two must never be mixed.
+    public static func transferType(bmAttributes: UInt8) -> USBTransferType {
+        switch bmAttributes & 0x03 {
+        case 0: .control
+        case 1: .isochronous
+        case 2: .bulk
+        default: .interrupt
+        }
+    }
+
+    /// An endpoint descriptor's `bmAttributes` for a transfer type (no synchronisation or usage bits).
+    public static func bmAttributes(for type: USBTransferType) -> UInt8 {
+        switch type {
+        case .control: 0
+        case .isochronous: 1
+        case .bulk: 2
+        case .interrupt: 3
+        }
+    }
+
     /// Vendor and product ids from an 18-byte device descriptor.
     public static func identity(fromDeviceDescriptor bytes: [UInt8]) -> (vendorID: UInt16, productID: UInt16)? {
         guard bytes.count >= 14, bytes[1] == deviceType else { return nil }
@@ -42,7 +65,7 @@ public enum USBDescriptors {
             } else if type == endpointType, length >= 7, !inAlternate, !interfaces.isEmpty {
                 let endpoint = USBEndpoint(
                     address: bytes[offset + 2],
-                    type: USBTransferType(rawValue: bytes[offset + 3] & 0x03) ?? .bulk,
+                    type: transferType(bmAttributes: bytes[offset + 3]),
                     maxPacketSize: Int(bytes[offset + 4]) | Int(bytes[offset + 5] & 0x07) << 8)
                 interfaces[interfaces.count - 1].endpoints.append(endpoint)
             }
@@ -66,7 +89,7 @@ public enum USBDescriptors {
             body += [9, interfaceType, interface.number, 0, UInt8(interface.endpoints.count),
                      interface.interfaceClass, interface.interfaceSubclass, interface.interfaceProtocol, 0]
             for endpoint in interface.endpoints {
-                body += [7, endpointType, endpoint.address, endpoint.type.rawValue,
+                body += [7, endpointType, endpoint.address, bmAttributes(for: endpoint.type),
                          UInt8(endpoint.maxPacketSize & 0xFF), UInt8(endpoint.maxPacketSize >> 8), 0]
             }
         }

@@ -129,7 +129,7 @@ public final class LibUSBContext: @unchecked Sendable {
             guard let setting = settings.first(where: { $0.bAlternateSetting == 0 }) ?? settings.first else { continue }
             let endpoints = UnsafeBufferPointer(start: setting.endpoint, count: Int(setting.bNumEndpoints)).map {
                 USBEndpoint(
-                    address: $0.bEndpointAddress, type: LibUSB.transferType(bmAttributes: $0.bmAttributes),
+                    address: $0.bEndpointAddress, type: USBDescriptors.transferType(bmAttributes: $0.bmAttributes),
                     maxPacketSize: LibUSB.maxPacketSize(wMaxPacketSize: $0.wMaxPacketSize))
             }
             result.append(

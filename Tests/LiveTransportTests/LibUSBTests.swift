@@ -122,12 +122,12 @@ final class LibUSBTests: XCTestCase {
     }
 
     func testTransferTypeFromAttributes() {
-        XCTAssertEqual(LibUSB.transferType(bmAttributes: 0x00), .control)
-        XCTAssertEqual(LibUSB.transferType(bmAttributes: 0x01), .isochronous)
-        XCTAssertEqual(LibUSB.transferType(bmAttributes: 0x02), .bulk)
-        XCTAssertEqual(LibUSB.transferType(bmAttributes: 0x03), .interrupt)
-        XCTAssertEqual(LibUSB.transferType(bmAttributes: 0x0D), .isochronous, "synchronisation bits are ignored")
-        XCTAssertEqual(LibUSB.transferType(bmAttributes: 0x13), .interrupt, "usage bits are ignored")
+        XCTAssertEqual(USBDescriptors.transferType(bmAttributes: 0x00), .control)
+        XCTAssertEqual(USBDescriptors.transferType(bmAttributes: 0x01), .isochronous)
+        XCTAssertEqual(USBDescriptors.transferType(bmAttributes: 0x02), .bulk)
+        XCTAssertEqual(USBDescriptors.transferType(bmAttributes: 0x03), .interrupt)
+        XCTAssertEqual(USBDescriptors.transferType(bmAttributes: 0x0D), .isochronous, "synchronisation bits are ignored")
+        XCTAssertEqual(USBDescriptors.transferType(bmAttributes: 0x13), .interrupt, "usage bits are ignored")
     }
 
     func testMaxPacketSizeIgnoresTransactionBits() {

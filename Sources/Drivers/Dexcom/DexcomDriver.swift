@@ -192,18 +192,23 @@ struct DexcomLink {
     let inEndpoint: USBEndpoint
 
     /// Finds the CDC data interface (or, failing that, any interface with a bulk pair), claims
-    /// it and the CDC control interface so the kernel's `cdc_acm` lets go of the device.
+    /// it and the CDC control interface so the kernel's `cdc_acm` lets go of the device. A CDC
+    /// data interface whose pair is not described as bulk is still taken: recordings made by
+    /// glucobridge before its endpoint descriptors were fixed describe the bulk pair as interrupt.
     init(transport: any USBTransport) throws(DexcomError) {
         self.transport = transport
         let interfaces = transport.device.interfaces
-        func bulkPair(_ interface: USBInterface) -> (out: USBEndpoint, in: USBEndpoint)? {
-            guard let out = interface.endpoints.first(where: { $0.type == .bulk && $0.direction == .out }),
-                  let inward = interface.endpoints.first(where: { $0.type == .bulk && $0.direction == .in }) else { return nil }
+        func pair(_ interface: USBInterface, bulkOnly: Bool) -> (out: USBEndpoint, in: USBEndpoint)? {
+            let usable = interface.endpoints.filter { bulkOnly ? $0.type == .bulk : $0.type != .control }
+            guard let out = usable.first(where: { $0.direction == .out }),
+                  let inward = usable.first(where: { $0.direction == .in }) else { return nil }
             return (out, inward)
         }
-        guard let data = interfaces.first(where: { $0.interfaceClass == USBInterface.classCDCData && bulkPair($0) != nil })
-            ?? interfaces.first(where: { bulkPair($0) != nil }),
-              let pair = bulkPair(data) else {
+        let isData = { (interface: USBInterface) in interface.interfaceClass == USBInterface.classCDCData }
+        guard let (data, pair) = interfaces.lazy.filter(isData).compactMap({ i in pair(i, bulkOnly: true).map { (i, $0) } }).first
+            ?? interfaces.lazy.compactMap({ i in pair(i, bulkOnly: true).map { (i, $0) } }).first
+            ?? interfaces.lazy.filter(isData).compactMap({ i in pair(i, bulkOnly: false).map { (i, $0) } }).first
+        else {
             throw .noDataInterface(device: transport.device.idString)
         }
         do {

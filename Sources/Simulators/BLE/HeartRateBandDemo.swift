@@ -49,11 +49,11 @@ public enum HeartRateBandDemo {
         return [flags, UInt8(bpm)] + value + [UInt8(rr & 0xFF), UInt8(rr >> 8)]
     }
 
-    /// The simulated band, its notifications scheduled on `clock`.
-    public static func band(clock: SimulatedClock) -> SimulatedPeripheral {
+    /// The simulated band, its notifications scheduled on `clock`, one a second for `seconds`.
+    public static func band(clock: SimulatedClock, seconds: Int = seconds) -> SimulatedPeripheral {
         var schedule: [SimulatedPeripheral.Emission] = []
         var energy = 0.0
-        for second in 1...seconds {
+        for second in 1...max(1, seconds) {
             energy += beatsPerMinute(at: second) >= 100 ? 0.35 : 0.1
             schedule.append(SimulatedPeripheral.Emission(
                 at: connected.addingTimeInterval(TimeInterval(second)), 0x2A37, measurement(at: second, energy: Int(energy))))

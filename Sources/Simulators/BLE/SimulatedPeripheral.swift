@@ -175,6 +175,15 @@ public final class SimulatedPeripheral: ATTBearer {
         throw .disconnected("the device ended the connection")
     }
 
+    /// The next answer to what the client sent, without moving on to scheduled emissions: how a
+    /// device serving a real link drains its answers before it is idle.
+    public func takeAnswer() -> [UInt8]? {
+        outbox.isEmpty ? nil : outbox.removeFirst()
+    }
+
+    /// Whether the client has enabled notifications or indications of any characteristic.
+    public var hasSubscriptions: Bool { cccd.values.contains { $0 != 0 } }
+
     public func raiseSecurity(after error: ATTErrorCode) throws(BLEError) -> Bool { false }
 
     public func close() {

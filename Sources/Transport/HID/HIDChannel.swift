@@ -62,7 +62,19 @@ public struct HIDChannel {
     }
 
     /// Receives one report of at most `maxLength` bytes from the IN endpoint.
+    ///
+    /// Zero-length completions are passed over: a device whose report fills the endpoint's packet
+    /// may end the transfer with a zero-length packet (the Linux f_hid gadget does, since kernel
+    /// commit ed6f727c575b), which carries no report. A few in a row at most are skipped, so a
+    /// capture of nothing else still ends.
     public func receive(maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
-        try transport.read(from: inEndpoint, maxLength: maxLength, timeout: timeout)
+        var read = try transport.read(from: inEndpoint, maxLength: maxLength, timeout: timeout)
+        for _ in 0..<Self.zeroLengthPacketsSkipped where read.bytes.isEmpty {
+            read = try transport.read(from: inEndpoint, maxLength: maxLength, timeout: timeout)
+        }
+        return read
     }
+
+    /// How many zero-length completions in a row `receive` passes over.
+    static let zeroLengthPacketsSkipped = 4
 }

@@ -1,0 +1,225 @@
+# Shared by the lab's scenarios (Lab/scenarios/*.sh), inside the VM ("run") and on the host
+# ("check"). A scenario fails with one line: the last line it prints before a non-zero exit.
+set -euo pipefail
+
+lab_root="${LAB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+lab_bin="${LAB_BIN:-$lab_root/.build/debug}"
+glucobridge="$lab_bin/glucobridge"
+lab_device="$lab_bin/glucobridge-lab-device"
+gadget=/sys/kernel/config/usb_gadget/glucobridge
+
+# Inside the VM, stores live in tmpfs (SQLite's WAL needs shared memory, which 9p does not give);
+# when the scenario ends they are checkpointed and copied into the results folder.
+work=/tmp/lab
+save_stores() {
+    local store
+    for store in "$work"/*.sqlite; do
+        [ -f "$store" ] || continue
+        sqlite3 "$store" "PRAGMA wal_checkpoint(TRUNCATE);" > /dev/null 2>&1 || true
+        cp "$store" "$LAB_OUT/"
+    done
+}
+if [ "${1:-}" = run ]; then
+    mkdir -p "$work"
+    trap save_stores EXIT
+fi
+
+fail() {
+    echo "FAIL: $*"
+    exit 1
+}
+
+# Waits until CONDITION (a shell command) holds, checking every 0.1 s for at most SECONDS; fails
+# naming WHAT otherwise. A wait for an event with a bound, not a sleep standing in for one.
+await() {
+    local seconds="$1" what="$2"
+    shift 2
+    local tries=$((seconds * 10))
+    until "$@" >/dev/null 2>&1; do
+        tries=$((tries - 1))
+        [ "$tries" -gt 0 ] || fail "waited ${seconds}s for $what"
+        sleep 0.1
+    done
+}
+
+# The USB device enumerated on the host side of dummy_hcd with vendor:product VIDPID.
+usb_device_present() {
+    local vidpid="$1" dir
+    for dir in /sys/bus/usb/devices/1-*; do
+        [ -f "$dir/idVendor" ] || continue
+        [ "$(cat "$dir/idVendor"):$(cat "$dir/idProduct")" = "$vidpid" ] && return 0
+    done
+    return 1
+}
+
+usb_device_absent() { ! usb_device_present "$1"; }
+
+# Starts a usbmon capture of bus 1 into FILE, as a user would with tcpdump; stop_capture ends it.
+start_usbmon_capture() {
+    tcpdump -i usbmon1 -U -w "$1" >"$1.log" 2>&1 &
+    capture_pid=$!
+    await 10 "tcpdump to start capturing" grep -q "listening on" "$1.log"
+}
+
+stop_capture() {
+    kill -INT "$capture_pid" 2>/dev/null || true
+    wait "$capture_pid" 2>/dev/null || true
+}
+
+# Plugs the gadget in (binds it to the UDC) or unplugs it.
+plug() { echo dummy_udc.0 > "$gadget/UDC"; }
+unplug() { echo "" > "$gadget/UDC"; }
+
+# Every stored reading, one line each, in the columns a live import and a replay must agree on:
+# key, value, unit, tag, trend, instant, the device's own clock values and the Day.
+glucose_rows() {
+    sqlite3 -separator ' | ' "$1" "SELECT g.device_record_key, g.mgdl, g.unit, g.tag, coalesce(g.trend, '-'),
+        g.time, coalesce(g.device_time, '-'), coalesce(g.device_display_time, '-'), d.date
+        FROM glucose g JOIN day d ON d.id = g.day_id ORDER BY g.device_record_key"
+}
+
+# The same without the instant and Day, for stores whose host clocks differ (a capture served
+# live, with the time of the lab, against its replay, with the time of the capture).
+glucose_values() {
+    sqlite3 -separator ' | ' "$1" "SELECT device_record_key, mgdl, unit, tag, coalesce(trend, '-'),
+        coalesce(device_time, '-'), coalesce(device_display_time, '-') FROM glucose ORDER BY device_record_key"
+}
+
+exercise_rows() {
+    sqlite3 -separator ' | ' "$1" "SELECT e.device_record_key, e.time, e.name, e.duration_seconds, e.intensity, d.date
+        FROM exercise e JOIN day d ON d.id = e.day_id ORDER BY e.device_record_key"
+}
+
+activity_rows() {
+    sqlite3 -separator ' | ' "$1" "SELECT minute, coalesce(heart_rate_bpm, '-'), coalesce(energy_kj, '-') FROM activity_minute ORDER BY minute"
+}
+
+count() { sqlite3 "$1" "SELECT count(*) FROM $2"; }
+
+# Fails unless the two row listings are the same, naming the first difference.
+same_rows() {
+    local what="$1" left="$2" right="$3"
+    if ! diff -q "$left" "$right" >/dev/null; then
+        local first
+        first="$(diff "$left" "$right" | grep '^[<>]' | head -n 2 | tr '\n' ' ')"
+        fail "$what differ: $first"
+    fi
+}
+
+# Replays CAPTURE into a new store STORE in zone TZ (on the host, after the VM).
+replay_into() {
+    local capture="$1" store="$2" zone="$3"
+    rm -f "$store" "$store-wal" "$store-shm"
+    "$glucobridge" replay "$capture" --store "$store" --tz "$zone" > "$store.log" 2>&1 \
+        || fail "replay of $(basename "$capture") failed: $(tail -n 1 "$store.log")"
+}
+
+# Two emulated LE controllers linked to each other (BlueZ's btvirt over hci_vhci): hci0 is the
+# central glucobridge uses, hci1 the peripheral a device model serves. btmon records both ends
+# into ALL (as `btmon -w` without -i does) and hci0 alone into CENTRAL (as `btmon -i hci0`).
+start_bluetooth() {
+    local all="$1" central="$2"
+    btmon -w "$all" > /dev/null 2>&1 &
+    btmon_all_pid=$!
+    btvirt -L -l2 > "$LAB_OUT/btvirt.log" 2>&1 &
+    await 20 "btvirt's two controllers" test -e /sys/class/bluetooth/hci1
+    btmon -i hci0 -w "$central" > /dev/null 2>&1 &
+    btmon_central_pid=$!
+    btmgmt --index 0 power on > /dev/null
+    btmgmt --index 1 connectable on > /dev/null
+    btmgmt --index 1 power on > /dev/null
+    peripheral_address="$(btmgmt --index 1 info | awk '/addr / {print $2; exit}')"
+    [ -n "$peripheral_address" ] || fail "hci1 has no address (btmgmt --index 1 info)"
+}
+
+# Starts advertising SERVICE (a 16-bit UUID in hex) on hci1, connectable.
+advertise() {
+    btmgmt --index 1 add-adv -c -g -u "$1" 1 > /dev/null
+}
+
+stop_bluetooth() {
+    sleep 0.5
+    kill -INT "$btmon_central_pid" "$btmon_all_pid" 2>/dev/null || true
+    wait "$btmon_central_pid" "$btmon_all_pid" 2>/dev/null || true
+}
+
+# A USB device model served as a gadget (glucobridge-lab-device usb ARGS…) and imported live
+# twice while tcpdump captures usbmon1: the store OUT/live.sqlite, the import's own recording
+# OUT/record.pcap, the capture OUT/usbmon.pcap and both imports' logs.
+usb_live_run() {
+    local out="$1" vidpid="$2" zone="$3"
+    shift 3
+    "$lab_device" usb "$@" > "$out/device.log" 2>&1 &
+    await 30 "the device $vidpid to enumerate" usb_device_present "$vidpid"
+    start_usbmon_capture "$out/usbmon.pcap"
+    "$glucobridge" import --store "$work/live.sqlite" --tz "$zone" --record "$out/record.pcap" > "$out/import.log" 2>&1 \
+        || fail "live import failed: $(tail -n 1 "$out/import.log")"
+    stop_capture
+    "$glucobridge" import --store "$work/live.sqlite" > "$out/import-again.log" 2>&1 \
+        || fail "second live import failed: $(tail -n 1 "$out/import-again.log")"
+}
+
+# On the host: the live store holds EXPECTED readings, the second import added none, and replays
+# of the import's --record capture and of the tcpdump capture store the same rows; tshark reads
+# endpoint descriptors of TYPES (bmAttributes, e.g. "0x02" for bulk) in both captures.
+usb_live_check() {
+    local out="$1" zone="$2" expected="$3" types="$4"
+    cat "$out/import.log"
+    grep -q "$expected new, 0 already stored" "$out/import.log" \
+        || fail "the live import did not store $expected new records: $(grep 'records read' "$out/import.log")"
+    grep -q "records read: 0 new," "$out/import-again.log" \
+        || fail "the second live import was not empty: $(grep 'records read' "$out/import-again.log")"
+    glucose_rows "$out/live.sqlite" > "$out/live.rows"
+    [ -s "$out/live.rows" ] || fail "the live store holds no reading"
+    local capture
+    for capture in record usbmon; do
+        replay_into "$out/$capture.pcap" "$out/replay-$capture.sqlite" "$zone"
+        glucose_rows "$out/replay-$capture.sqlite" > "$out/replay-$capture.rows"
+        same_rows "readings of the live import and of a replay of $capture.pcap" "$out/live.rows" "$out/replay-$capture.rows"
+        # Wireshark's dissector, independently of this project: the endpoint descriptors.
+        local seen
+        seen="$(tshark -r "$out/$capture.pcap" -Y 'usb.bDescriptorType == 5' -T fields -e usb.bmAttributes 2>/dev/null | tr ',' '\n' | sort -u | tr '\n' ' ')"
+        echo "$capture.pcap endpoint bmAttributes: $seen"
+        case " $seen" in
+            *" $types"*) ;;
+            *) fail "tshark reads no endpoint with bmAttributes $types in $capture.pcap (it reads: ${seen:-none})" ;;
+        esac
+    done
+}
+
+# A Dexcom receiver (14 Days) that makes FAULT (unplug, silence, stall) after AFTER answers in
+# the middle of a download. The first import must fail and store nothing; after the reader is
+# plugged in again, the next import is complete and the one after it adds nothing. Results:
+# OUT/faulted.log (the failed import), OUT/faulted.count (readings stored by it), OUT/import.log,
+# OUT/import-again.log.
+usb_fault_run() {
+    local out="$1" fault="$2" after="$3"
+    "$lab_device" usb dexcom --days 14 --fault "$fault" --after "$after" > "$out/device.log" 2>&1 &
+    await 30 "the receiver 22a3:0047 to enumerate" usb_device_present 22a3:0047
+    if "$glucobridge" import --store "$work/live.sqlite" --tz UTC > "$out/faulted.log" 2>&1; then
+        fail "the import with a reader that made the fault '$fault' succeeded: $(tail -n 1 "$out/faulted.log")"
+    fi
+    if [ -f "$work/live.sqlite" ]; then count "$work/live.sqlite" glucose > "$out/faulted.count"; else echo 0 > "$out/faulted.count"; fi
+    # Unplug (when the fault has not) and plug the reader in again.
+    [ -z "$(cat "$gadget/UDC")" ] || unplug
+    await 10 "the receiver to leave the bus" usb_device_absent 22a3:0047
+    plug
+    await 30 "the receiver to enumerate again" usb_device_present 22a3:0047
+    "$glucobridge" import --store "$work/live.sqlite" --tz UTC > "$out/import.log" 2>&1 \
+        || fail "the import after plugging the reader in again failed: $(tail -n 1 "$out/import.log")"
+    "$glucobridge" import --store "$work/live.sqlite" > "$out/import-again.log" 2>&1 \
+        || fail "the third import failed: $(tail -n 1 "$out/import-again.log")"
+}
+
+# On the host: the failed import's message names the device and says WORDS (a grep -E pattern);
+# it stored nothing; the next import stored all 4004 readings once.
+usb_fault_check() {
+    local out="$1" words="$2"
+    cat "$out/faulted.log"
+    grep -q "22a3:0047" "$out/faulted.log" || fail "the failed import's message does not name the device 22a3:0047: $(tail -n 1 "$out/faulted.log")"
+    grep -Eq "$words" "$out/faulted.log" || fail "the failed import's message does not say what happened ($words): $(tail -n 1 "$out/faulted.log")"
+    [ "$(cat "$out/faulted.count")" = 0 ] || fail "the failed import stored $(cat "$out/faulted.count") readings"
+    grep -q "4004 new, 0 already stored" "$out/import.log" || fail "the import after the fault was not complete: $(grep 'records read' "$out/import.log")"
+    grep -q "records read: 0 new," "$out/import-again.log" || fail "the import after that was not empty: $(grep 'records read' "$out/import-again.log")"
+    [ "$(count "$out/live.sqlite" glucose)" = 4004 ] || fail "the store holds $(count "$out/live.sqlite" glucose) readings, not 4004"
+}

@@ -1,0 +1,194 @@
+import ArgumentParser
+import CaptureUSB
+import Drivers
+import Foundation
+import Simulators
+import Transport
+import TransportReplay
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The device models of the device lab (Lab/): the project's simulators, and any recorded device,
+/// served as real devices to a real kernel: USB gadgets on a UDC (dummy_hcd in the lab) and a
+/// Bluetooth LE peripheral on a controller (btvirt's in the lab). Run as root inside the lab VM.
+@main
+struct LabDevice: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "glucobridge-lab-device",
+        abstract: "Serves a simulated or recorded diabetes device to this machine's kernel, for the device lab.",
+        subcommands: [USB.self, BLE.self])
+}
+
+/// Writes a line to stderr, prefixed, flushed at once (the lab reads it in its log).
+func labLog(_ line: String) {
+    FileHandle.standardError.write(Data("lab-device: \(line)\n".utf8))
+}
+
+extension LabDevice {
+    struct USB: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A USB gadget: a Dexcom receiver (FunctionFS), a FreeStyle reader (f_hid), or a captured device.")
+
+        enum Model: String, ExpressibleByArgument, CaseIterable {
+            case dexcom, freestyle, capture
+        }
+
+        @Argument(help: "What the gadget is: \(Model.allCases.map(\.rawValue).joined(separator: ", ")).")
+        var model: Model
+
+        @Option(help: "dexcom: Days of generated readings the receiver holds.")
+        var days = 90
+
+        @Option(help: "dexcom: the receiver's serial number.")
+        var serial = "SMLAB0001"
+
+        @Option(help: "capture: the usbmon pcap/pcapng or USBPcap file whose device is served (its recorded answers).")
+        var file: String?
+
+        @Option(help: "A fault made once: unplug, silence or stall.")
+        var fault: USBFaultArgument?
+
+        @Option(help: "How many answers before the fault.")
+        var after = 5
+
+        @Option(help: "The UDC the gadget binds to.")
+        var udc = "dummy_udc.0"
+
+        @Option(help: "The gadget's name in configfs.")
+        var name = "glucobridge"
+
+        @Flag(help: "Leave the gadget unbound: plugging it in is left to the caller (echo UDC > …/UDC).")
+        var unplugged = false
+
+        func run() throws {
+            signal(SIGPIPE, SIG_IGN)
+            let makeModel = try modelFactory()
+            let device = try makeModel().device
+            let server: USBGadgetServer
+            let gadget: Gadget
+            if device.interfaces.contains(where: { $0.interfaceClass == USBInterface.classHID }) {
+                gadget = try Gadget(name: name, device: device, function: "hid.\(name)", udc: udc) { folder in
+                    try Gadget.write(Array("0".utf8), to: "\(folder)/protocol")
+                    try Gadget.write(Array("0".utf8), to: "\(folder)/subclass")
+                    try Gadget.write(Array("64".utf8), to: "\(folder)/report_length")
+                    try Gadget.write(Self.vendorReportDescriptor, to: "\(folder)/report_desc")
+                    let hasOut = device.interfaces.flatMap(\.endpoints).contains { $0.direction == .out && $0.type == .interrupt }
+                    if !hasOut, FileManager.default.fileExists(atPath: "\(folder)/no_out_endpoint") {
+                        try Gadget.write(Array("1".utf8), to: "\(folder)/no_out_endpoint")
+                    }
+                }
+                try gadget.plugIfWanted(!unplugged)
+                server = USBGadgetServer(gadget: gadget, pipe: .hidg(try Self.hidgNode(gadget)), fault: fault.map { ($0.fault, after) }, log: labLog, makeModel: makeModel)
+            } else {
+                gadget = try Gadget(name: name, device: device, function: "ffs.\(name)", udc: udc) { _ in }
+                let function = try FunctionFS(name: name, mountPoint: "/run/ffs-\(name)", interfaces: device.interfaces)
+                function.serveControl { event in
+                    if event == .enable || event == .disable { labLog("host \(event == .enable ? "configured" : "released") the device") }
+                }
+                try gadget.plugIfWanted(!unplugged)
+                server = USBGadgetServer(gadget: gadget, pipe: .functionFS(function), fault: fault.map { ($0.fault, after) }, log: labLog, makeModel: makeModel)
+            }
+            labLog("serving \(device.idString) (\(model.rawValue)) on \(udc)")
+            try server.run()
+        }
+
+        /// A vendor-defined HID report descriptor with 64-byte input and output reports, the shape
+        /// of the FreeStyle readers' (usage page 0xFF00).
+        static let vendorReportDescriptor: [UInt8] = [
+            0x06, 0x00, 0xFF, 0x09, 0x01, 0xA1, 0x01,
+            0x09, 0x20, 0x15, 0x00, 0x26, 0xFF, 0x00, 0x75, 0x08, 0x95, 0x40, 0x81, 0x02,
+            0x09, 0x21, 0x15, 0x00, 0x26, 0xFF, 0x00, 0x75, 0x08, 0x95, 0x40, 0x91, 0x02,
+            0xC0,
+        ]
+
+        /// The `/dev/hidgN` node of the gadget's HID function (its `dev` attribute: major:minor).
+        static func hidgNode(_ gadget: Gadget) throws -> String {
+            let attribute = "\(gadget.folder)/functions/\(gadget.functionName)/dev"
+            let text = (try? String(contentsOfFile: attribute, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            guard let minor = text.split(separator: ":").last.flatMap({ Int($0) }) else {
+                throw LabDeviceError("cannot read the HID gadget's device number from \(attribute)")
+            }
+            return "/dev/hidg\(minor)"
+        }
+
+        func modelFactory() throws -> () throws -> any USBTransport {
+            switch model {
+            case .dexcom:
+                let days = days, serial = serial
+                return { GeneratedHistory.receiver(days: days, serial: serial, hostClock: { Date() }) }
+            case .freestyle:
+                return {
+                    let reader = FreeStyleDemo.reader()
+                    reader.hostClock = { Date() }
+                    return reader
+                }
+            case .capture:
+                guard let file else { throw ValidationError("capture needs --file FILE") }
+                let capture: USBCapture
+                do {
+                    capture = try USBCaptureReader.read(contentsOf: URL(fileURLWithPath: file))
+                } catch {
+                    throw LabDeviceError("\(error)")
+                }
+                let devices = CapturedDevice.devices(in: capture)
+                guard let recorded = devices.first(where: {
+                    DriverRegistry.usbDriver(vendorID: $0.description.vendorID, productID: $0.description.productID) != nil
+                }) ?? devices.max(by: { $0.transfers.count < $1.transfers.count }) else {
+                    throw LabDeviceError("\(file) holds no device")
+                }
+                return { ReplayUSBTransport(recorded) }
+            }
+        }
+    }
+
+    struct BLE: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A Bluetooth LE peripheral on a controller: the simulated heart-rate band.")
+
+        enum Model: String, ExpressibleByArgument, CaseIterable {
+            case heartRate = "heart-rate"
+        }
+
+        @Argument(help: "What the peripheral is: \(Model.allCases.map(\.rawValue).joined(separator: ", ")).")
+        var model: Model
+
+        @Option(help: "The controller index (hciN) the peripheral listens on.")
+        var index: Int32 = 1
+
+        @Option(help: "heart-rate: seconds of measurements, one a second, sent as fast as the link takes them.")
+        var seconds = 120
+
+        @Option(help: "Drop the link after this many PDUs sent (a fault).")
+        var dropAfter: Int?
+
+        func run() throws {
+            signal(SIGPIPE, SIG_IGN)
+            let clock = SimulatedClock(Date().addingTimeInterval(-Double(seconds) - 60))
+            let peripheral: SimulatedPeripheral
+            switch model {
+            case .heartRate: peripheral = HeartRateBandDemo.band(clock: clock, seconds: seconds)
+            }
+            let server = BLEPeripheralServer(index: index, model: peripheral, fault: dropAfter.map { BLEFault(afterPDUs: $0) }, log: labLog)
+            try server.run()
+            labLog("session over")
+        }
+    }
+}
+
+/// `--fault unplug|silence|stall`.
+struct USBFaultArgument: ExpressibleByArgument {
+    var fault: USBFault
+
+    init?(argument: String) {
+        guard let fault = USBFault(rawValue: argument) else { return nil }
+        self.fault = fault
+    }
+}
+
+extension Gadget {
+    func plugIfWanted(_ wanted: Bool) throws {
+        if wanted { try plug() }
+    }
+}

@@ -1,0 +1,145 @@
+import CaptureUSB
+import Foundation
+import Transport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Faults a lab device makes once, after a number of replies, as only a kernel can show them to
+/// the host: the reader unplugged in the middle of a download, a reader that stops answering, a
+/// stalled IN endpoint.
+enum USBFault: String, CaseIterable {
+    case unplug, silence, stall
+}
+
+/// Serves a device model (any `USBTransport`: a simulator, or a capture's recorded device) as a
+/// real USB device: what the host sends to the gadget's OUT endpoint goes to the model, and what
+/// the model answers goes back on the IN endpoint. One request–answer turn per host write, as the
+/// devices glucobridge reads work.
+final class USBGadgetServer {
+    /// The model's files: the data endpoints of a FunctionFS function, or a HID gadget node.
+    enum Pipe {
+        case functionFS(FunctionFS)
+        case hidg(String)
+    }
+
+    let gadget: Gadget
+    let pipe: Pipe
+    let makeModel: () throws -> any USBTransport
+    var fault: (kind: USBFault, afterReplies: Int)?
+    private var replies = 0
+    private let log: (String) -> Void
+
+    init(gadget: Gadget, pipe: Pipe, fault: (USBFault, Int)?, log: @escaping (String) -> Void, makeModel: @escaping () throws -> any USBTransport) {
+        self.gadget = gadget
+        self.pipe = pipe
+        self.fault = fault.map { (kind: $0.0, afterReplies: $0.1) }
+        self.log = log
+        self.makeModel = makeModel
+    }
+
+    /// Serves until the process is stopped. A fresh model answers after every plug-in, as a
+    /// reader's session starts anew when it is plugged in again.
+    func run() throws -> Never {
+        var model = try makeModel()
+        guard let (outEndpoint, inEndpoint) = Self.endpoints(of: model.device) else {
+            throw LabDeviceError("the device model \(model.device.idString) has no IN endpoint to serve")
+        }
+        let (readFD, writeFD) = try files(outEndpoint: outEndpoint, inEndpoint: inEndpoint)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var silent = false
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(readFD, $0.baseAddress, $0.count) }
+            guard count >= 0 else {
+                // Unplugged or not yet enabled: wait for the host to take the device again.
+                let code = errno
+                if code != EINTR { usleep(20_000) }
+                if code == ESHUTDOWN || code == ENODEV {
+                    model = try makeModel()
+                    silent = false
+                }
+                continue
+            }
+            let request = Array(buffer[0..<count])
+            if silent { continue }
+            do {
+                if let outEndpoint {
+                    try model.write(request, to: outEndpoint, timeout: .seconds(1))
+                } else {
+                    let setup = HIDChannel.setReport(interface: model.device.interfaces.first?.number ?? 0, length: request.count)
+                    _ = try model.control(setup, data: request, timeout: .seconds(1))
+                }
+            } catch {
+                log("the model refused a request of \(count) bytes: \(error)")
+                continue
+            }
+            while true {
+                let answer: USBRead
+                do {
+                    answer = try model.read(from: inEndpoint, maxLength: 1 << 16, timeout: .zero)
+                } catch .timeout {
+                    break
+                } catch {
+                    log("the model ended the session: \(error)")
+                    try gadget.unplug()
+                    model = try makeModel()
+                    break
+                }
+                if let fault, replies >= fault.afterReplies {
+                    self.fault = nil
+                    switch fault.kind {
+                    case .unplug:
+                        log("fault: unplugging after \(replies) replies")
+                        try gadget.unplug()
+                        model = try makeModel()
+                    case .silence:
+                        log("fault: no answer after \(replies) replies")
+                        silent = true
+                    case .stall:
+                        log("fault: stalling IN endpoint after \(replies) replies")
+                        // A read on an IN endpoint's file halts that endpoint (FunctionFS).
+                        var byte: UInt8 = 0
+                        _ = read(writeFD, &byte, 1)
+                        silent = true
+                    }
+                    break
+                }
+                let written = answer.bytes.withUnsafeBytes { write(writeFD, $0.baseAddress, $0.count) }
+                if written != answer.bytes.count { log("the host did not take an answer: \(String(cString: strerror(errno)))") }
+                replies += 1
+            }
+        }
+    }
+
+    /// The OUT endpoint the host writes requests to (nil for a HID device without one, which is
+    /// sent SET_REPORT) and the IN endpoint answers go back on: bulk first, else interrupt.
+    static func endpoints(of device: USBDeviceDescription) -> (USBEndpoint?, USBEndpoint)? {
+        let all = device.interfaces.flatMap(\.endpoints)
+        for type in [USBTransferType.bulk, .interrupt] {
+            for interface in device.interfaces {
+                guard let inward = interface.endpoints.first(where: { $0.type == type && $0.direction == .in }) else { continue }
+                let outward = interface.endpoints.first { $0.type == type && $0.direction == .out }
+                if outward != nil || type == .interrupt { return (outward, inward) }
+            }
+        }
+        return all.first { $0.direction == .in }.map { (nil, $0) }
+    }
+
+    private func files(outEndpoint: USBEndpoint?, inEndpoint: USBEndpoint) throws -> (Int32, Int32) {
+        switch pipe {
+        case .functionFS(let function):
+            guard let outEndpoint else { throw LabDeviceError("a FunctionFS device needs an OUT endpoint") }
+            return (try function.open(outEndpoint), try function.open(inEndpoint))
+        case .hidg(let path):
+            var fd: Int32 = -1
+            for _ in 0..<200 {
+                fd = open(path, O_RDWR)
+                if fd >= 0 { break }
+                usleep(50_000)
+            }
+            guard fd >= 0 else { throw LabDeviceError.posix("open", path) }
+            return (fd, fd)
+        }
+    }
+}
