@@ -231,7 +231,7 @@ let package = Package(
         .testTarget(
             name: "ImporterTests",
             dependencies: [
-                "Importer", "Store", "Transport", "TransportReplay", "CaptureUSB", "Drivers", "Ingest", "Model", "Simulators",
+                "Importer", "Store", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Drivers", "Ingest", "Model", "Simulators",
                 "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),

@@ -5,5 +5,5 @@
 source "$(dirname "$0")/../lib.sh"
 case "$1" in
 run) usb_live_run "$2" 1a61:3650 Europe/Paris freestyle ;;
-check) usb_live_check "$2" Europe/Paris "${LAB_FREESTYLE_RECORDS:-11}" 0x03 ;;
+check) usb_live_check "$2" Europe/Paris 8 0x03 ;;
 esac

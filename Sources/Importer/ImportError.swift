@@ -26,6 +26,9 @@ public enum ImportError: Error, CustomStringConvertible {
     /// The driver could not make sense of the device or the capture.
     case driver(any Error)
     case transport(TransportError)
+    /// A transfer with a live device timed out or failed (a reader gone quiet, a stalled
+    /// endpoint): the device as the import named it, and the transfer's error.
+    case transfer(device: String, TransportError)
     case store(StoreError)
     /// The device's clock reply would put every record outside the plausible time window.
     case implausibleClock(ImplausibleClockError)
@@ -45,8 +48,25 @@ public enum ImportError: Error, CustomStringConvertible {
             "\(capture) records several devices that could be meant (\(devices.joined(separator: ", "))); capture one device at a time"
         case .driver(let error): "\(error)"
         case .transport(let error): error.description
+        case let .transfer(device, error): "reading \(device): \(error.description)"
         case .store(let error): error.description
         case .implausibleClock(let error): error.description
+        }
+    }
+}
+
+extension ImportError {
+    /// This error with `device` named, when it is a transfer that timed out or failed on a live
+    /// device (whose transport errors name only the endpoint); any other error as it is.
+    func naming(device: String) -> ImportError {
+        let carried: TransportError? = switch self {
+        case .transport(let error): error
+        case .driver(let error): (error as? TransportErrorCarrying)?.transportError
+        default: nil
+        }
+        switch carried {
+        case .timeout?, .transferFailed?: return .transfer(device: device, carried!)
+        default: return self
         }
     }
 }

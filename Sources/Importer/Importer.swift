@@ -157,7 +157,7 @@ public struct Importer: Sendable {
             download = try driver.download(over: transport, after: storedCursors)
             try recorder?.finish()
         } catch {
-            throw Self.wrap(error)
+            throw Self.wrap(error).naming(device: origin)
         }
         // A live session's own time is the host's clock now (or as the transport stamped it).
         let window = PlausibleWindow(captureTime: max(Date(), download.clock.hostNow ?? .distantPast))

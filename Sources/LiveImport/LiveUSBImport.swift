@@ -26,7 +26,8 @@ extension Importer {
         }
         logger.info("reading device", metadata: ["device": "\(device.idString)", "bus": "\(device.bus)", "address": "\(device.address)"])
         return try importSession(
-            over: transport, driver: driver, origin: "usb bus \(device.bus) address \(device.address)", recordTo: recordURL)
+            over: transport, driver: driver, origin: "usb \(device.idString) on bus \(device.bus) address \(device.address)",
+            recordTo: recordURL)
     }
 
     /// Imports from the reader at `location` (as udev names it to `glucobridge-import@.service`,
