@@ -152,9 +152,14 @@ usb_live_run() {
     "$lab_device" usb "$@" > "$out/device.log" 2>&1 &
     await 30 "the device $vidpid to enumerate" usb_device_present "$vidpid"
     start_usbmon_capture "$out/usbmon.pcap"
-    "$glucobridge" import --store "$work/live.sqlite" --tz "$zone" --record "$out/record.pcap" > "$out/import.log" 2>&1 \
-        || fail "live import failed: $(tail -n 1 "$out/import.log")"
+    local TIMEFORMAT='%U %S'
+    { time "$glucobridge" import --store "$work/live.sqlite" --tz "$zone" --record "$out/record.pcap" > "$out/import.log" 2>&1 \
+        || fail "live import failed: $(tail -n 1 "$out/import.log")"; } 2> "$out/cpu-live"
     stop_capture
+    # The same session replayed from its recording in the same VM: the baseline of the live
+    # figure (CPU seconds, user and system, of each whole process).
+    { time "$glucobridge" replay "$out/record.pcap" --store "$work/replay-in-vm.sqlite" --tz "$zone" > "$out/replay-in-vm.log" 2>&1 \
+        || fail "replay of the recording in the VM failed: $(tail -n 1 "$out/replay-in-vm.log")"; } 2> "$out/cpu-replay"
     "$glucobridge" import --store "$work/live.sqlite" > "$out/import-again.log" 2>&1 \
         || fail "second live import failed: $(tail -n 1 "$out/import-again.log")"
 }
@@ -171,6 +176,9 @@ usb_live_check() {
         || fail "the second live import was not empty: $(grep 'records read' "$out/import-again.log")"
     glucose_rows "$out/live.sqlite" > "$out/live.rows"
     [ -s "$out/live.rows" ] || fail "the live store holds no reading"
+    awk -v n="$expected" 'NR == FNR { live = $1 + $2; next } { replay = $1 + $2 }
+        END { printf "live figure: %.3f ms CPU per reading live, %.3f ms replayed from its recording (ratio %.2f), %d readings, in the lab VM\n",
+              1000 * live / n, 1000 * replay / n, live / replay, n }' "$out/cpu-live" "$out/cpu-replay" | tee "$out/live-figure"
     local capture
     for capture in record usbmon; do
         replay_into "$out/$capture.pcap" "$out/replay-$capture.sqlite" "$zone"

@@ -29,7 +29,7 @@ check)
     cat "$out/faulted.log" "$out/import.log"
     address="$(cat "$out/peripheral.address")"
     grep -qi "$address" "$out/faulted.log" || fail "the failed import's message does not name the band $address: $(tail -n 1 "$out/faulted.log")"
-    grep -Eqi "disconnect|link" "$out/faulted.log" || fail "the failed import's message does not say the link was lost: $(tail -n 1 "$out/faulted.log")"
+    grep -Eqi "connection ended|disconnect" "$out/faulted.log" || fail "the failed import's message does not say the link was lost: $(tail -n 1 "$out/faulted.log")"
     [ "$(cat "$out/faulted.count")" = 0 ] || fail "the failed import stored $(cat "$out/faulted.count") exercise sessions"
     [ "$(count "$out/live.sqlite" exercise)" -ge 1 ] || fail "the import after the dropped link stored no exercise session"
     ;;

@@ -1,10 +1,24 @@
 #!/usr/bin/env bash
 # Plug and import: systemd-udevd applies udev/60-glucobridge.rules to a Dexcom receiver plugged
 # in (a gadget bound to dummy_udc.0); `glucobridge daemon` imports it once when it arrives and
-# adds nothing when it is plugged in again; the device node's access lets an unprivileged user in
-# the plugdev group import it without root.
+# adds nothing when it is plugged in again; the command glucobridge-import@.service runs for the
+# instance udev names imports it; the device node's access lets an unprivileged user in the
+# plugdev group import it without root.
 source "$(dirname "$0")/../lib.sh"
 out="$2"
+# The receiver's device node, /dev/bus/usb/BUS/DEV.
+reader_node() {
+    local dir
+    for dir in /sys/bus/usb/devices/1-*; do
+        if [ "$(cat "$dir/idVendor" 2>/dev/null)" = 22a3 ]; then
+            printf '/dev/bus/usb/%03d/%03d\n' "$(cat "$dir/busnum")" "$(cat "$dir/devnum")"
+        fi
+    done
+}
+
+# Whether the daemon has logged at least N imports of a plugged-in reader.
+imports_logged() { [ "$(grep -c 'reader imported' "$out/daemon.log")" -ge "$1" ]; }
+
 case "$1" in
 run)
     cp "$lab_root/udev/60-glucobridge.rules" /etc/udev/rules.d/
@@ -17,21 +31,28 @@ run)
     daemon_pid=$!
     await 60 "the daemon to start" grep -q "daemon started" "$out/daemon.log"
     plug
-    await 120 "the daemon to import the reader plugged in" grep -q "reader imported" "$out/daemon.log"
+    await 120 "the daemon to import the reader plugged in" imports_logged 1
     udevadm settle
-    node=""
-    for dir in /sys/bus/usb/devices/1-*; do
-        [ "$(cat "$dir/idVendor" 2>/dev/null)" = 22a3 ] && node="/dev/bus/usb/$(printf %03d "$(cat "$dir/busnum")")/$(printf %03d "$(cat "$dir/devnum")")"
-    done
+    node="$(reader_node)"
     [ -n "$node" ] || fail "the receiver has no device node"
     udevadm info --query=property --name="$node" > "$out/udev.properties"
     stat -c '%a %G' "$node" > "$out/node.access"
     unplug
     await 30 "the receiver to leave" usb_device_absent 22a3:0047
     plug
-    await 120 "the daemon to import the reader plugged in again" test "$(grep -c 'reader imported' "$out/daemon.log")" -ge 2
+    await 120 "the daemon to import the reader plugged in again" imports_logged 2
     kill -TERM "$daemon_pid"
     wait "$daemon_pid" || true
+    # What systemd would start for the reader now plugged in: the instance udev names, run as
+    # glucobridge-import@.service's ExecStart runs it (%I: the instance with "-" read as "/").
+    instance="$(udevadm info --query=property --name="$(reader_node)" | sed -n 's/^SYSTEMD_WANTS=.*glucobridge-import@\([0-9-]*\)\.service.*/\1/p')"
+    [ -n "$instance" ] || fail "udev names no glucobridge-import@ instance for the reader plugged in again"
+    exec_start="$(sed -n 's/^ExecStart=//p' "$lab_root/systemd/glucobridge-import@.service")"
+    command="${exec_start//%I/${instance//-//}}"
+    command="${command/\/usr\/local\/bin\/glucobridge/$glucobridge}"
+    command="${command/\/var\/lib\/glucobridge\/store.sqlite/$work/unit.sqlite}"
+    echo "$command" > "$out/unit.command"
+    $command > "$out/unit.log" 2>&1 || fail "the unit's command ($command) failed: $(tail -n 1 "$out/unit.log")"
     # Without root: nobody, in the plugdev group the rules give the node to.
     mkdir -p /tmp/nobody && chown nobody /tmp/nobody
     setpriv --reuid=nobody --regid=nogroup --groups=plugdev env HOME=/tmp/nobody \
@@ -48,8 +69,9 @@ check)
     [ "$(count "$out/daemon.sqlite" glucose)" = 4004 ] || fail "the daemon's store holds $(count "$out/daemon.sqlite" glucose) readings, not 4004"
     grep -q '^ID_MM_DEVICE_IGNORE=1$' "$out/udev.properties" || fail "udev did not set ID_MM_DEVICE_IGNORE=1 on the receiver"
     grep -q '^GLUCOBRIDGE_DRIVER=dexcom$' "$out/udev.properties" || fail "udev did not set GLUCOBRIDGE_DRIVER=dexcom on the receiver"
-    grep -Eq '^SYSTEMD_WANTS=.*glucobridge-import@1-[0-9]+\.service' "$out/udev.properties" || fail "udev did not ask systemd for glucobridge-import@BUS-DEV.service"
+    grep -Eq '^SYSTEMD_WANTS=.*glucobridge-import@0*1-[0-9]+\.service' "$out/udev.properties" || fail "udev did not ask systemd for glucobridge-import@BUS-DEV.service"
     [ "$(cat "$out/node.access")" = "660 plugdev" ] || fail "the receiver's device node is $(cat "$out/node.access"), not 660 plugdev"
+    grep -q "4004 new, 0 already stored" "$out/unit.log" || fail "the import unit's command ($(cat "$out/unit.command")) did not store the readings: $(tail -n 1 "$out/unit.log")"
     grep -q "4004 new, 0 already stored" "$out/unprivileged.log" || fail "the import without root did not store the readings: $(tail -n 1 "$out/unprivileged.log")"
     ;;
 esac

@@ -29,10 +29,10 @@ func labLog(_ line: String) {
 extension LabDevice {
     struct USB: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A USB gadget: a Dexcom receiver (FunctionFS), a FreeStyle reader (f_hid), or a captured device.")
+            abstract: "A USB gadget: a Dexcom receiver (FunctionFS), a FreeStyle reader or a Contour meter (f_hid), or a captured device.")
 
         enum Model: String, ExpressibleByArgument, CaseIterable {
-            case dexcom, freestyle, capture
+            case dexcom, freestyle, contour, capture
         }
 
         @Argument(help: "What the gadget is: \(Model.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -124,6 +124,8 @@ extension LabDevice {
                     reader.hostClock = { Date() }
                     return reader
                 }
+            case .contour:
+                return { ContourLab.meter() }
             case .capture:
                 guard let file else { throw ValidationError("capture needs --file FILE") }
                 let capture: USBCapture
@@ -174,6 +176,24 @@ extension LabDevice {
             try server.run()
             labLog("session over")
         }
+    }
+}
+
+/// The lab's Contour meter: six results around the consensus edges (54, 70, 180, 250 mg/dL),
+/// six hours apart up to an hour ago, its clock on the lab's (UTC) time.
+enum ContourLab {
+    static let values = [53, 54, 69, 70, 181, 251]
+
+    static func meter() -> ContourMeterSimulator {
+        let now = Date()
+        let format = Date.VerbatimFormatStyle(
+            format: "\(year: .defaultDigits)\(month: .twoDigits)\(day: .twoDigits)\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased))\(minute: .twoDigits)",
+            timeZone: TimeZone(identifier: "UTC")!, calendar: Calendar(identifier: .gregorian))
+        let results = values.enumerated().map { index, value in
+            let time = now.addingTimeInterval(-3600 - Double(values.count - 1 - index) * 6 * 3600)
+            return "R|\(index + 1)|^^^Glucose|\(value)|mg/dL^P||||\(time.formatted(format))"
+        }
+        return ContourMeterSimulator(serial: "7390-LAB0001", unit: 0, clock: now.formatted(format), results: results, hostClock: { Date() })
     }
 }
 

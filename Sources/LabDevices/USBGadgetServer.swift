@@ -49,7 +49,41 @@ final class USBGadgetServer {
         let (readFD, writeFD) = try files(outEndpoint: outEndpoint, inEndpoint: inEndpoint)
         var buffer = [UInt8](repeating: 0, count: 4096)
         var silent = false
+        /// Sends what the model has to say (its answers, or what it says first, as a Contour
+        /// meter announces itself), making the fault when its turn comes.
+        func drain() throws {
+            while !silent {
+                let answer: USBRead
+                do {
+                    answer = try model.read(from: inEndpoint, maxLength: 1 << 16, timeout: .zero)
+                } catch .timeout {
+                    return
+                } catch {
+                    log("the model ended the session: \(error)")
+                    try gadget.unplug()
+                    model = try makeModel()
+                    return
+                }
+                if let fault, replies >= fault.afterReplies {
+                    self.fault = nil
+                    try make(fault.kind, writeFD: writeFD)
+                    model = try makeModel()
+                    silent = fault.kind != .unplug
+                    return
+                }
+                // What a device says before the host has configured it waits until it has: a
+                // Contour meter announces itself as soon as it is plugged in.
+                var written = answer.bytes.withUnsafeBytes { write(writeFD, $0.baseAddress, $0.count) }
+                while written < 0, errno == ESHUTDOWN {
+                    usleep(20_000)
+                    written = answer.bytes.withUnsafeBytes { write(writeFD, $0.baseAddress, $0.count) }
+                }
+                if written != answer.bytes.count { log("the host did not take an answer: \(String(cString: strerror(errno)))") }
+                replies += 1
+            }
+        }
         while true {
+            try drain()
             let count = buffer.withUnsafeMutableBytes { read(readFD, $0.baseAddress, $0.count) }
             guard count >= 0 else {
                 // Unplugged or not yet enabled: wait for the host to take the device again.
@@ -72,43 +106,23 @@ final class USBGadgetServer {
                 }
             } catch {
                 log("the model refused a request of \(count) bytes: \(error)")
-                continue
             }
-            while true {
-                let answer: USBRead
-                do {
-                    answer = try model.read(from: inEndpoint, maxLength: 1 << 16, timeout: .zero)
-                } catch .timeout {
-                    break
-                } catch {
-                    log("the model ended the session: \(error)")
-                    try gadget.unplug()
-                    model = try makeModel()
-                    break
-                }
-                if let fault, replies >= fault.afterReplies {
-                    self.fault = nil
-                    switch fault.kind {
-                    case .unplug:
-                        log("fault: unplugging after \(replies) replies")
-                        try gadget.unplug()
-                        model = try makeModel()
-                    case .silence:
-                        log("fault: no answer after \(replies) replies")
-                        silent = true
-                    case .stall:
-                        log("fault: stalling IN endpoint after \(replies) replies")
-                        // A read on an IN endpoint's file halts that endpoint (FunctionFS).
-                        var byte: UInt8 = 0
-                        _ = read(writeFD, &byte, 1)
-                        silent = true
-                    }
-                    break
-                }
-                let written = answer.bytes.withUnsafeBytes { write(writeFD, $0.baseAddress, $0.count) }
-                if written != answer.bytes.count { log("the host did not take an answer: \(String(cString: strerror(errno)))") }
-                replies += 1
-            }
+        }
+    }
+
+    /// Makes `fault` now.
+    private func make(_ fault: USBFault, writeFD: Int32) throws {
+        switch fault {
+        case .unplug:
+            log("fault: unplugging after \(replies) replies")
+            try gadget.unplug()
+        case .silence:
+            log("fault: no answer after \(replies) replies")
+        case .stall:
+            log("fault: stalling the IN endpoint after \(replies) replies")
+            // A read on an IN endpoint's file halts that endpoint (FunctionFS).
+            var byte: UInt8 = 0
+            _ = read(writeFD, &byte, 1)
         }
     }
 

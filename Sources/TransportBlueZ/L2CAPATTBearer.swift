@@ -105,7 +105,7 @@ public final class L2CAPATTBearer: ATTBearer {
             if written == pdu.count { return }
             let code = errno
             if written < 0, code == EAGAIN || code == EINTR { continue }
-            if written < 0, BluetoothSocket.isDisconnection(code) { throw .disconnected(BluetoothSocket.message(code)) }
+            if written < 0, BluetoothSocket.isDisconnection(code) { throw lost(BluetoothSocket.message(code)) }
             throw .socketFailed(call: "write", reason: written < 0 ? BluetoothSocket.message(code) : "\(written) of \(pdu.count) bytes written")
         }
     }
@@ -118,11 +118,16 @@ public final class L2CAPATTBearer: ATTBearer {
         let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         let time = Date()
         if count > 0 { return ATTBearerPDU(bytes: Array(buffer[0..<count]), hostTime: time) }
-        if count == 0 { throw .disconnected("the device closed the connection") }
+        if count == 0 { throw lost("it closed the connection") }
         let code = errno
         if code == EAGAIN || code == EINTR { return nil }
-        if BluetoothSocket.isDisconnection(code) { throw .disconnected(BluetoothSocket.message(code)) }
+        if BluetoothSocket.isDisconnection(code) { throw lost(BluetoothSocket.message(code)) }
         throw .socketFailed(call: "read", reason: BluetoothSocket.message(code))
+    }
+
+    /// The link to the peer is gone, for `reason` (the socket's error): the message names the peer.
+    private func lost(_ reason: String) -> BLEError {
+        .disconnected("\(peer.name.map { "\($0), " } ?? "")\(peer.address): \(reason)")
     }
 
     /// BlueZ's rule [src/shared/att.c `change_security`]: Insufficient Encryption below MEDIUM

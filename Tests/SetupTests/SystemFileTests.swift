@@ -72,7 +72,12 @@ final class SystemFileTests: XCTestCase {
         }
         let wants = try XCTUnwrap(lines.first { $0.contains("SYSTEMD_WANTS") })
         XCTAssertTrue(wants.contains(#"ENV{SYSTEMD_WANTS}+="glucobridge-import@$env{BUSNUM}-$env{DEVNUM}.service""#), String(wants))
-        XCTAssertTrue(wants.hasPrefix(#"ACTION=="add""#), "an import starts on arrival only, not on every change event")
+        // On every event but removal (which the rules skip at their top): a property set on "add"
+        // alone is lost from udev's database at the "bind" event that follows; systemd starts the
+        // unit only when the device first becomes active.
+        XCTAssertFalse(wants.contains("ACTION"), String(wants))
+        let removal = try XCTUnwrap(lines.first { $0.contains(#"ACTION=="remove""#) })
+        XCTAssertTrue(removal.contains(#"GOTO="glucobridge_end""#), String(removal))
         // Only when the system unit is installed where `install --system` puts it.
         let layout = try InstallLayout(mode: .system, prefix: nil, environment: [:])
         XCTAssertTrue(wants.contains(#"TEST=="\#(layout.unitFolder)/\#(SystemFile.importUnit.installedName)""#), String(wants))
