@@ -144,8 +144,9 @@ stop_bluetooth() {
 }
 
 # A USB device model served as a gadget (glucobridge-lab-device usb ARGS…) and imported live
-# twice while tcpdump captures usbmon1: the store OUT/live.sqlite, the import's own recording
-# OUT/record.pcap, the capture OUT/usbmon.pcap and both imports' logs.
+# while tcpdump captures usbmon1, then unplugged, plugged in again and imported again: the store
+# OUT/live.sqlite, the import's own recording OUT/record.pcap, the capture OUT/usbmon.pcap and
+# both imports' logs.
 usb_live_run() {
     local out="$1" vidpid="$2" zone="$3"
     shift 3
@@ -156,6 +157,10 @@ usb_live_run() {
     { time "$glucobridge" import --store "$work/live.sqlite" --tz "$zone" --record "$out/record.pcap" > "$out/import.log" 2>&1 \
         || fail "live import failed: $(tail -n 1 "$out/import.log")"; } 2> "$out/cpu-live"
     stop_capture
+    unplug
+    await 10 "the device $vidpid to leave" usb_device_absent "$vidpid"
+    plug
+    await 30 "the device $vidpid to enumerate again" usb_device_present "$vidpid"
     # The same session replayed from its recording in the same VM: the baseline of the live
     # figure (CPU seconds, user and system, of each whole process).
     { time "$glucobridge" replay "$out/record.pcap" --store "$work/replay-in-vm.sqlite" --tz "$zone" > "$out/replay-in-vm.log" 2>&1 \

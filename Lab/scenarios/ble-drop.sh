@@ -17,7 +17,7 @@ run)
     fi
     wait "$device_pid" || true
     echo "$peripheral_address" > "$out/peripheral.address"
-    if [ -f "$work/live.sqlite" ]; then count "$work/live.sqlite" exercise > "$out/faulted.count"; else echo 0 > "$out/faulted.count"; fi
+    if [ -f "$work/live.sqlite" ]; then count "$work/live.sqlite" activity_minute > "$out/faulted.count"; else echo 0 > "$out/faulted.count"; fi
     "$lab_device" ble heart-rate --index 1 --seconds 900 > "$out/device-again.log" 2>&1 &
     await 20 "the band to listen again" grep -q "listening" "$out/device-again.log"
     advertise 180d || true
@@ -30,7 +30,7 @@ check)
     address="$(cat "$out/peripheral.address")"
     grep -qi "$address" "$out/faulted.log" || fail "the failed import's message does not name the band $address: $(tail -n 1 "$out/faulted.log")"
     grep -Eqi "connection ended|disconnect" "$out/faulted.log" || fail "the failed import's message does not say the link was lost: $(tail -n 1 "$out/faulted.log")"
-    [ "$(cat "$out/faulted.count")" = 0 ] || fail "the failed import stored $(cat "$out/faulted.count") exercise sessions"
-    [ "$(count "$out/live.sqlite" exercise)" -ge 1 ] || fail "the import after the dropped link stored no exercise session"
+    [ "$(cat "$out/faulted.count")" = 0 ] || fail "the failed import stored $(cat "$out/faulted.count") activity minutes"
+    grep -q "900 samples" "$out/import.log" || fail "the import after the dropped link did not read the band's 900 measurements: $(grep samples "$out/import.log")"
     ;;
 esac

@@ -1,8 +1,10 @@
 import CBluetooth
+import Capture
 import CaptureBluetooth
 import Foundation
 import Simulators
 import Transport
+import TransportReplay
 
 #if canImport(Glibc)
     import Glibc
@@ -24,11 +26,11 @@ final class BLEPeripheralServer {
     static let attChannel: UInt16 = 4
 
     let index: Int32
-    let model: SimulatedPeripheral
+    let model: any PeripheralModel
     var fault: BLEFault?
     private let log: (String) -> Void
 
-    init(index: Int32, model: SimulatedPeripheral, fault: BLEFault?, log: @escaping (String) -> Void) {
+    init(index: Int32, model: any PeripheralModel, fault: BLEFault?, log: @escaping (String) -> Void) {
         self.index = index
         self.model = model
         self.fault = fault
@@ -65,13 +67,28 @@ final class BLEPeripheralServer {
         try serve(link)
     }
 
+    /// Waits until the socket's send queue is empty (TIOCOUTQ reports the whole send buffer
+    /// free), at most 10 s: closing the channel earlier would drop notifications still queued in
+    /// the kernel, which a device taken off after sending them does not do.
+    private func flush(_ link: Int32) {
+        var size: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(link, SOL_SOCKET, SO_SNDBUF, &size, &length) == 0 else { return }
+        for _ in 0..<500 {
+            var free: Int32 = 0
+            guard ioctl(link, UInt(TIOCOUTQ), &free) == 0, free < size else { return }
+            usleep(20_000)
+        }
+        log("the send queue did not empty within 10 s")
+    }
+
     private func serve(_ link: Int32) throws {
         var sent = 0
         var subscribed = false
         var buffer = [UInt8](repeating: 0, count: 1024)
         func send(_ pdu: [UInt8]) -> Bool {
             if let fault, sent >= fault.afterPDUs {
-                log("fault: dropping the link after \(sent) PDUs")
+                log("fault: dropping the link after \(sent) PDUs, before \(Hex.encode(Array(pdu.prefix(3))))")
                 return false
             }
             let written = pdu.withUnsafeBytes { Glibc.send(link, $0.baseAddress, $0.count, 0) }
@@ -80,7 +97,10 @@ final class BLEPeripheralServer {
         }
         while true {
             var entry = pollfd(fd: link, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&entry, 1, subscribed ? 30 : 2000)
+            // Once the central listens, what the device sends on its own goes out one PDU per
+            // 7.5 ms of quiet at most, the shortest LE connection interval: the controllers
+            // btvirt emulates have no air time, and a burst would overrun the central's socket.
+            let ready = poll(&entry, 1, subscribed ? 8 : 2000)
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw LabDeviceError.posix("poll", "the ATT link")
@@ -91,21 +111,109 @@ final class BLEPeripheralServer {
                     log("the central disconnected")
                     return
                 }
-                try? model.send(Array(buffer[0..<count]))
-                subscribed = model.hasSubscriptions
-                while let answer = model.takeAnswer() {
+                for answer in model.answers(to: Array(buffer[0..<count])) {
                     guard send(answer) else { return }
                 }
+                subscribed = model.isStreaming
                 continue
             }
             guard subscribed else { continue }
-            // The central is idle: the next scheduled emission, or the end of the session.
-            do {
-                guard let next = try model.receive(timeout: .zero) else { continue }
-                guard send(next.bytes) else { return }
-            } catch {
-                log("the schedule is done: disconnecting")
+            // The central is idle: what the device sends on its own next, or the end of the session.
+            guard let next = model.nextOnItsOwn() else { continue }
+            switch next {
+            case .pdu(let bytes):
+                guard send(bytes) else { return }
+            case .end:
+                log("the session is done: disconnecting once what was sent has left")
+                flush(link)
                 return
+            }
+        }
+    }
+}
+
+/// What a lab peripheral serves: answers to the central's PDUs, and what it sends on its own.
+protocol PeripheralModel: AnyObject {
+    /// The PDUs that answer `pdu` (none for a command or a confirmation).
+    func answers(to pdu: [UInt8]) -> [[UInt8]]
+    /// Whether the central has asked for what the device sends on its own (a subscription).
+    var isStreaming: Bool { get }
+    /// What the device sends next on its own while the central is idle: a PDU, nothing yet, or
+    /// the end of the session.
+    func nextOnItsOwn() -> PeripheralEmission?
+}
+
+enum PeripheralEmission {
+    case pdu([UInt8])
+    case end
+}
+
+extension SimulatedPeripheral: PeripheralModel {
+    func answers(to pdu: [UInt8]) -> [[UInt8]] {
+        try? send(pdu)
+        var answers: [[UInt8]] = []
+        while let answer = takeAnswer() { answers.append(answer) }
+        return answers
+    }
+
+    var isStreaming: Bool { hasSubscriptions }
+
+    func nextOnItsOwn() -> PeripheralEmission? {
+        do {
+            return try receive(timeout: .zero).map { .pdu($0.bytes) }
+        } catch {
+            return .end
+        }
+    }
+}
+
+/// A captured connection's device side as a peripheral: each PDU the central sends is matched to
+/// the capture's, and the device's recorded answers, notifications and indications follow.
+final class CapturedPeripheral: PeripheralModel {
+    let replay: ReplayATTBearer
+    /// Recorded device PDUs due but not sent yet, in capture order.
+    private var due: [[UInt8]] = []
+    private var ended = false
+
+    init(_ replay: ReplayATTBearer) {
+        self.replay = replay
+    }
+
+    /// The recorded answer to `pdu` at once; the notifications and indications that followed it
+    /// in the capture are left for `nextOnItsOwn`, paced as the device sends on its own.
+    func answers(to pdu: [UInt8]) -> [[UInt8]] {
+        do {
+            try replay.send(pdu)
+        } catch {
+            // Not in the capture: refused as a device that does not support it would.
+            let handle: UInt16 = pdu.count >= 3 ? UInt16(pdu[1]) | UInt16(pdu[2]) << 8 : 0
+            return [ATTPDU.errorResponse(request: pdu.first ?? 0, handle: handle, error: .requestNotSupported).bytes]
+        }
+        fill()
+        var answers: [[UInt8]] = []
+        while let first = due.first, ATTOpcode(rawValue: first.first ?? 0)?.kind == .response {
+            answers.append(due.removeFirst())
+        }
+        return answers
+    }
+
+    /// A capture's notifications follow whenever they are due: the replay knows when.
+    var isStreaming: Bool { true }
+
+    func nextOnItsOwn() -> PeripheralEmission? {
+        fill()
+        if !due.isEmpty { return .pdu(due.removeFirst()) }
+        return ended ? .end : nil
+    }
+
+    /// Takes every device PDU the replay has due.
+    private func fill() {
+        while !ended {
+            do {
+                guard let next = try replay.receive(timeout: .zero) else { return }
+                due.append(next.bytes)
+            } catch {
+                ended = true
             }
         }
     }

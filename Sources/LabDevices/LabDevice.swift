@@ -147,10 +147,11 @@ extension LabDevice {
 
     struct BLE: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A Bluetooth LE peripheral on a controller: the simulated heart-rate band.")
+            abstract: "A Bluetooth LE peripheral on a controller: the simulated heart-rate band, or a captured device.")
 
         enum Model: String, ExpressibleByArgument, CaseIterable {
             case heartRate = "heart-rate"
+            case capture
         }
 
         @Argument(help: "What the peripheral is: \(Model.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -165,12 +166,22 @@ extension LabDevice {
         @Option(help: "Drop the link after this many PDUs sent (a fault).")
         var dropAfter: Int?
 
+        @Option(help: "capture: the btsnoop file whose device is served (its first connection carrying ATT, from the central's side).")
+        var file: String?
+
         func run() throws {
             signal(SIGPIPE, SIG_IGN)
-            let clock = SimulatedClock(Date().addingTimeInterval(-Double(seconds) - 60))
-            let peripheral: SimulatedPeripheral
+            let peripheral: any PeripheralModel
             switch model {
-            case .heartRate: peripheral = HeartRateBandDemo.band(clock: clock, seconds: seconds)
+            case .heartRate:
+                peripheral = HeartRateBandDemo.band(clock: SimulatedClock(Date().addingTimeInterval(-Double(seconds) - 60)), seconds: seconds)
+            case .capture:
+                guard let file else { throw ValidationError("capture needs --file FILE") }
+                do {
+                    peripheral = CapturedPeripheral(try ReplayATTBearer(contentsOf: URL(fileURLWithPath: file)))
+                } catch {
+                    throw LabDeviceError("\(error)")
+                }
             }
             let server = BLEPeripheralServer(index: index, model: peripheral, fault: dropAfter.map { BLEFault(afterPDUs: $0) }, log: labLog)
             try server.run()

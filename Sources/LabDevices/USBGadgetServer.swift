@@ -82,8 +82,24 @@ final class USBGadgetServer {
                 replies += 1
             }
         }
+        var configured = false
         while true {
             try drain()
+            if case .hidg = pipe {
+                // A HID gadget's node does not report an unplug: the UDC's state does. A fresh
+                // model answers after the host configures the device again.
+                var entry = pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)
+                guard poll(&entry, 1, 200) > 0 else {
+                    let now = udcState() == "configured"
+                    if configured, !now {
+                        model = try makeModel()
+                        silent = false
+                    }
+                    configured = now
+                    continue
+                }
+                configured = true
+            }
             let count = buffer.withUnsafeMutableBytes { read(readFD, $0.baseAddress, $0.count) }
             guard count >= 0 else {
                 // Unplugged or not yet enabled: wait for the host to take the device again.
@@ -108,6 +124,12 @@ final class USBGadgetServer {
                 log("the model refused a request of \(count) bytes: \(error)")
             }
         }
+    }
+
+    /// The UDC's state as the kernel reports it: `configured` while a host uses the device.
+    private func udcState() -> String {
+        let path = "/sys/class/udc/\(gadget.udc)/state"
+        return (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
     }
 
     /// Makes `fault` now.
