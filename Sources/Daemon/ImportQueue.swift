@@ -30,7 +30,8 @@ public final class AbortSwitch: @unchecked Sendable {
 
     public init() {}
 
-    /// Starts the import's clock: from `limit` on, the switch is set (`deadlinePassed`).
+    /// Starts the import's clock: from `limit` on, the switch is set (`deadlinePassed`); a limit
+    /// of zero sets it at once.
     public func startClock(limit: Duration) {
         lock.withLock { deadline = (ContinuousClock.now + limit, limit) }
     }
@@ -45,7 +46,7 @@ public final class AbortSwitch: @unchecked Sendable {
     /// Why the import must stop, once `abort` was called or the time limit passed.
     public var abortError: TransportError? {
         lock.withLock {
-            if error == nil, let deadline, ContinuousClock.now >= deadline.at { error = .deadlinePassed(deadline.limit) }
+            if error == nil, let deadline, deadline.limit <= .zero || ContinuousClock.now >= deadline.at { error = .deadlinePassed(deadline.limit) }
             return error
         }
     }

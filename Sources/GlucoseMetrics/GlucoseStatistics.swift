@@ -11,8 +11,8 @@ import Store
 /// - GMI (%) = 3.31 + 0.02392 × mean mg/dL (Bergenstal et al., Diabetes Care 2018;41:2275);
 ///   nil below 70 % coverage, where the consensus does not trust it.
 /// - Coverage: readings × each device's interval ÷ the period's length (at most 100 %).
-/// - Time in ranges: the share of readings by the store's tags (< 54, 54–69, 70–180, 181–250,
-///   > 250 mg/dL with the consensus thresholds).
+/// - Time in ranges: the share of readings by the store's tags (< 54, 54 to < 70, 70–180,
+///   > 180 to 250, > 250 mg/dL with the consensus thresholds, on each value as the device sent it).
 /// - Events: ``EventDetector``.
 ///
 /// The values are unrounded; ``rounded(_:)`` gives them as reported.

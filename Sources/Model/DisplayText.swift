@@ -23,13 +23,40 @@ public enum DisplayText {
 }
 
 extension DisplayText {
-    /// A glucose value given in mg/dL, in `unit` as a person writes it: whole mg/dL (or
-    /// `decimals` of them), mmol/L to one decimal (`10.0`).
-    public static func glucose(_ mgdl: Double, unit: GlucoseUnit, decimals: Int = 0) -> String {
-        switch unit {
-        case .milligramsPerDeciliter: number(mgdl, decimals: decimals)
-        case .millimolesPerLiter: String(format: "%.\(max(1, decimals))f", mgdl / GlucoseUnit.mgdlPerMmol)
+    /// A glucose value given in mg/dL, in `unit` as a person reads it: whole mg/dL (or `decimals`
+    /// of them), mmol/L to one decimal (`10.0`), but never rounded across an edge: when the
+    /// rounded text would read as another range (by the edges of `edges` in the unit shown; for
+    /// mmol/L 3.0, 3.9, 10.0, 13.9 as meters show them) than the value's own tag, it keeps up to
+    /// two more decimals to stay in its range (69.6 mg/dL is `69.6`, not `70`; in mmol/L `3.86`,
+    /// not `3.9`). Where mg/dL and mmol/L edges disagree (180.1 mg/dL is above 180 but below
+    /// 10.0 mmol/L) no decimal helps, and the rounded text is shown.
+    public static func glucose(_ mgdl: Double, unit: GlucoseUnit, decimals: Int = 0, edges: GlucoseThresholds = .consensus) -> String {
+        let base = unit == .milligramsPerDeciliter ? max(0, decimals) : max(1, decimals)
+        func text(_ places: Int) -> String {
+            switch unit {
+            case .milligramsPerDeciliter: number(mgdl, decimals: places)
+            case .millimolesPerLiter: String(format: "%.\(places)f", mgdl / GlucoseUnit.mgdlPerMmol)
+            }
         }
+        let tag = edges.tag(mgdl: mgdl)
+        for places in base...(base + 2) {
+            let shown = text(places)
+            if let value = Double(shown), edges.tag(value, unit: unit) == tag { return shown }
+        }
+        return text(base)
+    }
+}
+
+/// Glucose values written exactly as stored, for exports.
+public enum GlucoseValueText {
+    /// `value` without the binary noise past six decimals (see ``GlucoseThresholds/tag(mgdl:)``).
+    public static func snapped(_ value: Double) -> Double { (value * 1_000_000).rounded() / 1_000_000 }
+
+    /// `100`, `99.7`, `204.5`: whole stays whole, a decimal keeps every digit the device sent.
+    public static func exact(_ value: Double) -> String {
+        let snapped = snapped(value)
+        if let whole = Int(exactly: snapped) { return String(whole) }
+        return "\(snapped)"
     }
 }
 

@@ -54,20 +54,26 @@ public struct GlucoseThresholds: Sendable, Equatable, Codable {
         self.veryHigh = veryHigh
     }
 
-    /// The tag of a value in mg/dL. The value is rounded to a whole mg/dL first, so a reading
-    /// cannot flip class on a fraction that no meter reports.
+    /// The tag of a value in mg/dL, decided on the value as the device sent it: 69.6 is below 70
+    /// (level-1 hypo) and 180.1 above 180 (level-1 hyper), as time-in-range analyses count them.
+    /// Only the last bits of binary noise are ignored (see ``exact(_:)``), never a decimal.
     public func tag(mgdl: Double) -> GlucoseTag {
-        let value = mgdl.rounded()
-        return Self.classify(value, veryLow: Double(veryLow), low: Double(low), high: Double(high), veryHigh: Double(veryHigh))
+        Self.classify(Self.exact(mgdl), veryLow: Self.exact(Double(veryLow)), low: Self.exact(Double(low)),
+                      high: Self.exact(Double(high)), veryHigh: Self.exact(Double(veryHigh)))
     }
 
-    /// The tag of a value reported in mmol/L, compared against the edges expressed in mmol/L
-    /// to one decimal (54, 70, 180, 250 mg/dL become 3.0, 3.9, 10.0, 13.9), as meters display them.
+    /// The tag of a value reported in mmol/L, decided on that value against the edges in mmol/L
+    /// to one decimal, as meters display them (54, 70, 180, 250 mg/dL become 3.0, 3.9, 10.0,
+    /// 13.9): 3.85 mmol/L is below 3.9.
     public func tag(mmolPerLiter: Double) -> GlucoseTag {
-        func edge(_ mgdl: Int) -> Double { (Double(mgdl) / GlucoseUnit.mgdlPerMmol * 10).rounded() }
-        let value = (mmolPerLiter * 10).rounded()
-        return Self.classify(value, veryLow: edge(veryLow), low: edge(low), high: edge(high), veryHigh: edge(veryHigh))
+        func edge(_ mgdl: Int) -> Double { Self.exact((Double(mgdl) / GlucoseUnit.mgdlPerMmol * 10).rounded() / 10) }
+        return Self.classify(Self.exact(mmolPerLiter), veryLow: edge(veryLow), low: edge(low), high: edge(high), veryHigh: edge(veryHigh))
     }
+
+    /// `value` in millionths, a whole number: the decimal a device sent (at most six places)
+    /// without the binary noise of a computation such as 539 × 0.1 or 3.9 × 18.016 ÷ 18.016,
+    /// so that a value on an edge is on it, and one a tenth below is below.
+    static func exact(_ value: Double) -> Double { (value * 1_000_000).rounded() }
 
     /// The tag of a value in the given unit.
     public func tag(_ value: Double, unit: GlucoseUnit) -> GlucoseTag {

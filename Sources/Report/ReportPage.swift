@@ -129,9 +129,9 @@ public enum ReportPage {
         let t = input.thresholds, unit = input.unit
         let ranges: [(GlucoseTag, String, String, String)] = [
             (.hyperLevel2, Colour.veryHigh, "Very high > \(glucose(t.veryHigh, unit))", "< 5 %"),
-            (.hyperLevel1, Colour.high, "High \(glucose(Double(t.high) + edgeStep(unit), unit))–\(glucose(t.veryHigh, unit))", "< 25 % above range"),
+            (.hyperLevel1, Colour.high, "High > \(glucose(t.high, unit)) to \(glucose(t.veryHigh, unit))", "< 25 % above range"),
             (.inRange, Colour.inRange, "In range \(glucose(t.low, unit))–\(glucose(t.high, unit))", "> 70 %"),
-            (.hypoLevel1, Colour.low, "Low \(glucose(t.veryLow, unit))–\(glucose(Double(t.low) - edgeStep(unit), unit))", "< 4 % below range"),
+            (.hypoLevel1, Colour.low, "Low \(glucose(t.veryLow, unit)) to < \(glucose(t.low, unit))", "< 4 % below range"),
             (.hypoLevel2, Colour.veryLow, "Very low < \(glucose(t.veryLow, unit))", "< 1 %"),
         ]
         let top = 8.0, height = 204.0
@@ -263,13 +263,10 @@ public enum ReportPage {
 
     static func glucose(_ mgdl: Int, _ unit: GlucoseUnit) -> String { glucose(Double(mgdl), unit) }
 
-    /// Whole mg/dL (or `decimals` of them), or mmol/L to one decimal.
+    /// Whole mg/dL (or `decimals` of them), or mmol/L to one decimal, never rounded across an edge.
     static func glucose(_ mgdl: Double, _ unit: GlucoseUnit, decimals: Int = 0) -> String {
         DisplayText.glucose(mgdl, unit: unit, decimals: decimals)
     }
-
-    /// The step between a range's edge and the next value a meter shows: 1 mg/dL, 0.1 mmol/L.
-    static func edgeStep(_ unit: GlucoseUnit) -> Double { unit == .milligramsPerDeciliter ? 1 : 0.1 * GlucoseUnit.mgdlPerMmol }
 
     static func percent(_ value: Double) -> String { DisplayText.percent(value) }
 

@@ -105,6 +105,9 @@ public struct Doctor {
             switch try SharedStore.schemaStatus(at: storePath) {
             case .current(let latest):
                 findings.append(DoctorFinding(.ok, "store schema", "current (\(latest))"))
+                for note in try SharedStore.migrationNotes(at: storePath) {
+                    findings.append(DoctorFinding(.ok, "store migration", "\(note.migration): \(note.note)"))
+                }
             case .behind(let missing):
                 findings.append(DoctorFinding(
                     .fail, "store schema", "older than this glucobridge: \(missing.joined(separator: ", ")) not applied",

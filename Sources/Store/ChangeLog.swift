@@ -168,7 +168,7 @@ package enum SyncFeed: String, CaseIterable, Sendable {
                 """
         case .glucoseReadings:
             return """
-                SELECT g.id, s.family, s.serial, g.device_record_key, d.date AS day, g.time, g.mgdl, g.unit,
+                SELECT g.id, s.family, s.serial, g.device_record_key, d.date AS day, g.time, g.mgdl, g.unit, g.tag,
                        g.flag, g.kind, g.trend, g.noise, g.device_time, g.device_display_time, g.note
                 FROM glucose g JOIN source s ON s.id = g.source_id JOIN day d ON d.id = g.day_id
                 WHERE g.id > ? AND g.source_id IS NOT NULL ORDER BY g.id LIMIT ?
@@ -200,7 +200,7 @@ package enum SyncEntity: String, CaseIterable, Sendable {
         switch self {
         case .glucose:
             return """
-                SELECT t.uid AS key, d.date AS day, t.time, t.mgdl, t.unit, t.flag, t.kind, t.trend, t.noise, t.note
+                SELECT t.uid AS key, d.date AS day, t.time, t.mgdl, t.unit, t.tag, t.flag, t.kind, t.trend, t.noise, t.note
                 FROM glucose t \(join) WHERE t.uid IN (\(keyList))
                 """
         case .insulin:

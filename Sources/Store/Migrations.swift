@@ -1,17 +1,27 @@
+import Foundation
 import GRDB
 
 /// The store's schema, as named, versioned migrations. A migration that has shipped is never
 /// edited: change the schema by registering a new one after the last.
 enum Migrations {
-    /// Every migration, in order: its identifier and its SQL.
-    static let steps: [(identifier: String, sql: String)] = [
-        ("v1-app-model-and-ingest", v1),
-        ("v2-app-api-indexes", v2),
-        ("v3-activity-minutes-and-profile", v3),
-        ("v4-glucose-note", v4),
-        ("v5-glucose-fast-checks", v5),
-        ("v7-display-unit", v7),
-        ("v8-sync-change-log", v8),
+    /// One migration: its identifier, its SQL, and the work on existing rows that SQL alone
+    /// cannot do (run after the SQL when an existing store is migrated; a new store has no rows).
+    struct Step: Sendable {
+        var identifier: String
+        var sql: String
+        var rows: (@Sendable (Database) throws -> Void)?
+    }
+
+    /// Every migration, in order.
+    static let steps: [Step] = [
+        Step(identifier: "v1-app-model-and-ingest", sql: v1),
+        Step(identifier: "v2-app-api-indexes", sql: v2),
+        Step(identifier: "v3-activity-minutes-and-profile", sql: v3),
+        Step(identifier: "v4-glucose-note", sql: v4),
+        Step(identifier: "v5-glucose-fast-checks", sql: v5),
+        Step(identifier: "v7-display-unit", sql: v7),
+        Step(identifier: "v8-sync-change-log", sql: v8),
+        Step(identifier: "v9-tags-from-exact-values", sql: v9, rows: retagFromExactValues),
     ]
 
     static var migrator: DatabaseMigrator {
@@ -19,6 +29,7 @@ enum Migrations {
         for step in steps {
             migrator.registerMigration(step.identifier) { db in
                 try db.execute(sql: step.sql)
+                try step.rows?(db)
             }
         }
         return migrator
@@ -38,6 +49,7 @@ enum Migrations {
             let applied = try db.cachedStatement(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)")
             for step in steps {
                 do {
+                    // A new store has no rows: a step's row work (`Step.rows`) has nothing to do.
                     try db.execute(sql: step.sql)
                 } catch let error as DatabaseError {
                     throw SchemaStepError(identifier: step.identifier, underlying: error)
@@ -325,4 +337,30 @@ enum Migrations {
         ALTER TABLE store_config ADD COLUMN display_unit TEXT NOT NULL DEFAULT 'mg/dL'
             CHECK (display_unit IN ('mg/dL', 'mmol/L'));
         """
+
+    /// What a migration did to the rows already stored, for `doctor` to show
+    /// (``SharedStore/migrationNotes(at:)``): one row per migration that changed any.
+    private static let v9 = """
+        CREATE TABLE migration_note (
+            identifier TEXT PRIMARY KEY,
+            applied_at TEXT NOT NULL CHECK (applied_at \(instant)),
+            changed INTEGER NOT NULL CHECK (changed >= 0),
+            note TEXT NOT NULL CHECK (note <> '')
+        );
+        """
+
+    /// Tags were decided on a whole mg/dL (69.6 was in range); they are now decided on the value
+    /// as the device sent it, in its own unit (``GlucoseThresholds/tag(mgdl:)``). Every stored
+    /// reading whose tag changes is re-tagged with the store's thresholds, and the count kept.
+    static func retagFromExactValues(_ db: Database) throws {
+        let thresholds = try SharedStore.thresholds(db)
+        let changed = try SharedStore.retag(db, with: thresholds)
+        try db.execute(
+            sql: "INSERT INTO migration_note (identifier, applied_at, changed, note) VALUES (?, ?, ?, ?)",
+            arguments: [
+                "v9-tags-from-exact-values", StoreTime.string(Date()), changed,
+                "\(changed) stored glucose reading\(changed == 1 ? "" : "s") re-tagged: tags are now decided on the value as "
+                    + "the device sent it (69.6 mg/dL is below 70), not on a whole mg/dL",
+            ])
+    }
 }

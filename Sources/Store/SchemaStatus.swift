@@ -43,3 +43,39 @@ extension SharedStore {
         }
     }
 }
+
+/// What a migration did to the rows a store already held (a count and a sentence), kept in the
+/// store for `doctor`.
+public struct MigrationNote: Equatable, Sendable {
+    public var migration: String
+    public var appliedAt: Date
+    /// How many rows it changed.
+    public var changed: Int
+    public var note: String
+}
+
+extension SharedStore {
+    /// The notes of the migrations that changed stored rows, oldest first, read through a
+    /// read-only connection; none for a store made new by this glucobridge or not yet migrated.
+    public static func migrationNotes(at path: String) throws(StoreError) -> [MigrationNote] {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(5)
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            return try queue.read { db -> [MigrationNote] in
+                guard try db.tableExists("migration_note") else { return [] }
+                return try Row.fetchAll(db, sql: "SELECT identifier, applied_at, changed, note FROM migration_note ORDER BY applied_at, identifier")
+                    .map { row in
+                        let applied: String = row["applied_at"]
+                        return MigrationNote(
+                            migration: row["identifier"], appliedAt: StoreTime.date(applied) ?? Date(timeIntervalSince1970: 0),
+                            changed: row["changed"], note: row["note"])
+                    }
+            }
+        } catch {
+            throw StoreError(error, path: path, busyTimeout: 5)
+        }
+    }
+}

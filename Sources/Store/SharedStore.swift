@@ -164,19 +164,27 @@ public final class SharedStore: Sendable {
                     WHERE id = 1
                     """,
                 arguments: [thresholds.veryLow, thresholds.low, thresholds.high, thresholds.veryHigh])
-            let tag = DatabaseFunction("glucobridge_tag", argumentCount: 2, pure: true) { values in
-                guard let mgdl = Double.fromDatabaseValue(values[0]),
-                      let unit = String.fromDatabaseValue(values[1]).flatMap(GlucoseUnit.init(rawValue:))
-                else { return nil }
-                return thresholds.storeTag(mgdl: mgdl, unit: unit).rawValue
-            }
-            db.add(function: tag)
-            defer { db.remove(function: tag) }
-            try db.execute(sql: """
-                UPDATE glucose SET tag = glucobridge_tag(mgdl, unit)
-                WHERE tag IS NOT glucobridge_tag(mgdl, unit)
-                """)
+            try Self.retag(db, with: thresholds)
         }
+    }
+
+    /// Re-tags every glucose row whose tag differs from the one `thresholds` give its value;
+    /// returns how many changed. The sync change log does not count a new tag as an edit.
+    @discardableResult
+    static func retag(_ db: Database, with thresholds: GlucoseThresholds) throws -> Int {
+        let tag = DatabaseFunction("glucobridge_tag", argumentCount: 2, pure: true) { values in
+            guard let mgdl = Double.fromDatabaseValue(values[0]),
+                  let unit = String.fromDatabaseValue(values[1]).flatMap(GlucoseUnit.init(rawValue:))
+            else { return nil }
+            return thresholds.storeTag(mgdl: mgdl, unit: unit).rawValue
+        }
+        db.add(function: tag)
+        defer { db.remove(function: tag) }
+        try db.execute(sql: """
+            UPDATE glucose SET tag = glucobridge_tag(mgdl, unit)
+            WHERE tag IS NOT glucobridge_tag(mgdl, unit)
+            """)
+        return db.changesCount
     }
 
     /// Runs SQLite's full `PRAGMA integrity_check`; throws ``StoreError/corrupt(path:reason:)``
@@ -329,8 +337,9 @@ public final class SharedStore: Sendable {
 }
 
 extension GlucoseThresholds {
-    /// The tag the store gives a value: a reading reported in mmol/L is classed as its meter
-    /// showed it (to one decimal of mmol/L), any other by its whole mg/dL.
+    /// The tag the store gives a value, decided in the unit the device reported it in: a reading
+    /// in mmol/L by its mmol/L value (against 3.0, 3.9, 10.0, 13.9), any other by its mg/dL value
+    /// as sent (69.6 is below 70).
     func storeTag(mgdl: Double, unit: GlucoseUnit) -> GlucoseTag {
         switch unit {
         case .milligramsPerDeciliter: tag(mgdl: mgdl)

@@ -24,13 +24,21 @@ enum CentralSchema {
         """
 
     /// Each migration is a list of statements (one statement per query in the extended protocol).
-    static let migrations: [[String]] = [v1]
+    static let migrations: [[String]] = [v1, v2]
 
     private static func partitioned(_ table: String) -> [String] {
         (0..<partitions).map { remainder in
             "CREATE TABLE \(table)_p\(remainder) PARTITION OF \(table) FOR VALUES WITH (MODULUS \(partitions), REMAINDER \(remainder))"
         }
     }
+
+    /// Each reading's tag as the store gave it (on the value as the device sent it, with the
+    /// patient's thresholds), so that the server counts time in ranges as the store does. Rows
+    /// synced before have none (NULL).
+    private static let v2: [String] = [
+        "ALTER TABLE glucose_reading ADD COLUMN tag text",
+        "ALTER TABLE glucose_log ADD COLUMN tag text",
+    ]
 
     private static let v1: [String] = [
         """
@@ -291,7 +299,7 @@ struct CentralTable: Sendable {
         name: "glucose_reading",
         columns: [
             C("device_record_key", "text"), C("day", "date"), C("time", instant), C("mgdl", "double precision"),
-            C("unit", "text"), C("flag", "text"), C("kind", "text"), C("trend", "text"), C("noise", "integer"),
+            C("unit", "text"), C("tag", "text"), C("flag", "text"), C("kind", "text"), C("trend", "text"), C("noise", "integer"),
             C("device_time", "bigint"), C("device_display_time", "text"), C("note", "text"),
         ],
         key: ["source_id", "device_record_key"], bySource: true)
@@ -326,7 +334,7 @@ struct CentralTable: Sendable {
             return CentralTable(
                 name: "glucose_log",
                 columns: [
-                    uid, day, C("time", instant), C("mgdl", "double precision"), C("unit", "text"), C("flag", "text"),
+                    uid, day, C("time", instant), C("mgdl", "double precision"), C("unit", "text"), C("tag", "text"), C("flag", "text"),
                     C("kind", "text"), C("trend", "text"), C("noise", "integer"), C("note", "text"),
                 ],
                 key: ["uid"], replaces: true)

@@ -161,6 +161,13 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
     /// Recording to a capture file failed.
     case recordingFailed(String)
 
+    /// Why an import given `budget` was stopped. A zero budget stops every import before it reads.
+    public static func deadlineText(_ budget: Duration) -> String {
+        budget <= .zero
+            ? "the import was not run: its time limit is 0 s (--import-limit 0 abandons every import); nothing of it was stored"
+            : "the import was stopped after running for \(seconds(budget)), its time limit; nothing of it was stored"
+    }
+
     public var description: String {
         switch self {
         case .usbUnavailable(let why): "USB is not available on this machine: \(why)"
@@ -174,8 +181,7 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
             "the capture holds no answer to the request \(Hex.encode(Array(request.prefix(16))))\(request.count > 16 ? " …" : "") (searched after packet \(packet))"
         case .captureExhausted(let packet):
             "the capture holds no further answer after packet \(packet) while the driver still expects data: the capture is cut short"
-        case .deadlinePassed(let budget):
-            "the import was stopped after running for \(Self.seconds(budget)), its time limit; nothing of it was stored"
+        case .deadlinePassed(let budget): Self.deadlineText(budget)
         case let .recordedFailure(packet, status):
             "the capture records a failed transfer at packet \(packet) (status \(status)\(status == -108 ? ": device gone" : status == -32 ? ": stall" : ""))"
         case .recordingFailed(let why): "cannot record the session: \(why)"

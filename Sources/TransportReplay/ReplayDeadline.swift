@@ -1,5 +1,7 @@
 /// The time limit of one import, shared by every replay it runs: once it has passed, the next
-/// transfer or PDU throws `deadlinePassed` with the budget the import was given.
+/// transfer or PDU throws `deadlinePassed` with the budget the import was given. A budget of
+/// zero (or less) has always passed: the import stops before its first transfer, whatever the
+/// clock or the machine's load.
 public struct ReplayDeadline: Sendable {
     /// How long the import was given.
     public let budget: Duration
@@ -13,5 +15,5 @@ public struct ReplayDeadline: Sendable {
     }
 
     /// Whether the time is up.
-    public var hasPassed: Bool { ContinuousClock.now >= instant }
+    public var hasPassed: Bool { budget <= .zero || ContinuousClock.now >= instant }
 }

@@ -43,7 +43,7 @@ struct DaemonCommand: AsyncParsableCommand {
     var adapter: String?
 
     @Option(name: .customLong("import-limit"), help: ArgumentHelp(
-        "Abandon an import (storing nothing; a spool file goes to failed/) that runs longer than this many seconds.", valueName: "seconds"))
+        "Abandon an import (storing nothing; a spool file goes to failed/) that runs longer than this many seconds; 0 abandons every import before it reads.", valueName: "seconds"))
     var importLimit = 600.0
 
     @OptionGroup var storeOptions: StoreOptions
@@ -51,7 +51,7 @@ struct DaemonCommand: AsyncParsableCommand {
     @OptionGroup var syncOptions: DaemonSyncOptions
 
     func validate() throws {
-        guard importLimit > 0, importLimit <= 86_400 else { throw ValidationError("--import-limit must be more than 0 and at most 86400 seconds") }
+        guard importLimit >= 0, importLimit <= 86_400 else { throw ValidationError("--import-limit must be from 0 to 86400 seconds") }
         guard (1...1440).contains(bleInterval) else { throw ValidationError("--ble-interval must be between 1 and 1440 minutes") }
         guard (1...60).contains(bleListen) else { throw ValidationError("--ble-listen must be between 1 and 60 minutes") }
         guard bleListen < bleInterval || sensors.isEmpty else {

@@ -96,7 +96,7 @@ enum GlucoseExport {
         try ExportTable.json(columns: columns, rows: readings.map(fields))
     }
 
-    /// mg/dL as a whole number, mmol/L to one decimal, as a person writes them.
+    /// mg/dL exactly as stored (`100`, `99.7`), mmol/L to one decimal computed from it.
     static func fields(_ r: StoredGlucose) -> [ExportField] {
         let source = r.sourceFamily.map { family in r.sourceSerial.map { "\(family):\($0)" } ?? family }
         return [

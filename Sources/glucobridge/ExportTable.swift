@@ -10,11 +10,16 @@ enum ExportField: Encodable, Equatable {
     /// A number rounded to `places` decimals, written with all of them in CSV (10.0 mmol/L, as a
     /// meter shows it).
     case fixed(Double, places: Int)
+    /// A stored value exactly as it is: whole stays whole (`100`), a decimal keeps every digit
+    /// it has (`99.7`), only the binary noise past six places dropped (``GlucoseValueText``).
+    case exact(Double)
     case bool(Bool)
     case null
 
-    /// A value as a person writes it: a whole number of mg/dL.
-    static func mgdl(_ value: Double) -> ExportField { .integer(Int(value.rounded())) }
+    /// A stored mg/dL value exactly (`100`, `99.7`, `204.5`), as the device sent it.
+    static func mgdl(_ value: Double) -> ExportField { .exact(value) }
+    /// A whole number of mg/dL, for formats whose convention is whole mg/dL (Nightscout's `sgv`).
+    static func wholeMgdl(_ value: Double) -> ExportField { .integer(Int(value.rounded())) }
     /// mmol/L to one decimal, from mg/dL.
     static func mmol(fromMgdl value: Double) -> ExportField { .fixed(value / GlucoseUnit.mgdlPerMmol, places: 1) }
     static func optional(_ text: String?) -> ExportField { text.map(ExportField.text) ?? .null }
@@ -35,6 +40,7 @@ enum ExportField: Encodable, Equatable {
         case .integer(let value): String(value)
         case .decimal(_, let places): Format.number(rounded!, decimals: places)
         case .fixed(_, let places): String(format: "%.\(places)f", rounded!)
+        case .exact(let value): GlucoseValueText.exact(value)
         case .bool(let value): value ? "true" : "false"
         case .null: ""
         }
@@ -46,6 +52,9 @@ enum ExportField: Encodable, Equatable {
         case .text(let text): try container.encode(text)
         case .integer(let value): try container.encode(value)
         case .decimal, .fixed: try container.encode(rounded!)
+        case .exact(let value):
+            let exact = GlucoseValueText.snapped(value)
+            if let whole = Int(exactly: exact) { try container.encode(whole) } else { try container.encode(exact) }
         case .bool(let value): try container.encode(value)
         case .null: try container.encodeNil()
         }

@@ -47,7 +47,7 @@ enum DayExport {
     static func fields(_ day: DaySummary) -> [ExportField] {
         [
             .text(day.date.description), .integer(day.glucoseCount), day.low.map(ExportField.mgdl) ?? .null,
-            day.average.map(ExportField.mgdl) ?? .null, day.high.map(ExportField.mgdl) ?? .null,
+            day.average.map { .decimal($0, places: 1) } ?? .null, day.high.map(ExportField.mgdl) ?? .null,
             day.timeInRange.map { .decimal($0 * 100, places: 1) } ?? .null, .bool(day.hadHypo), .bool(day.hadHyper),
             .bool(day.hadExercise), .bool(day.hadStress), .bool(day.hadIllness), .bool(day.isFavourite),
             .decimal(day.carbs, places: 1), .decimal(day.protein, places: 1), .decimal(day.fat, places: 1),
@@ -58,6 +58,12 @@ enum DayExport {
 /// What a Nightscout server's REST API v1 takes (`POST /api/v1/entries`, `POST /api/v1/treatments`;
 /// github.com/nightscout/cgm-remote-monitor): CGM readings as `sgv` entries, fingersticks as
 /// `mbg` entries, and meals, insulin and exercise as careportal treatments.
+///
+/// `sgv` and `mbg` are whole mg/dL, Nightscout's convention: its entries API types both
+/// fields with `parseInt` when it reads a query (`lib/server/entries.js`, `query_for`), so a
+/// `find[sgv][$lt]=70` filter compares whole numbers, and the uploaders it was built for send
+/// whole mg/dL. A fractional reading is rounded to the nearest whole mg/dL there (69.6 becomes
+/// 70); the exact value stays in the store, the CSV and JSON exports and the central database.
 enum NightscoutExport {
     static let enteredBy = "glucobridge"
 
@@ -87,11 +93,11 @@ enum NightscoutExport {
         switch reading.kind {
         case .sensor:
             entry["type"] = .text("sgv")
-            entry["sgv"] = .mgdl(reading.mgdl)
+            entry["sgv"] = .wholeMgdl(reading.mgdl)
             entry["direction"] = .text(direction(reading.trend))
         case .fingerstick:
             entry["type"] = .text("mbg")
-            entry["mbg"] = .mgdl(reading.mgdl)
+            entry["mbg"] = .wholeMgdl(reading.mgdl)
         }
         return entry
     }

@@ -88,16 +88,15 @@ enum StatsPresentation {
         ("very_high", .hyperLevel2), ("high", .hyperLevel1), ("in_range", .inRange), ("low", .hypoLevel1), ("very_low", .hypoLevel2),
     ]
 
-    /// A range's name with its edges in `unit`, e.g. `in range (70–180 mg/dL)`.
+    /// A range's name with its edges in `unit`, e.g. `in range (70–180)`: the edges are strict,
+    /// so low is `54 to < 70` (69.6 is low) and high `> 180 to 250` (180.1 is high).
     static func label(_ tag: GlucoseTag, _ t: GlucoseThresholds, unit: GlucoseUnit) -> String {
         func v(_ mgdl: Int) -> String { Format.glucose(Double(mgdl), unit: unit) }
-        func next(_ mgdl: Int) -> String { unit == .milligramsPerDeciliter ? String(mgdl + 1) : Format.glucose(Double(mgdl) + 1.8, unit: unit) }
-        func previous(_ mgdl: Int) -> String { unit == .milligramsPerDeciliter ? String(mgdl - 1) : Format.glucose(Double(mgdl) - 1.8, unit: unit) }
         switch tag {
         case .hyperLevel2: return "very high (> \(v(t.veryHigh)))"
-        case .hyperLevel1: return "high (\(next(t.high))–\(v(t.veryHigh)))"
+        case .hyperLevel1: return "high (> \(v(t.high)) to \(v(t.veryHigh)))"
         case .inRange: return "in range (\(v(t.low))–\(v(t.high)))"
-        case .hypoLevel1: return "low (\(v(t.veryLow))–\(previous(t.low)))"
+        case .hypoLevel1: return "low (\(v(t.veryLow)) to < \(v(t.low)))"
         case .hypoLevel2: return "very low (< \(v(t.veryLow)))"
         }
     }

@@ -75,13 +75,13 @@ final class LogExportEndToEndTests: XCTestCase {
         XCTAssertEqual(meal?["favourite"] as? Bool, false)
         let glucose = try XCTUnwrap(try jsonObject(try export("glucose", "json", cli)) as? [[String: Any]])
         let entered = try XCTUnwrap(glucose.first { $0["kind"] as? String == "fingerstick" })
-        XCTAssertEqual(entered["mgdl"] as? Int, 70, "3.9 mmol/L is 70.26 mg/dL, written 70")
+        XCTAssertEqual(entered["mgdl"] as? Double, 70.2624, "3.9 mmol/L is 70.2624 mg/dL, written as stored")
         XCTAssertEqual(entered["mmol"] as? Double, 3.9)
         let days = try XCTUnwrap(try jsonObject(try export("days", "json", cli)) as? [[String: Any]])
         XCTAssertEqual(days.map { $0["day"] as? String }, ["2015-07-16", "2015-07-17"])
         XCTAssertEqual(days[1]["readings"] as? Int, 24)
         XCTAssertEqual(days[1]["illness"] as? Bool, true)
-        XCTAssertEqual(days[1]["average_mgdl"] as? Int, 170)
+        XCTAssertEqual(days[1]["average_mgdl"] as? Double, 169.8, "the average to one decimal")
     }
 
     func testNightscout() throws {

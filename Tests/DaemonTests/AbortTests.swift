@@ -56,7 +56,7 @@ final class AbortTests: XCTestCase {
                 over: AbortableTransport(ReplayUSBTransport(try receiver()), abortSwitch: abortSwitch), driver: DexcomDriver.self,
                 origin: "test")
         ) { error in
-            XCTAssertEqual("\(error)", "the import was stopped after running for 0 s, its time limit; nothing of it was stored")
+            XCTAssertEqual("\(error)", "the import was not run: its time limit is 0 s (--import-limit 0 abandons every import); nothing of it was stored")
         }
         XCTAssertEqual(try store.glucose(), [])
         XCTAssertEqual(abortSwitch.abortError, .deadlinePassed(.zero))

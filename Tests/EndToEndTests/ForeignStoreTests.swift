@@ -144,17 +144,23 @@ final class ForeignStoreTests: XCTestCase {
         XCTAssertEqual(try run(["replay", capture, "--store", path]).status, 0)
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        holder.arguments = [path]
-        let input = Pipe()
+        holder.arguments = ["-batch", path]
+        let input = Pipe(), output = Pipe()
         holder.standardInput = input
-        holder.standardOutput = FileHandle.nullDevice
+        holder.standardOutput = output
         try holder.run()
         defer {
             try? input.fileHandleForWriting.close()
             holder.waitUntilExit()
         }
-        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE; DELETE FROM day WHERE 0;\n".utf8))
-        Thread.sleep(forTimeInterval: 0.5)
+        // sqlite3 says when it holds the lock: the test goes on then, however slow the machine.
+        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE; DELETE FROM day WHERE 0; SELECT 'holding';\n".utf8))
+        var seen = ""
+        while !seen.contains("holding") {
+            let data = output.fileHandleForReading.availableData
+            guard !data.isEmpty else { return XCTFail("sqlite3 ended before taking the lock") }
+            seen += String(decoding: data, as: UTF8.self)
+        }
         let result = try runProcess(
             program, ["log", "glucose", "--value", "120", "--store", path], environment: ["HOME": NSTemporaryDirectory()])
         XCTAssertEqual(result.status, 1)

@@ -98,7 +98,7 @@ final class ReportRenderingTests: XCTestCase {
     func testRendersInChromium() throws {
         let chromium = try XCTUnwrap(Self.chromium(), """
             chromium is not installed: the report must be checked in a real browser. \
-            Install it (Debian/Ubuntu: sudo apt-get install -y chromium) and run the tests again.
+            Install it (.ci/setup --tests installs it, and what the other tests use) and run the tests again.
             """)
         let folder = try Fixtures.temporaryDirectory()
         let (_, _, url) = try makeReport(in: folder)

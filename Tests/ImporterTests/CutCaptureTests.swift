@@ -74,7 +74,7 @@ final class CutCaptureTests: XCTestCase {
         }
         XCTAssertThrowsError(try Importer(store: store).replayBLE(
             captureAt: Fixtures.url("ble/synthetic/synthetic-hrs-cgms-android-h4.btsnoop"), budget: .zero)) {
-            XCTAssertTrue("\($0)".contains("its time limit; nothing of it was stored"), "\($0)")
+            XCTAssertTrue("\($0)".contains("its time limit is 0 s (--import-limit 0 abandons every import); nothing of it was stored"), "\($0)")
         }
         XCTAssertEqual(try tableCounts(store), before)
     }

@@ -13,7 +13,7 @@ final class SchemaTests: XCTestCase {
             .split(separator: "\n").map(String.init)
         XCTAssertEqual(tables, [
             "activity_minute", "day", "exercise", "favourite", "glucose", "grdb_migrations", "illness", "import_run",
-            "insulin", "meal", "source", "source_cursor", "sqlite_sequence", "store_config", "stress", "sync_change",
+            "insulin", "meal", "migration_note", "source", "source_cursor", "sqlite_sequence", "store_config", "stress", "sync_change",
             "sync_store", "user_profile",
         ])
         let applied = try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;").split(separator: "\n").map(String.init)
@@ -149,6 +149,36 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(try store.openEpisode(.stress)?.start, utc("2013-09-13T09:00:00Z"))
     }
 
+    /// v9 re-tags the readings an older glucobridge tagged on a whole mg/dL (69.6 as 70, in
+    /// range), on the value as sent, and keeps how many changed for `doctor`; the sync change log
+    /// does not count a new tag as an edit.
+    func testV9RetagsOnTheValueAsSentAndCountsTheChanges() throws {
+        let file = try olderStore(migratedUpTo: "v8-sync-change-log", holding: """
+            INSERT INTO day (date) VALUES ('2013-09-13');
+            INSERT INTO source (family, serial) VALUES ('ble-cgms', 'SIM');
+            INSERT INTO glucose (day_id, time, mgdl, unit, tag, kind, source_id, device_record_key) VALUES
+                (1, '2013-09-13 08:00:00.000', 53.9, 'mg/dL', 'hypo-l1', 'sensor', 1, 'k1'),
+                (1, '2013-09-13 08:05:00.000', 69.6, 'mg/dL', 'in-range', 'sensor', 1, 'k2'),
+                (1, '2013-09-13 08:10:00.000', 70, 'mg/dL', 'in-range', 'sensor', 1, 'k3'),
+                (1, '2013-09-13 08:15:00.000', 180.4, 'mg/dL', 'in-range', 'sensor', 1, 'k4'),
+                (1, '2013-09-13 08:20:00.000', 204.5, 'mg/dL', 'hyper-l1', 'sensor', 1, 'k5'),
+                (1, '2013-09-13 08:25:00.000', 70.26240, 'mmol/L', 'in-range', 'fingerstick', NULL, NULL);
+            """)
+        let changesBefore = try sqlite3(file.path, "SELECT count(*) FROM sync_change;")
+        let store = try file.open(zone: "UTC")
+        XCTAssertEqual(try store.glucose().map(\.tag), [.hypoLevel2, .hypoLevel1, .inRange, .hyperLevel1, .hyperLevel1, .inRange])
+        XCTAssertEqual(try store.glucose().map(\.mgdl), [53.9, 69.6, 70, 180.4, 204.5, 70.2624])
+        XCTAssertEqual(try sqlite3(file.path, "SELECT count(*) FROM sync_change;"), changesBefore)
+        let notes = try SharedStore.migrationNotes(at: file.path)
+        XCTAssertEqual(notes.map(\.migration), ["v9-tags-from-exact-values"])
+        XCTAssertEqual(notes.map(\.changed), [3])
+        XCTAssertEqual(notes.first?.note.hasPrefix("3 stored glucose readings re-tagged: tags are now decided on the value as the device sent it"), true)
+        // A new store has nothing to re-tag, and no note.
+        let fresh = try StoreFile()
+        _ = try fresh.open(zone: "UTC")
+        XCTAssertEqual(try SharedStore.migrationNotes(at: fresh.path), [])
+    }
+
     /// v4 adds `glucose.note` to a store that already holds readings: they keep no note, and an
     /// empty note is refused by any writer.
     func testV4AddsTheGlucoseNote() throws {
@@ -174,7 +204,7 @@ final class SchemaTests: XCTestCase {
                                  device_time, device_display_time, note)
             VALUES (7, 1, '2013-09-13 08:00:00.000', 39, 'mg/dL', 'hypo-l2', 'LO', 'sensor', 'DoubleDown', 2, 1, 'egv:1',
                     100, '2013-09-13T01:00:00', NULL),
-                   (9, 1, '2013-09-13 09:00:00.000', 6.2, 'mmol/L', 'in-range', NULL, 'fingerstick', NULL, NULL, NULL, NULL,
+                   (9, 1, '2013-09-13 09:00:00.000', 6.2, 'mmol/L', 'hypo-l2', NULL, 'fingerstick', NULL, NULL, NULL, NULL,
                     NULL, NULL, 'before meal');
             """)
         // The columns v5 has (later migrations add their own).

@@ -52,7 +52,7 @@ public enum BLEError: Error, Equatable, CustomStringConvertible {
         case .disconnected(let why):
             return "the Bluetooth connection ended: \(why)"
         case .deadlinePassed(let budget):
-            return "the import was stopped after running for \(TransportError.seconds(budget)), its time limit; nothing of it was stored"
+            return TransportError.deadlineText(budget)
         case let .attError(request, handle, code):
             let hint = code.needsSecurity
                 ? " — pair the device first (bluetoothctl pair ADDRESS) so the link can be encrypted" : ""
