@@ -57,7 +57,8 @@ final class FreeStyleHIDHostEndToEndTests: XCTestCase {
                     return simulator.stdout.read(size)
 
             _session.HidWrapper.open = staticmethod(lambda path, vendor, product: PipeDevice())
-            session = _session.Session(0x3950, None, 0x21, 0x60, encrypted=True)
+            # As glucometerutils' fslibre2 driver opens it: text commands and replies 0x60.
+            session = _session.Session(0x3950, None, 0x60, 0x60, encrypted=True)
             session.connect()
             result = {
                 "serial": session.send_text_command(b"$sn?"),

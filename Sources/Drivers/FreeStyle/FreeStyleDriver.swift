@@ -72,7 +72,7 @@ public enum FreeStyleDriver: USBDeviceDriver {
             try openEncryptedSession(on: link, keys: keys, session: &session, hostNonce: hostNonce ?? { serial in
                 Self.hostNonce(for: transport, serial: serial, keys: keys)
             })
-            commands = ["$swver?"]
+            commands = []
         } else {
             link = try FreeStyleLink(transport: transport)
             _ = try link.request(FreeStyleMessage.Kind.hello, expecting: FreeStyleMessage.Kind.helloReply)
@@ -111,7 +111,6 @@ public enum FreeStyleDriver: USBDeviceDriver {
         _ = try link.request(FreeStyleMessage.Kind.ready, expecting: FreeStyleMessage.Kind.readyReply)
         link.cipher = FreeStyleSessionCipher(keys: keys, serial: serial, readerNonce: challenge.readerNonce, hostNonce: nonce)
         session.encrypted = true
-        link.textType = FreeStyleMessage.Kind.textAlternative
     }
 
     /// The host nonce of a new session: random, except in a conversation replay, where it is the
@@ -189,13 +188,12 @@ public enum FreeStyleDriver: USBDeviceDriver {
 }
 
 /// The reader's HID interface, claimed, with the shared protocol's messages on top; once an
-/// encrypted session is open, `cipher` seals what is sent and opens what arrives.
+/// encrypted session is open, `cipher` seals what is sent and opens what arrives. Text commands
+/// go as 0x60 in both, as glucometerutils sends them to a Libre 2 (its `fslibre2` driver keeps
+/// the Libre's text message types).
 final class FreeStyleLink {
     let channel: HIDChannel
     var cipher: FreeStyleSessionCipher?
-    /// The type text commands are sent as (0x60; 0x21 in an encrypted session, as freestyle-hid
-    /// and glucometerutils send them to a Libre 2).
-    var textType = FreeStyleMessage.Kind.text
 
     init(transport: any USBTransport) throws(FreeStyleError) {
         guard let channel = HIDChannel(transport: transport) else { throw .noHIDInterface(device: transport.device.idString) }
@@ -250,9 +248,7 @@ final class FreeStyleLink {
     /// Sends a text command and gathers its reply up to `CMD OK` / `CMD Fail!` (unverified),
     /// with the host's clock when its last report arrived.
     func text(_ command: String) throws(FreeStyleError) -> (reply: [UInt8], hostTime: Date?) {
-        var message = FreeStyleText.message(for: command)
-        message.type = textType
-        try send(message)
+        try send(FreeStyleText.message(for: command))
         var reply: [UInt8] = []
         var empty = 0
         var lines = 0

@@ -44,6 +44,11 @@ struct FreeStyleCapturedHandshake {
     /// A report the host sent: its message, or nil for a handshake message (consumed here).
     mutating func host(_ report: [UInt8], context: String, keys: () throws(FreeStyleError) -> FreeStyleKeys) throws(FreeStyleError) -> FreeStyleMessage? {
         lastContext = context
+        if let type = report.first, step != .accepted, step != .none || encrypted, !FreeStyleSessionCipher.isClear(type) {
+            throw .handshake(
+                context: context,
+                reason: "an encrypted report (type 0x\(Hex.encode([type]))) comes \(step.rawValue): the capture holds no complete handshake before it")
+        }
         let message = try FreeStyleSessionCipher.open(report, with: cipher, from: .host, context: context)
         guard message.type == FreeStyleHandshake.request else { return message }
         if message.payload == [FreeStyleHandshake.startAuthorization] {
