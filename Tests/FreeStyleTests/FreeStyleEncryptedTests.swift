@@ -201,6 +201,50 @@ final class FreeStyleEncryptedTests: XCTestCase {
         XCTAssertThrowsError(try FreeStyleRowsProbe.history("243,12,1,11,25,10,23,43,1,0,0,0,85,60,0", model: .libre2))
     }
 
+    /// A Libre 3 session across the spring DST change in Berlin, its clock moved forward by the
+    /// user (a time-change record), recorded and replayed through the importer: each reading at
+    /// its instant, on its Day.
+    func testLibre3AcrossDSTWithTimeChange() throws {
+        let keys = try installedKeys()
+        var tick = 0.0
+        let reader = FreeStyleReaderSimulator(
+            productID: 0x3960, outEndpoint: true, serial: "MAGA987-K0456", softwareVersion: "1.0.12", date: "3,30,25", time: "10,0",
+            records: [
+                "$history?": [
+                    "103,12,3,30,25,9,45,0,1,0,0,0,140,60,0",
+                    "102,12,3,30,25,3,15,0,1,0,0,0,130,60,0",
+                    "101,12,3,30,25,1,45,0,1,0,0,0,125,60,0",
+                    "100,12,3,30,25,1,30,0,1,0,0,0,120,60,0",
+                ],
+                "$arresult?": [
+                    "61,2,3,30,25,9,50,0,1,2,0,0,142,1,4,0,0,0,0,0,0,3,0,0,0,0,0,3600",
+                    "60,5,3,30,25,3,0,5,1,3,30,25,2,0,5",
+                    "59,2,3,29,25,23,10,0,1,2,0,0,99,1,3,0,0,0,0,0,0,3,0,0,0,0,0,3500",
+                ],
+            ],
+            hostClock: {
+                tick += 0.001
+                return Date(timeIntervalSince1970: 1_743_321_600 + tick)  // 2025-03-30T08:00:00Z, 10:00 in Berlin (CEST)
+            })
+        reader.keys = keys
+        let capture = try record(reader, keys: keys)
+        let store = try makeStore("Europe/Berlin")
+        let outcome = try Importer(store: store).replay(captureAt: capture)
+        XCTAssertEqual(outcome.replayMode, .conversation)
+        XCTAssertEqual(outcome.source.model, "FreeStyle Libre 3")
+        XCTAssertEqual(outcome.summary.added, 6)
+        let stored = try store.glucose()
+        XCTAssertEqual(stored.map(\.recordKey), ["arresult:59", "history:100", "history:101", "history:102", "history:103", "arresult:61"])
+        XCTAssertEqual(stored.map(\.mgdl), [99, 120, 125, 130, 140, 142])
+        // Before the change the reader's wall clock was CET (UTC+1): 23:10 → 22:10Z, 01:30 → 00:30Z.
+        XCTAssertEqual(stored.map(\.time), [
+            utc("2025-03-29T22:10:00Z"), utc("2025-03-30T00:30:00Z"), utc("2025-03-30T00:45:00Z"), utc("2025-03-30T01:15:00Z"),
+            utc("2025-03-30T07:45:00Z"), utc("2025-03-30T07:50:00Z"),
+        ])
+        XCTAssertEqual(stored.map(\.day.description), ["2025-03-29"] + Array(repeating: "2025-03-30", count: 5))
+        XCTAssertEqual(stored.map(\.trend), [.flat, nil, nil, nil, nil, .fortyFiveUp])
+    }
+
     // MARK: - Recorded and replayed
 
     /// Records a live session with the simulated reader to a pcap, as `import --record` does.
