@@ -64,7 +64,6 @@ public enum FreeStyleDriver: USBDeviceDriver {
     ) throws(FreeStyleError) -> FreeStyleSession {
         let model = model(of: transport.device)
         var session = FreeStyleSession(model: model)
-        var commands: [String]
         let link: FreeStyleLink
         if let model, model.isEncrypted {
             let keys = try keys()
@@ -72,16 +71,14 @@ public enum FreeStyleDriver: USBDeviceDriver {
             try openEncryptedSession(on: link, keys: keys, session: &session, hostNonce: hostNonce ?? { serial in
                 Self.hostNonce(for: transport, serial: serial, keys: keys)
             })
-            commands = []
         } else {
             link = try FreeStyleLink(transport: transport)
             _ = try link.request(FreeStyleMessage.Kind.hello, expecting: FreeStyleMessage.Kind.helloReply)
             session.hidSerial = try link.request(FreeStyleMessage.Kind.serial, expecting: FreeStyleMessage.Kind.serialReply).nulTerminatedText
             session.softwareVersion = try link.request(FreeStyleMessage.Kind.version, expecting: FreeStyleMessage.Kind.versionReply).nulTerminatedText
             _ = try link.request(FreeStyleMessage.Kind.ready, expecting: FreeStyleMessage.Kind.readyReply)
-            commands = []
         }
-        commands += session.model.map { [$0.serialCommand] } ?? []
+        var commands = session.model.map { [$0.serialCommand] } ?? []
         commands += ["$date?", "$time?"] + (session.model?.recordCommands ?? allRecordCommands)
         for command in commands {
             let (reply, hostTime) = try link.text(command)
