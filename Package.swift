@@ -150,6 +150,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/LabDevices"),
+        // A simulated reader served on file descriptors (a HID gadget's /dev/hidgN, or pipes to a
+        // host in another process, such as freestyle-hid in the tests).
+        .executableTarget(
+            name: "glucobridge-simulator",
+            dependencies: ["Simulators", "Drivers", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Benchmarks (swift run -c release ...), each against a baseline timed in the same run.
         // Dexcom import speed against a plain prepared-statement insert.
         .executableTarget(

@@ -56,7 +56,8 @@ public struct Doctor {
     /// Runs every check, in the order they are printed.
     public func run() -> [DoctorFinding] {
         let installed = InstalledFiles(root: installRoot, environment: environment)
-        return storeFindings() + usbFindings(installed: installed) + [bluetoothFinding()] + installFindings(installed)
+        return storeFindings() + usbFindings(installed: installed) + [freeStyleKeysFinding()] + [bluetoothFinding()]
+            + installFindings(installed)
     }
 
     /// The findings as lines for a terminal, each failure followed by its fix, and a last line
@@ -167,7 +168,32 @@ public struct Doctor {
         return findings
     }
 
+    /// Whether the FreeStyle Libre 2 / Libre 3 keys are there, and where they were found. Only
+    /// those readers need them: missing keys are a failure when one is connected
+    /// (`readerFindings`), worth knowing otherwise.
+    func freeStyleKeysFinding() -> DoctorFinding {
+        do {
+            let keys = try FreeStyleKeys.locate(environment: environment)
+            return DoctorFinding(.ok, "libre 2/3 keys", "found in \(keys.origin)")
+        } catch .keysMissing {
+            return DoctorFinding(
+                .info, "libre 2/3 keys", "not found (only FreeStyle Libre 2 and Libre 3 readers need them): \(FreeStyleKeys.howToGet)")
+        } catch {
+            return DoctorFinding(.fail, "libre 2/3 keys", "\(error)", fix: FreeStyleKeys.howToGet)
+        }
+    }
+
     func readerFindings(_ reader: USBDeviceDescription, installed: InstalledFiles, modemManagerRunning: Bool) -> [DoctorFinding] {
+        let subject = "reader \(USBID(vendor: reader.vendorID, product: reader.productID))"
+        if let model = FreeStyleModel(vendorID: reader.vendorID, productID: reader.productID), model.isEncrypted,
+           (try? FreeStyleKeys.locate(environment: environment)) == nil {
+            return [DoctorFinding(.fail, subject, "a \(model.rawValue) is connected and the keys its session needs are missing", fix: FreeStyleKeys.howToGet)]
+                + readerAccessFindings(reader, installed: installed, modemManagerRunning: modemManagerRunning)
+        }
+        return readerAccessFindings(reader, installed: installed, modemManagerRunning: modemManagerRunning)
+    }
+
+    func readerAccessFindings(_ reader: USBDeviceDescription, installed: InstalledFiles, modemManagerRunning: Bool) -> [DoctorFinding] {
         let location = USBDeviceLocation(bus: reader.bus, address: reader.address)
         let id = USBID(vendor: reader.vendorID, product: reader.productID)
         let subject = "reader \(id)"

@@ -52,6 +52,17 @@ public enum FreeStyleDemo {
             records: ["$history?": history, "$arresult?": arresult], hostClock: clock)
     }
 
+    /// The demo records in a simulated Libre 2 (`productID` 0x3950) or Libre 3 (0x3960) reader
+    /// holding `keys`: the encrypted session, with an interrupt OUT endpoint.
+    public static func encryptedReader(keys: FreeStyleKeys, productID: UInt16 = 0x3950) -> FreeStyleReaderSimulator {
+        let reader = reader()
+        let encrypted = FreeStyleReaderSimulator(
+            productID: productID, outEndpoint: true, serial: "MAGA987-J0123", softwareVersion: "1.0.12", date: date, time: time,
+            records: reader.records, hostClock: reader.hostClock)
+        encrypted.keys = keys
+        return encrypted
+    }
+
     /// Records the demo session to `output` as a usbmon pcap.
     public static func record(to output: URL) throws {
         try record(reader(), to: output)

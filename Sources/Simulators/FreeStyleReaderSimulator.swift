@@ -23,8 +23,29 @@ public final class FreeStyleReaderSimulator: USBTransport {
     /// When set, a keep-alive also goes between the reports of a text reply, after every this many.
     public var keepAliveWithinReplies: Int?
     /// Answer every text command with `33 01 15`, as an encrypted reader (Libre 2 / 3) does
-    /// before its encryption is set up.
+    /// before its encryption is set up. Set by giving the reader `keys`.
     public var encrypted = false
+    /// A Libre 2 / Libre 3 reader's master keys: with them the reader serves the encrypted
+    /// session (`FreeStyleHandshake`): the handshake, then every message not of a clear type
+    /// sealed with the session keys, the host's checked against their MAC.
+    public var keys: FreeStyleKeys? {
+        didSet { encrypted = keys != nil }
+    }
+    /// The reader's nonces and IVs (8 and 7 bytes): by default a counter, so that a session is
+    /// the same every time; a random source makes it a real reader's.
+    public var randomBytes: (Int) -> [UInt8]
+    /// Changes each report the reader sends (its bytes, and its number from 0) after it is sealed:
+    /// a way to corrupt a MAC or a counter.
+    public var reportFilter: (([UInt8], Int) -> [UInt8])?
+    /// The serial number as the HID serial query answers it, when it differs from `serial`.
+    public var hidSerial: String?
+    /// The handshake's state, and the session's cipher once the handshake is done.
+    public private(set) var challenge: FreeStyleHandshake.Challenge?
+    public private(set) var hostNonce: [UInt8]?
+    private var sessionCipher: FreeStyleSessionCipher?
+    private var pendingCipher: FreeStyleSessionCipher?
+    private var readerCounter: UInt32 = 0
+    private var reportsSent = 0
     /// Send each record line in a report of its own (as the InsuLinx does) instead of packing
     /// the reply into full reports.
     public var lineReports = false
@@ -37,7 +58,7 @@ public final class FreeStyleReaderSimulator: USBTransport {
     /// How many of them came as SET_REPORT control transfers rather than to the OUT endpoint.
     public private(set) var setReportsReceived = 0
     public private(set) var claimed: Set<UInt8> = []
-    private var outbox: [[UInt8]] = []
+    var outbox: [[UInt8]] = []
     private var lastReport = [UInt8](repeating: 0, count: FreeStyleMessage.reportSize)
     private var replies = 0
 
@@ -59,6 +80,13 @@ public final class FreeStyleReaderSimulator: USBTransport {
         self.time = time
         self.records = records
         self.hostClock = hostClock
+        var counter: UInt8 = 0
+        randomBytes = { count in
+            (0..<count).map { _ in
+                counter &+= 1
+                return counter
+            }
+        }
     }
 
     public func claimInterface(_ number: UInt8) throws(TransportError) {
@@ -92,29 +120,72 @@ public final class FreeStyleReaderSimulator: USBTransport {
         claimed.removeAll()
     }
 
-    private func receive(_ report: [UInt8]) {
-        guard report.count >= 2, Int(report[1]) <= min(FreeStyleMessage.maximumPayload, report.count - 2) else {
-            queue(FreeStyleMessage(type: FreeStyleMessage.Kind.unknownMessage, payload: [0x85]))
-            return
+    func receive(_ report: [UInt8]) {
+        let message: FreeStyleMessage
+        if let sessionCipher, let type = report.first, !FreeStyleSessionCipher.isClear(type) {
+            guard let opened = try? sessionCipher.open(report, from: .host, context: "") else {
+                // A report that fails its MAC is not the host's: refused as unknown.
+                queue(FreeStyleMessage(type: FreeStyleMessage.Kind.unknownMessage, payload: [0x85]))
+                return
+            }
+            message = opened
+        } else {
+            guard report.count >= 2, Int(report[1]) <= min(FreeStyleMessage.maximumPayload, report.count - 2) else {
+                queue(FreeStyleMessage(type: FreeStyleMessage.Kind.unknownMessage, payload: [0x85]))
+                return
+            }
+            message = FreeStyleMessage(type: report[0], payload: Array(report[2..<(2 + Int(report[1]))]))
         }
-        let message = FreeStyleMessage(type: report[0], payload: Array(report[2..<(2 + Int(report[1]))]))
         messagesReceived.append(message)
         replies += 1
         if replies % 3 == 2 { queue(FreeStyleMessage(type: FreeStyleMessage.Kind.keepAlive, payload: [keepAliveByte])) }
         typealias Kind = FreeStyleMessage.Kind
         switch message.type {
         case Kind.hello: queue(FreeStyleMessage(type: Kind.helloReply, payload: [0x16]))
-        case Kind.serial: queue(FreeStyleMessage(type: Kind.serialReply, payload: Array(serial.utf8) + [0]))
+        case Kind.serial: queue(FreeStyleMessage(type: Kind.serialReply, payload: Array((hidSerial ?? serial).utf8) + [0]))
         case Kind.version: queue(FreeStyleMessage(type: Kind.versionReply, payload: Array(softwareVersion.utf8) + [0]))
-        case Kind.ready: queue(FreeStyleMessage(type: Kind.readyReply, payload: [0x01]))
+        case Kind.ready:
+            if pendingCipher != nil {
+                sessionCipher = pendingCipher
+                pendingCipher = nil
+            }
+            queue(FreeStyleMessage(type: Kind.readyReply, payload: [0x01]))
+        case FreeStyleHandshake.request where keys != nil:
+            handshake(message)
         case Kind.text, Kind.textAlternative:
-            if encrypted {
+            if encrypted, sessionCipher == nil {
                 queue(FreeStyleMessage(type: Kind.encryption, payload: [0x15]))
             } else {
-                reply(to: String(decoding: message.payload, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+                reply(to: String(decoding: message.payload, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines.union(.controlCharacters)))
             }
         default: queue(FreeStyleMessage(type: Kind.unknownMessage, payload: [0x85]))
         }
+    }
+
+    /// The reader's side of the handshake: a challenge, then the acceptance of a response whose
+    /// CMAC and reader nonce are right (`33 01 14` otherwise).
+    private func handshake(_ message: FreeStyleMessage) {
+        guard let keys else { return }
+        let authorization = FreeStyleAuthorization(keys: keys, serial: Array(serial.utf8.prefix(FreeStyleHandshake.serialLength)))
+        let refusal = FreeStyleMessage(type: FreeStyleHandshake.reply, payload: [0x14])
+        if message.payload == [FreeStyleHandshake.startAuthorization] {
+            let next = FreeStyleHandshake.Challenge(readerNonce: randomBytes(8), iv: randomBytes(7))
+            challenge = next
+            sessionCipher = nil
+            queue(next.message)
+            return
+        }
+        guard let challenge,
+              let nonce = try? FreeStyleHandshake.hostNonce(inResponse: message, to: challenge, authorization: authorization, context: "")
+        else {
+            queue(refusal)
+            return
+        }
+        hostNonce = nonce
+        self.challenge = nil
+        queue(FreeStyleHandshake.acceptance(readerNonce: challenge.readerNonce, hostNonce: nonce, iv: randomBytes(7), authorization: authorization))
+        pendingCipher = FreeStyleSessionCipher(
+            keys: keys, serial: Array(serial.utf8.prefix(FreeStyleHandshake.serialLength)), readerNonce: challenge.readerNonce, hostNonce: nonce)
     }
 
     /// The text reply to `command`, cut into reports.
@@ -144,12 +215,12 @@ public final class FreeStyleReaderSimulator: USBTransport {
         var offset = 0
         if lineReports, damage[command] == nil {
             for line in lines {
-                guard line.count <= FreeStyleMessage.maximumPayload else { break }
+                guard line.count <= (sessionCipher == nil ? FreeStyleMessage.maximumPayload : FreeStyleSessionCipher.maximumPayload) else { break }
                 pieces.append(text[offset..<(offset + line.count)])
                 offset += line.count
             }
         }
-        pieces += Self.chunks(text[offset...])
+        pieces += Self.chunks(text[offset...], size: sessionCipher == nil ? FreeStyleMessage.maximumPayload : FreeStyleSessionCipher.maximumPayload)
         for (index, piece) in pieces.enumerated() {
             if let every = keepAliveWithinReplies, index > 0, index % every == 0 {
                 queue(FreeStyleMessage(type: FreeStyleMessage.Kind.keepAlive, payload: [keepAliveByte]))
@@ -158,21 +229,28 @@ public final class FreeStyleReaderSimulator: USBTransport {
         }
     }
 
-    private static func chunks(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
-        stride(from: bytes.startIndex, to: bytes.endIndex, by: FreeStyleMessage.maximumPayload).map {
-            bytes[$0..<min($0 + FreeStyleMessage.maximumPayload, bytes.endIndex)]
+    private static func chunks(_ bytes: ArraySlice<UInt8>, size: Int) -> [ArraySlice<UInt8>] {
+        stride(from: bytes.startIndex, to: bytes.endIndex, by: size).map {
+            bytes[$0..<min($0 + size, bytes.endIndex)]
         }
     }
 
     /// Queues a report built in the previous report's buffer: what follows the significant bytes
     /// is left over from before.
     private func queue(_ message: FreeStyleMessage) {
+        defer { reportsSent += 1 }
+        if let sessionCipher, !FreeStyleSessionCipher.isClear(message.type) {
+            readerCounter &+= 1
+            let sealed = sessionCipher.seal(message, counter: readerCounter, from: .reader)
+            outbox.append(reportFilter?(sealed, reportsSent) ?? sealed)
+            return
+        }
         var report = lastReport
         report[0] = message.type
         report[1] = UInt8(message.payload.count)
         report.replaceSubrange(2..<(2 + message.payload.count), with: message.payload)
         lastReport = report
-        outbox.append(report)
+        outbox.append(reportFilter?(report, reportsSent) ?? report)
     }
 
     static func hex8(_ value: UInt32) -> String {

@@ -5,7 +5,7 @@ import Setup
 struct DoctorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Checks the store, USB and the readers, Bluetooth and the installed files, and says how to fix each problem.",
+        abstract: "Checks the store, USB and the readers, the FreeStyle Libre 2 / Libre 3 keys, Bluetooth and the installed files, and says how to fix each problem.",
         discussion: "Exits with status 1 when any check fails.")
 
     @OptionGroup var outputOptions: OutputOptions

@@ -154,7 +154,7 @@ final class FreeStyleReplayTests: XCTestCase {
 
     func testRegistryKnowsTheReaders() {
         XCTAssertTrue(DriverRegistry.usbDriver(named: "FreeStyle") == FreeStyleDriver.self)
-        for product: UInt16 in [0x3650, 0x3670, 0x3850, 0x3460, 0x3450, 0x3950] {
+        for product: UInt16 in [0x3650, 0x3670, 0x3850, 0x3460, 0x3450, 0x3950, 0x3960] {
             XCTAssertTrue(DriverRegistry.usbDriver(vendorID: 0x1A61, productID: product) == FreeStyleDriver.self, String(product, radix: 16))
         }
         XCTAssertNil(DriverRegistry.usbDriver(vendorID: 0x1A61, productID: 0x3410), "a serial-cable meter, not this protocol")

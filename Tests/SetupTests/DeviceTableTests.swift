@@ -24,14 +24,14 @@ final class DeviceTableTests: XCTestCase {
     /// with their reasons, and every Bluetooth service with its family.
     func testTablesNameEveryProductAndService() {
         let devices = DeviceTable.supportedDevices.split(separator: "\n").map(String.init)
-        XCTAssertEqual(devices.count, 2 + 3 + 1 + 1 + 1, "header, three drivers, the Libre 2, the G7, Bluetooth")
+        XCTAssertEqual(devices.count, 2 + 3 + 1 + 1, "header, three drivers, the G7, Bluetooth")
         XCTAssertEqual(devices[2], "| Dexcom G4/G5/G6 receiver | 22a3:0047 | \(DexcomDriver.summary) |")
         XCTAssertTrue(devices[3].hasPrefix("| Contour USB, Contour Next USB, Contour Next, "), devices[3])
         XCTAssertTrue(devices[3].contains("| 1a79:6002, 7410, 7350, 7800, 7900, 7950 |"), devices[3])
-        XCTAssertTrue(devices[4].contains("| 1a61:3650, 3670, 3850, 3460, 3450 |"), devices[4])
-        XCTAssertTrue(devices[5].hasPrefix("| FreeStyle Libre 2 | 1a61:3950 | refused: its USB traffic is encrypted"), devices[5])
-        XCTAssertEqual(devices[6], "| Dexcom G7 receiver | 22a3:0048 | not supported: its protocol is not publicly documented |")
-        XCTAssertTrue(devices[7].contains("Heart Rate, Running Speed and Cadence"), devices[7])
+        XCTAssertTrue(devices[4].contains("| 1a61:3650, 3670, 3850, 3460, 3450, 3950, 3960 |"), devices[4])
+        XCTAssertTrue(devices[4].contains("FreeStyle Libre 2, FreeStyle Libre 3"), devices[4])
+        XCTAssertEqual(devices[5], "| Dexcom G7 receiver | 22a3:0048 | not supported: its protocol is not publicly documented |")
+        XCTAssertTrue(devices[6].contains("Heart Rate, Running Speed and Cadence"), devices[6])
 
         let services = DeviceTable.bluetoothServices.split(separator: "\n").map(String.init)
         XCTAssertEqual(services.count, 2 + DriverRegistry.ble.count)

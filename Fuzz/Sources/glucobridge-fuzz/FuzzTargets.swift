@@ -95,6 +95,68 @@ func freeStyleText(_ bytes: [UInt8]) {
     }
 }
 
+/// Keys made up for fuzzing (not a reader's): the seeds' sessions are made with them.
+let fuzzKeys = FreeStyleKeys(
+    authorizationEncryption: SpeckKey(high: 0x0011_2233_4455_6677, low: 0x8899_AABB_CCDD_EEFF),
+    authorizationMAC: SpeckKey(high: 0x0F1E_2D3C_4B5A_6978, low: 0x8796_A5B4_C3D2_E1F0),
+    sessionEncryption: SpeckKey(high: 0x1357_9BDF_0246_8ACE, low: 0x1357_9BDF_0246_8ACE),
+    sessionMAC: SpeckKey(high: 0xFEDC_BA98_7654_3210, low: 0x0123_4567_89AB_CDEF), origin: "fuzz")
+
+/// A Libre 2 session's reports, each piece one report, its first byte's low bit telling the
+/// side (1 the host, 0 the reader), as a transcript decoded passively: the handshake (serial,
+/// challenge, response and its CMAC, acceptance), then every encrypted report.
+func freeStyleHandshake(_ bytes: [UInt8]) {
+    let lines = pieces(bytes).compactMap { piece -> String? in
+        guard let side = piece.first else { return nil }
+        return (side & 1 == 1 ? "out," : "in,") + Hex.encode(Array(piece.dropFirst())).replacingOccurrences(of: " ", with: "")
+    }
+    let transcript = Array(("# fuzz\n" + lines.joined(separator: "\n") + "\n").utf8)
+    guard let capture = try? USBCaptureReader.parse(transcript, name: "fuzz") else { return }
+    for device in CapturedDevice.devices(in: capture) {
+        attempt { try FreeStyleDriver.decodeSession(device, keys: { () throws(FreeStyleError) in fuzzKeys }).normalised() }
+    }
+    // The handshake messages alone, as the reader and the host read them.
+    let authorization = FreeStyleAuthorization(keys: fuzzKeys, serial: Array("MAGA987-J0123".utf8))
+    for piece in pieces(bytes) {
+        guard let message = try? FreeStyleMessage.decode(Array(piece.dropFirst()), context: "fuzz") else { continue }
+        attempt { () throws -> Void in
+            let challenge = try FreeStyleHandshake.Challenge(message, context: "fuzz")
+            _ = try FreeStyleHandshake.hostNonce(inResponse: message, to: challenge, authorization: authorization, context: "fuzz")
+        }
+        attempt {
+            try FreeStyleHandshake.verifyAcceptance(
+                message, readerNonce: Array(1...8), hostNonce: Array(9...16), authorization: authorization, context: "fuzz")
+        }
+    }
+}
+
+/// Encrypted reports opened with a session's keys, and their text replies parsed. The first byte
+/// picks the side (bit 0) and whether the report is signed first (bit 1: a valid MAC, so that the
+/// decryption and the text behind it are reached). A report whose MAC fails must never open.
+func freeStyleEncrypted(_ bytes: [UInt8]) {
+    guard let flags = bytes.first else { return }
+    let serial = Array("MAGA987-J0123".utf8), readerNonce: [UInt8] = Array(1...8), hostNonce: [UInt8] = Array(9...16)
+    let cipher = FreeStyleSessionCipher(keys: fuzzKeys, serial: serial, readerNonce: readerNonce, hostNonce: hostNonce)
+    let mac = SpeckCMAC(key: SpeckCMAC(key: fuzzKeys.sessionMAC).derive(label: Array("SessnMAC".utf8), context: serial + readerNonce + hostNonce))
+    var report = Array(bytes.dropFirst())
+    if flags & 2 != 0, report.count >= 64 {
+        report.replaceSubrange(60..<64, with: mac.tagBytes(report[0..<60]).suffix(4))
+    }
+    let side: FreeStyleSide = flags & 1 == 1 ? .host : .reader
+    guard let message = try? cipher.open(report, from: side, context: "fuzz") else { return }
+    if let type = report.first, !FreeStyleSessionCipher.isClear(type) {
+        precondition(report.count == 64 && Array(mac.tagBytes(report[0..<60]).suffix(4)) == Array(report[60..<64]), "a report whose MAC fails was opened")
+    }
+    for command in ["$history?", "$arresult?", "$sn?"] {
+        var session = FreeStyleSession(model: .libre3)
+        attempt { try session.absorb(textReply: FreeStyleText.verifiedMessage(of: message.payload, command: command), command: command, hostTime: nil) }
+    }
+    // Sealing what was opened gives a report that opens to the same message.
+    if message.payload.count <= FreeStyleSessionCipher.maximumPayload, !FreeStyleSessionCipher.isClear(message.type) {
+        precondition((try? cipher.open(cipher.seal(message, counter: 7, from: side), from: side, context: "fuzz")) == message, "seal and open disagree")
+    }
+}
+
 /// A Dexcom byte stream: frames, and a reply payload read as database pages.
 func dexcom(_ bytes: [UInt8], asPages: Bool) {
     if asPages {
@@ -176,6 +238,8 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "dexcom-packet": { bytes in dexcom(bytes, asPages: false) },
     "dexcom-page": { bytes in dexcom(bytes, asPages: true) },
     "freestyle-text": freeStyleText,
+    "freestyle-handshake": freeStyleHandshake,
+    "freestyle-encrypted": freeStyleEncrypted,
     "freestyle-binary": { bytes in
         attempt { try LibreATPFrame.decode(bytes, context: "fuzz") }
         attempt { try LibreAAPPacket.decodeAll(bytes, context: "fuzz") }

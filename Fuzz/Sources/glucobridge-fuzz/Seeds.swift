@@ -1,7 +1,10 @@
 import Capture
 import CaptureBluetooth
 import CaptureUSB
+import Drivers
 import Foundation
+import Simulators
+import TransportReplay
 
 /// The starting corpus of each target, taken from the repository's `fixtures/`: whole captures
 /// where a target reads files, and the packets, pages, reports and values inside them where a
@@ -33,6 +36,10 @@ enum Seeds {
         seeds["freestyle-text"] = Array(reports.prefix(24)) + [try file("freestyle/tidepool/text-responses.txt")]
         seeds["freestyle-binary"] = try ["freestyle/tidepool/factory-config.aap.json", "freestyle/tidepool/historical-records.aap.json",
                                          "freestyle/tidepool/atp-crc32-vectors.txt"].map(file)
+        let libre2 = try libre2Session(folder: FileManager.default.temporaryDirectory)
+        seeds["freestyle-handshake"] = [framed(libre2.map { [$0.direction == .out ? 1 : 0] + $0.data })]
+        seeds["freestyle-encrypted"] = libre2.filter { $0.data.count == 64 && !FreeStyleSessionCipher.isClear($0.data[0]) }.prefix(16)
+            .map { [$0.direction == .out ? 1 : 0] + $0.data }
         let contour = try USBCaptureReader.parse(transcript, name: "seed").transfers.filter { $0.direction == .in }
             .flatMap { $0.data.count > 4 ? Array($0.data[4..<min($0.data.count, 4 + Int($0.data[3]))]) : [] }
         seeds["astm"] = [contour] + (try ["contour/glucometerutils/header-reply.bin", "contour/tidepool/result-frame-mgdl.bin"].map(file))
@@ -52,6 +59,19 @@ enum Seeds {
                 try Data(seed).write(to: directory.appendingPathComponent("seed-\(index)"))
             }
         }
+    }
+
+    /// A Libre 2 session with the simulated reader, made with the fuzz keys and the session nonces
+    /// `freeStyleEncrypted` uses (reader nonce 1…8, from the simulator's counter; host nonce 9…16).
+    static func libre2Session(folder: URL) throws -> [USBTransfer] {
+        let reader = FreeStyleDemo.encryptedReader(keys: fuzzKeys)
+        let url = folder.appendingPathComponent("glucobridge-fuzz-seed-\(getpid())-libre2.pcap")
+        let recorder = try RecordingUSBTransport(recording: reader, to: url, clock: reader.hostClock)
+        _ = try FreeStyleDriver.readSession(over: recorder, keys: { () throws(FreeStyleError) in fuzzKeys }, hostNonce: { _ in Array(9...16) })
+        try recorder.finish()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let capture = try USBCaptureReader.read(contentsOf: url)
+        return CapturedDevice.devices(in: capture).first { $0.hasDataTransfers }?.conversation ?? []
     }
 
     /// Pieces as the fuzz targets cut them: a 2-byte little-endian length before each.

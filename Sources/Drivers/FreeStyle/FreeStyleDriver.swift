@@ -5,23 +5,21 @@ import Transport
 import TransportReplay
 
 /// Abbott FreeStyle readers speaking the shared HID protocol (USB 1A61): Libre and Libre Pro
-/// (`$history?` sensor readings, `$arresult?` scans, strips and time changes), Precision / Optium
-/// Neo and InsuLinx (`$result?`). Read-only: the host sends the init sequence and query commands
-/// (`$…?`) only. Libre 2 readers encrypt their traffic and are refused.
+/// (`$history?` sensor readings, `$arresult?` scans, strips and time changes), Libre 2 and
+/// Libre 3 (the same, in an encrypted session: `FreeStyleHandshake`, `FreeStyleSessionCipher`),
+/// Precision / Optium Neo and InsuLinx (`$result?`). Read-only: the host sends the init
+/// sequence, the handshake and query commands (`$…?`) only.
 public enum FreeStyleDriver: USBDeviceDriver {
     public static let family = "freestyle"
     public static let products: [USBProduct] = FreeStyleModel.allCases.flatMap { model in
-        model.productIDs.map {
-            USBProduct(
-                vendorID: FreeStyleModel.vendorID, productID: $0, name: model.rawValue,
-                refusal: model.isEncrypted
-                    ? "its USB traffic is encrypted with keys Abbott does not publish (a Libre 3 is recognised by its encrypted replies)" : nil)
-        }
+        model.productIDs.map { USBProduct(vendorID: FreeStyleModel.vendorID, productID: $0, name: model.rawValue) }
     }
     public static let summary = """
-        Libre: 15-minute sensor readings (`$history?`) and scans and strips (`$arresult?`); Neo / InsuLinx: strip results \
-        (`$result?`); read-only (init and `$…?` queries only); every reply's checksum verified; ketone strips, rows the reader \
-        flags invalid and time changes are counted, not stored; `HI`/`LO` become flags
+        Libre: 15-minute sensor readings (`$history?`) and scans and strips (`$arresult?`); Libre 2 and Libre 3: the same \
+        in the encrypted session (Speck 64/128, keys from the freestyle-keys package: see [FreeStyle Libre 2 and Libre \
+        3](#freestyle-libre-2-and-libre-3)), every report's MAC verified; Neo / InsuLinx: strip results (`$result?`); \
+        read-only (init and `$…?` queries only); every reply's checksum verified; ketone strips, rows the reader flags \
+        invalid and time changes are counted, not stored; `HI`/`LO` become flags
         """
 
     /// How long one report may take to arrive.
@@ -37,7 +35,8 @@ public enum FreeStyleDriver: USBDeviceDriver {
     static let allRecordCommands = ["$history?", "$arresult?", "$result?"]
 
     /// Reads the reader and keeps only the records after the store's cursors for it (the text
-    /// protocol has no query for newer records, so the reader sends all of them).
+    /// protocol has no query for newer records, so the reader sends all of them). A Libre 2 or
+    /// Libre 3 needs the keys (`FreeStyleKeys.locate()`): without them nothing is sent.
     public static func download(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload {
         let session = try readSession(over: transport)
         return try session.normalised(after: try cursors(try session.source()))
@@ -47,22 +46,38 @@ public enum FreeStyleDriver: USBDeviceDriver {
         try decodeSession(device).normalised()
     }
 
-    /// The model a device description names, refusing encrypted readers.
-    static func model(of device: USBDeviceDescription) throws(FreeStyleError) -> FreeStyleModel? {
-        let model = FreeStyleModel(vendorID: device.vendorID, productID: device.productID)
-        if let model, model.isEncrypted { throw .encryptedReader(reader: model.rawValue) }
-        return model
+    /// The model a device description names.
+    static func model(of device: USBDeviceDescription) -> FreeStyleModel? {
+        FreeStyleModel(vendorID: device.vendorID, productID: device.productID)
     }
 
     /// Holds the reader's conversation: the init sequence (with the serial and software version
     /// queries), the clock, then the model's records commands. Every text reply is verified.
-    public static func readSession(over transport: any USBTransport) throws(FreeStyleError) -> FreeStyleSession {
-        var session = FreeStyleSession(model: try model(of: transport.device))
-        let link = try FreeStyleLink(transport: transport)
-        _ = try link.request(FreeStyleMessage.Kind.hello, expecting: FreeStyleMessage.Kind.helloReply)
-        session.hidSerial = try link.request(FreeStyleMessage.Kind.serial, expecting: FreeStyleMessage.Kind.serialReply).nulTerminatedText
-        session.softwareVersion = try link.request(FreeStyleMessage.Kind.version, expecting: FreeStyleMessage.Kind.versionReply).nulTerminatedText
-        _ = try link.request(FreeStyleMessage.Kind.ready, expecting: FreeStyleMessage.Kind.readyReply)
+    /// An encrypted reader (Libre 2, Libre 3) gets the keys from `keys` before anything is sent,
+    /// then the handshake with a host nonce from `hostNonce` (by default a random one; in a
+    /// replay of a recording, the one recorded), and its reports are sealed and opened with the
+    /// session keys.
+    public static func readSession(
+        over transport: any USBTransport,
+        keys: () throws(FreeStyleError) -> FreeStyleKeys = { () throws(FreeStyleError) in try FreeStyleKeys.locate() },
+        hostNonce: (([UInt8]) -> [UInt8])? = nil
+    ) throws(FreeStyleError) -> FreeStyleSession {
+        let model = model(of: transport.device)
+        var session = FreeStyleSession(model: model)
+        let link: FreeStyleLink
+        if let model, model.isEncrypted {
+            let keys = try keys()
+            link = try FreeStyleLink(transport: transport)
+            try openEncryptedSession(on: link, keys: keys, session: &session, hostNonce: hostNonce ?? { serial in
+                Self.hostNonce(for: transport, serial: serial, keys: keys)
+            })
+        } else {
+            link = try FreeStyleLink(transport: transport)
+            _ = try link.request(FreeStyleMessage.Kind.hello, expecting: FreeStyleMessage.Kind.helloReply)
+            session.hidSerial = try link.request(FreeStyleMessage.Kind.serial, expecting: FreeStyleMessage.Kind.serialReply).nulTerminatedText
+            session.softwareVersion = try link.request(FreeStyleMessage.Kind.version, expecting: FreeStyleMessage.Kind.versionReply).nulTerminatedText
+            _ = try link.request(FreeStyleMessage.Kind.ready, expecting: FreeStyleMessage.Kind.readyReply)
+        }
         var commands = session.model.map { [$0.serialCommand] } ?? []
         commands += ["$date?", "$time?"] + (session.model?.recordCommands ?? allRecordCommands)
         for command in commands {
@@ -72,12 +87,53 @@ public enum FreeStyleDriver: USBDeviceDriver {
         return session
     }
 
+    /// The handshake, host side (the steps in `FreeStyleHandshake`), then init; afterwards `link`
+    /// seals and opens reports with the session keys.
+    static func openEncryptedSession(
+        on link: FreeStyleLink, keys: FreeStyleKeys, session: inout FreeStyleSession, hostNonce: ([UInt8]) -> [UInt8]
+    ) throws(FreeStyleError) {
+        let serialReply = try link.request(FreeStyleMessage.Kind.serial, expecting: FreeStyleMessage.Kind.serialReply)
+        session.hidSerial = serialReply.nulTerminatedText
+        let serial = Array(serialReply.payload.prefix(FreeStyleHandshake.serialLength))
+        let authorization = FreeStyleAuthorization(keys: keys, serial: serial)
+        try link.send(FreeStyleHandshake.start)
+        let (challengeMessage, _) = try link.receive(answering: "the start of the handshake (14 01 11)")
+        let challenge = try FreeStyleHandshake.Challenge(challengeMessage, context: "answering the start of the handshake (14 01 11)")
+        let nonce = hostNonce(serial)
+        try link.send(FreeStyleHandshake.response(to: challenge, hostNonce: nonce, authorization: authorization))
+        let (acceptance, _) = try link.receive(answering: "the challenge response (14 1A 17)")
+        try FreeStyleHandshake.verifyAcceptance(
+            acceptance, readerNonce: challenge.readerNonce, hostNonce: nonce, authorization: authorization,
+            context: "answering the challenge response (14 1A 17) of reader \(session.hidSerial ?? "")")
+        _ = try link.request(FreeStyleMessage.Kind.ready, expecting: FreeStyleMessage.Kind.readyReply)
+        link.cipher = FreeStyleSessionCipher(keys: keys, serial: serial, readerNonce: challenge.readerNonce, hostNonce: nonce)
+        session.encrypted = true
+    }
+
+    /// The host nonce of a new session: random, except in a conversation replay, where it is the
+    /// nonce the recorded host chose (it travels encrypted in the recorded challenge response,
+    /// and the authorisation keys open it), so that the replayed requests are the recorded ones.
+    static func hostNonce(for transport: any USBTransport, serial: [UInt8], keys: FreeStyleKeys) -> [UInt8] {
+        if let replay = transport as? ReplayUSBTransport,
+           let recorded = try? FreeStyleCapturedHandshake.recordedHostNonce(in: replay.captured, keys: keys), recorded.serial == serial {
+            return recorded.nonce
+        }
+        var generator = SystemRandomNumberGenerator()
+        return (0..<8).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
     /// Decodes another program's recorded conversation: host messages are read for the text
     /// commands they carry, and each completed text reply is matched to the oldest command not yet
     /// answered (replies come in the order of their commands, even when a program sends several
-    /// before reading).
-    public static func decodeSession(_ device: CapturedDevice) throws(FreeStyleError) -> FreeStyleSession {
-        var session = FreeStyleSession(model: device.hasDescriptors ? try model(of: device.description) : nil)
+    /// before reading). An encrypted session (Libre 2, Libre 3) is followed through its handshake
+    /// (`FreeStyleCapturedHandshake`): the session keys come from the serial number and the two
+    /// nonces the capture holds, with the master keys from `keys` (asked only then).
+    public static func decodeSession(
+        _ device: CapturedDevice,
+        keys: () throws(FreeStyleError) -> FreeStyleKeys = { () throws(FreeStyleError) in try FreeStyleKeys.locate() }
+    ) throws(FreeStyleError) -> FreeStyleSession {
+        var session = FreeStyleSession(model: device.hasDescriptors ? model(of: device.description) : nil)
+        var handshake = FreeStyleCapturedHandshake(encrypted: session.model?.isEncrypted ?? false)
         var waiting: [String] = []
         var lastRequest = "(none recorded)"
         var reply: [UInt8] = []
@@ -85,7 +141,7 @@ public enum FreeStyleDriver: USBDeviceDriver {
         for transfer in device.conversation {
             let context = "at capture packet \(transfer.packetNumber)"
             if transfer.direction == .out {
-                let message = try FreeStyleMessage.decode(transfer.data, context: "sent \(context)")
+                guard let message = try handshake.host(transfer.data, context: "sent \(context)", keys: keys) else { continue }
                 lastRequest = FreeStyleLink.describe(message) + " " + context
                 if message.type == FreeStyleMessage.Kind.text || message.type == FreeStyleMessage.Kind.textAlternative {
                     waiting.append(FreeStyleText.commandName(message.payload))
@@ -94,7 +150,10 @@ public enum FreeStyleDriver: USBDeviceDriver {
             }
             // A poll the program cancelled or that failed carries no report.
             guard transfer.status == 0, !transfer.data.isEmpty else { continue }
-            let message = try FreeStyleMessage.decode(transfer.data, context: "from the reader \(context)")
+            guard let message = try handshake.reader(transfer.data, context: "from the reader \(context)", keys: keys) else {
+                session.encrypted = handshake.cipher != nil
+                continue
+            }
             switch message.type {
             case FreeStyleMessage.Kind.keepAlive, FreeStyleMessage.Kind.helloReply, FreeStyleMessage.Kind.readyReply:
                 continue
@@ -117,6 +176,7 @@ public enum FreeStyleDriver: USBDeviceDriver {
                 throw FreeStyleLink.refusal(message, context: context, request: lastRequest, expected: "a reply of the shared HID protocol")
             }
         }
+        try handshake.finish()
         if !reply.isEmpty {
             throw .incompleteReply(command: waiting.first ?? "an unrequested text reply", received: reply.count)
         }
@@ -124,9 +184,13 @@ public enum FreeStyleDriver: USBDeviceDriver {
     }
 }
 
-/// The reader's HID interface, claimed, with the shared protocol's messages on top.
-struct FreeStyleLink {
+/// The reader's HID interface, claimed, with the shared protocol's messages on top; once an
+/// encrypted session is open, `cipher` seals what is sent and opens what arrives. Text commands
+/// go as 0x60 in both, as glucometerutils sends them to a Libre 2 (its `fslibre2` driver keeps
+/// the Libre's text message types).
+final class FreeStyleLink {
     let channel: HIDChannel
+    var cipher: FreeStyleSessionCipher?
 
     init(transport: any USBTransport) throws(FreeStyleError) {
         guard let channel = HIDChannel(transport: transport) else { throw .noHIDInterface(device: transport.device.idString) }
@@ -140,7 +204,8 @@ struct FreeStyleLink {
 
     func send(_ message: FreeStyleMessage) throws(FreeStyleError) {
         do {
-            try channel.send(message.report, timeout: FreeStyleDriver.readTimeout)
+            // The host's counter stays 0, as freestyle-hid sends it (`FreeStyleSessionCipher`).
+            try channel.send(cipher?.seal(message, counter: 0, from: .host) ?? message.report, timeout: FreeStyleDriver.readTimeout)
         } catch {
             throw .transport(error)
         }
@@ -155,7 +220,9 @@ struct FreeStyleLink {
             } catch {
                 throw .transport(error)
             }
-            let message = try FreeStyleMessage.decode(read.bytes, context: "from the reader answering \(request)")
+            var context = "from the reader answering \(request)"
+            if let packet = (channel.transport as? ReplayUSBTransport)?.lastReadPacketNumber { context += " at capture packet \(packet)" }
+            let message = try FreeStyleSessionCipher.open(read.bytes, with: cipher, from: .reader, context: context)
             if !message.isKeepAlive { return (message, read.hostTime) }
         }
         throw .transport(.transferFailed(

@@ -25,8 +25,17 @@ public enum FreeStyleError: Error, CustomStringConvertible {
     case incompleteReply(command: String, received: Int)
     /// A text reply longer than any reader memory holds.
     case replyTooLong(command: String, limit: Int)
-    /// A Libre 2 or Libre 3 reader: its traffic is encrypted with vendor keys glucobridge does not have.
+    /// The reader answered `33 01 15`: it wants the encrypted session (a Libre 2 or Libre 3)
+    /// and the host did not set it up.
     case encryptedReader(reader: String)
+    /// The Libre 2 / Libre 3 keys were found nowhere (`searched` lists where they were looked for).
+    case keysMissing(searched: [String])
+    /// A key file that cannot be used.
+    case keys(reason: String)
+    /// The encrypted session's handshake failed or stopped: `context` names the packet or step.
+    case handshake(context: String, reason: String)
+    /// An encrypted report whose MAC does not match its bytes.
+    case macMismatch(context: String, stated: [UInt8], computed: [UInt8])
     /// A binary-protocol (ATP/AAP) frame, packet or record that cannot be read.
     case malformedBinary(context: String, reason: String)
     /// A binary-protocol CRC (ATP CRC32, record CRC16) that does not match its bytes.
@@ -52,7 +61,13 @@ public enum FreeStyleError: Error, CustomStringConvertible {
         case let .incompleteReply(command, received): "the reply to \(command) stopped after \(received) bytes, before CMD OK"
         case let .replyTooLong(command, limit): "the reply to \(command) went on past \(limit) bytes without CMD OK; the reader may be faulty"
         case .encryptedReader(let reader):
-            "\(reader) readers encrypt their USB traffic with keys Abbott does not publish; glucobridge cannot read them and stored nothing"
+            "the \(reader) reader wants an encrypted session (it answered 33 01 15) that was not set up; nothing was stored"
+        case .keysMissing(let searched):
+            "FreeStyle Libre 2 / Libre 3 readers need keys, found in none of: \(searched.joined(separator: ", ")). Nothing was sent to the reader: \(FreeStyleKeys.howToGet)"
+        case .keys(let reason): "the FreeStyle Libre 2 / Libre 3 keys cannot be used: \(reason)"
+        case let .handshake(context, reason): "the encrypted session's handshake failed \(context): \(reason); nothing was stored"
+        case let .macMismatch(context, stated, computed):
+            "the encrypted report \(context) is corrupt or forged: its MAC says \(Hex.encode(stated)) but its bytes give \(Hex.encode(computed)); nothing was stored"
         case let .malformedBinary(context, reason): "malformed binary-protocol data \(context): \(reason)"
         case let .binaryChecksumMismatch(what, stated, computed):
             "\(what) is corrupt: its CRC says \(Self.hex8(stated)) but its bytes give \(Self.hex8(computed))"

@@ -115,25 +115,41 @@ public enum FreeStyleClock {
 /// The rows of each records command.
 enum FreeStyleRows {
     /// Libre `$history?` (15-minute sensor readings): 0 id · 1 type (12) · 2–7 M,D,YY,h,m,s ·
-    /// 13 glucose mg/dL · 15 error bits (0x8000 invalid).
-    static func history(_ row: FreeStyleRow) throws(FreeStyleError) -> FreeStyleEntry {
+    /// 13 glucose mg/dL · 15 error bits (0x8000 invalid). A Libre 3 reader's rows lack field 12
+    /// (whose meaning is not known), so its glucose is field 12 and its error bits field 14
+    /// (glucometerutils pull request #131); a row of 15 fields from an encrypted reader whose model
+    /// the capture does not tell (`encrypted`: a Libre 2 or a Libre 3) is read that way too.
+    static func history(_ row: FreeStyleRow, model: FreeStyleModel? = nil, encrypted: Bool = false) throws(FreeStyleError) -> FreeStyleEntry {
         let id = try row.int(0, "record number"), type = try row.int(1, "row type")
         let number = FreeStyleRecordNumber(stream: "history", id: Int64(id))
         guard type == 12 else { return .other(event: "history-row-type-\(type)", record: number) }
-        if let flagged = try flaggedEvent(row, errorField: 15, what: "sensor-reading", record: number) { return flagged }
+        let shortRow = model == .libre3 || (model == nil && encrypted && row.fields.count == libre3HistoryFields)
+        let (glucoseField, errorField) = shortRow ? (12, 14) : (13, 15)
+        if let flagged = try flaggedEvent(row, errorField: errorField, what: "sensor-reading", record: number) { return flagged }
         return .reading(FreeStyleReading(
             stream: "history", id: Int64(id), time: try row.wallClock(at: 2, seconds: true), kind: .sensorHistory,
-            value: try row.glucose(13)))
+            value: try row.glucose(glucoseField)))
     }
 
+    /// The fields of a Libre 3 `$history?` row.
+    static let libre3HistoryFields = 15
+    /// The fields of a Libre 3 `$arresult?` result row without its trailing insulin fields: no
+    /// comments and no error field.
+    static let libre3ResultFields = 28
+
     /// Libre `$arresult?`: type 2 results (9 reading type: 0 strip, 1 ketone, 2 scan · 12 value ·
-    /// 14 trend · 28 error bits) and type 5 time changes (2–7 new time, 9–14 old time).
-    static func arresult(_ row: FreeStyleRow) throws(FreeStyleError) -> FreeStyleEntry {
+    /// 14 trend · 28 error bits) and type 5 time changes (2–7 new time, 9–14 old time). A Libre 3
+    /// reader's result rows have no custom comments and no error field (glucometerutils pull
+    /// request #131): they are read as rows without errors, and what follows field 27 (insulin
+    /// details) is not an error field. A row of 28 fields from an encrypted reader whose model the
+    /// capture does not tell is read that way too.
+    static func arresult(_ row: FreeStyleRow, model: FreeStyleModel? = nil, encrypted: Bool = false) throws(FreeStyleError) -> FreeStyleEntry {
         let id = try row.int(0, "record number"), type = try row.int(1, "row type")
         let number = FreeStyleRecordNumber(stream: "arresult", id: Int64(id))
         switch type {
         case 2:
-            if let flagged = try flaggedEvent(row, errorField: 28, what: "result", record: number) { return flagged }
+            let withoutErrors = model == .libre3 || (model == nil && encrypted && row.fields.count == libre3ResultFields)
+            if !withoutErrors, let flagged = try flaggedEvent(row, errorField: 28, what: "result", record: number) { return flagged }
             let time = try row.wallClock(at: 2, seconds: true)
             switch try row.int(9, "reading type") {
             case 0:

@@ -8,6 +8,7 @@ public enum FreeStyleModel: String, Sendable, CaseIterable {
     case neo = "FreeStyle Precision / Optium Neo"
     case insulinx = "FreeStyle InsuLinx"
     case libre2 = "FreeStyle Libre 2"
+    case libre3 = "FreeStyle Libre 3"
 
     public static let vendorID: UInt16 = 0x1A61
 
@@ -20,6 +21,7 @@ public enum FreeStyleModel: String, Sendable, CaseIterable {
         case .neo: [0x3850]
         case .insulinx: [0x3460, 0x3450]
         case .libre2: [0x3950]
+        case .libre3: [0x3960]
         }
     }
 
@@ -28,13 +30,13 @@ public enum FreeStyleModel: String, Sendable, CaseIterable {
         self = model
     }
 
-    /// Readers whose traffic is encrypted with vendor keys: refused.
-    public var isEncrypted: Bool { self == .libre2 }
+    /// Readers whose USB traffic is in the encrypted session (`FreeStyleHandshake`).
+    public var isEncrypted: Bool { self == .libre2 || self == .libre3 }
 
     /// The text command that answers the serial number.
     var serialCommand: String {
         switch self {
-        case .libre, .librePro, .libre2: "$sn?"
+        case .libre, .librePro, .libre2, .libre3: "$sn?"
         case .neo, .insulinx: "$serlnum?"
         }
     }
@@ -42,7 +44,7 @@ public enum FreeStyleModel: String, Sendable, CaseIterable {
     /// The multi-record commands holding the model's readings.
     var recordCommands: [String] {
         switch self {
-        case .libre, .librePro, .libre2: ["$history?", "$arresult?"]
+        case .libre, .librePro, .libre2, .libre3: ["$history?", "$arresult?"]
         case .neo, .insulinx: ["$result?"]
         }
     }
@@ -91,6 +93,8 @@ public struct FreeStyleSession: Sendable {
     public var binaryMessages = 0
     /// Whether `$arresult?` was answered: the reader's log of its clock changes was read.
     public var readChangeLog = false
+    /// Whether the session was encrypted (a Libre 2 or Libre 3, even when the model is not known).
+    public var encrypted = false
 
     public init(model: FreeStyleModel? = nil) {
         self.model = model
@@ -106,6 +110,10 @@ public struct FreeStyleSession: Sendable {
             let serial = Self.firstLine(message)
             if !serial.isEmpty { textSerial = serial }
             return
+        case "$swver?":
+            let version = Self.firstLine(message)
+            if !version.isEmpty { softwareVersion = version }
+            return
         case "$date?":
             clock.date = try Self.numbers(message, count: 3, command: command)
             return
@@ -113,9 +121,10 @@ public struct FreeStyleSession: Sendable {
             clock.time = try Self.numbers(message, count: 2, command: command)
             clock.hostTime = hostTime
             return
-        case "$history?": rowParser = FreeStyleRows.history
+        case "$history?":
+            rowParser = { [model, encrypted] row throws(FreeStyleError) in try FreeStyleRows.history(row, model: model, encrypted: encrypted) }
         case "$arresult?":
-            rowParser = FreeStyleRows.arresult
+            rowParser = { [model, encrypted] row throws(FreeStyleError) in try FreeStyleRows.arresult(row, model: model, encrypted: encrypted) }
             readChangeLog = true
         case "$result?": rowParser = FreeStyleRows.result
         default: rowParser = nil

@@ -24,7 +24,8 @@ import Transport
 /// lines answer both an OUT-endpoint write and a SET_REPORT carrying the same bytes.
 public final class ReplayUSBTransport: USBTransport {
     public let device: USBDeviceDescription
-    private let captured: CapturedDevice
+    /// The device whose recorded traffic is played.
+    public let captured: CapturedDevice
     private let dataTransfers: [USBTransfer]
     private var cursor = 0
     /// Capture positions of the requests served.
@@ -51,6 +52,9 @@ public final class ReplayUSBTransport: USBTransport {
         pending = Array(leading)
         cursor = leading.count
     }
+
+    /// The capture packet of the transfer the last read came from, for messages about its bytes.
+    public private(set) var lastReadPacketNumber: Int?
 
     /// The interfaces the driver claimed.
     public var claimedInterfaces: Set<UInt8> { claimed }
@@ -105,6 +109,7 @@ public final class ReplayUSBTransport: USBTransport {
             partial = (transfer.data[...], transfer)
         }
         let (bytes, transfer) = partial!
+        lastReadPacketNumber = transfer.packetNumber
         let chunk = bytes.prefix(maxLength)
         let rest = bytes.dropFirst(chunk.count)
         partial = rest.isEmpty ? nil : (rest, transfer)
