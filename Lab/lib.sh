@@ -236,3 +236,18 @@ usb_fault_check() {
     grep -q "records read: 0 new," "$out/import-again.log" || fail "the import after that was not empty: $(grep 'records read' "$out/import-again.log")"
     [ "$(count "$out/live.sqlite" glucose)" = 4004 ] || fail "the store holds $(count "$out/live.sqlite" glucose) readings, not 4004"
 }
+
+# Writes the FreeStyle Libre 2 keys from the freestyle-keys Python package into FILE, as
+# glucobridge's key file; fails saying how to get them when no python3 here has the package.
+write_libre2_keys() {
+    local file="$1" python
+    for python in python3 /usr/bin/python3 /usr/local/bin/python3 /root/.pyenv/versions/*/bin/python3; do
+        if "$python" -c 'import freestyle_keys' 2>/dev/null; then
+            "$python" -c 'from freestyle_keys import libre2 as k
+for name in ("AUTHORIZATION_ENCRYPTION_KEY", "AUTHORIZATION_MAC_KEY", "SESSION_ENCRYPTION_KEY", "SESSION_MAC_KEY"):
+    print(name, "= 0x%032x" % getattr(k, name))' > "$file"
+            return 0
+        fi
+    done
+    fail "no python3 here has the freestyle-keys package (.ci/setup --tests installs it)"
+}

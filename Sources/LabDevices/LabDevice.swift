@@ -29,10 +29,10 @@ func labLog(_ line: String) {
 extension LabDevice {
     struct USB: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A USB gadget: a Dexcom receiver (FunctionFS), a FreeStyle reader or a Contour meter (f_hid), or a captured device.")
+            abstract: "A USB gadget: a Dexcom receiver (FunctionFS), a FreeStyle reader (Libre 2 and 3: encrypted, with the keys glucobridge finds) or a Contour meter (f_hid), or a captured device.")
 
         enum Model: String, ExpressibleByArgument, CaseIterable {
-            case dexcom, freestyle, contour, capture
+            case dexcom, freestyle, libre2, libre3, contour, capture
         }
 
         @Argument(help: "What the gadget is: \(Model.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -121,6 +121,19 @@ extension LabDevice {
             case .freestyle:
                 return {
                     let reader = FreeStyleDemo.reader()
+                    reader.hostClock = { Date() }
+                    return reader
+                }
+            case .libre2, .libre3:
+                let keys: FreeStyleKeys
+                do {
+                    keys = try FreeStyleKeys.locate()
+                } catch {
+                    throw LabDeviceError("\(error)")
+                }
+                let productID: UInt16 = model == .libre2 ? 0x3950 : 0x3960
+                return {
+                    let reader = FreeStyleDemo.encryptedReader(keys: keys, productID: productID)
                     reader.hostClock = { Date() }
                     return reader
                 }
