@@ -106,6 +106,18 @@ same_rows() {
     fi
 }
 
+# Replays CAPTURE into REPLAY (a new store, in ZONE) and fails, naming WHAT, unless LISTING
+# (glucose_rows, or glucose_values where the host clocks differ) of it is that of the store LIVE,
+# which holds some reading. The listings stay beside the stores (STORE.rows).
+same_as_replay() {
+    local listing="$1" capture="$2" live="$3" replay="$4" zone="$5" what="$6"
+    replay_into "$capture" "$replay" "$zone"
+    "$listing" "$live" > "$live.rows"
+    "$listing" "$replay" > "$replay.rows"
+    [ -s "$live.rows" ] || fail "$what: the live import stored no reading"
+    same_rows "$what" "$live.rows" "$replay.rows"
+}
+
 # Replays CAPTURE into a new store STORE in zone TZ (on the host, after the VM).
 replay_into() {
     local capture="$1" store="$2" zone="$3"
@@ -179,16 +191,13 @@ usb_live_check() {
         || fail "the live import did not store $expected new records: $(grep 'records read' "$out/import.log")"
     grep -q "records read: 0 new," "$out/import-again.log" \
         || fail "the second live import was not empty: $(grep 'records read' "$out/import-again.log")"
-    glucose_rows "$out/live.sqlite" > "$out/live.rows"
-    [ -s "$out/live.rows" ] || fail "the live store holds no reading"
     awk -v n="$expected" 'NR == FNR { live = $1 + $2; next } { replay = $1 + $2 }
         END { printf "live figure: %.3f ms CPU per reading live, %.3f ms replayed from its recording (ratio %.2f), %d readings, in the lab VM\n",
               1000 * live / n, 1000 * replay / n, live / replay, n }' "$out/cpu-live" "$out/cpu-replay" | tee "$out/live-figure"
     local capture
     for capture in record usbmon; do
-        replay_into "$out/$capture.pcap" "$out/replay-$capture.sqlite" "$zone"
-        glucose_rows "$out/replay-$capture.sqlite" > "$out/replay-$capture.rows"
-        same_rows "readings of the live import and of a replay of $capture.pcap" "$out/live.rows" "$out/replay-$capture.rows"
+        same_as_replay glucose_rows "$out/$capture.pcap" "$out/live.sqlite" "$out/replay-$capture.sqlite" "$zone" \
+            "readings of the live import and of a replay of $capture.pcap"
         # Wireshark's dissector, independently of this project: the endpoint descriptors.
         local seen
         seen="$(tshark -r "$out/$capture.pcap" -Y 'usb.bDescriptorType == 5' -T fields -e usb.bmAttributes 2>/dev/null | tr ',' '\n' | sort -u | tr '\n' ' ')"

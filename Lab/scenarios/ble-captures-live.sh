@@ -48,15 +48,13 @@ check)
     for capture in "${captures[@]}"; do
         number=$((number + 1))
         cat "$out/import-$number.log"
-        replay_into "$lab_root/fixtures/ble/$capture" "$out/replay-$number.sqlite" UTC
-        glucose_rows "$out/live-$number.sqlite" > "$out/live-$number.rows"
-        glucose_rows "$out/replay-$number.sqlite" > "$out/replay-$number.rows"
-        same_rows "glucose of $capture served live and replayed" "$out/live-$number.rows" "$out/replay-$number.rows"
+        same_as_replay glucose_rows "$lab_root/fixtures/ble/$capture" "$out/live-$number.sqlite" "$out/replay-$number.sqlite" UTC \
+            "glucose of $capture served live and replayed"
         live_samples="$(grep -o '[0-9]* samples' "$out/import-$number.log" | head -n 1)"
         replay_samples="$(grep -o '[0-9]* samples' "$out/replay-$number.sqlite.log" | head -n 1)"
         [ "$live_samples" = "$replay_samples" ] || fail "$capture served live gave ${live_samples:-no samples}, its replay ${replay_samples:-no samples}"
     done
-    [ "$(wc -l < "$out/live-1.rows")" = 6 ] || fail "the synthetic CGM served live stored $(wc -l < "$out/live-1.rows") readings, not 6"
+    [ "$(wc -l < "$out/live-1.sqlite.rows")" = 6 ] || fail "the synthetic CGM served live stored $(wc -l < "$out/live-1.sqlite.rows") readings, not 6"
     # The link dropped before the RACP's response code: the import says so, naming the device;
     # what it keeps are whole records (each with its E2E-CRC checked), the same as the full
     # session's; the next session adds the rest, nothing twice.
@@ -65,9 +63,9 @@ check)
     grep -i "problem:.*ended before the device's response code.*$address" "$out/dropped.log" \
         || fail "the import whose link dropped during the RACP transfer did not report it, naming $address: $(grep -i problem "$out/dropped.log")"
     while read -r row; do
-        grep -qxF "$row" "$out/live-1.rows" || fail "the cut import stored a reading the device does not hold: $row"
+        grep -qxF "$row" "$out/live-1.sqlite.rows" || fail "the cut import stored a reading the device does not hold: $row"
     done < "$out/dropped.rows"
     glucose_rows "$out/dropped.sqlite" > "$out/after-drop.rows"
-    same_rows "glucose after the cut import and the next one, and of the whole session" "$out/after-drop.rows" "$out/live-1.rows"
+    same_rows "glucose after the cut import and the next one, and of the whole session" "$out/after-drop.rows" "$out/live-1.sqlite.rows"
     ;;
 esac

@@ -93,18 +93,6 @@ public enum LibUSB {
         return UInt32(min(max(total, 1), limit))
     }
 
-    /// The transfer type of an endpoint, from its descriptor's `bmAttributes` (bits 0–1:
-    /// 0 control, 1 isochronous, 2 bulk, 3 interrupt — a different numbering from usbmon's,
-    /// which `USBTransferType` follows).
-    public static func transferType(bmAttributes: UInt8) -> USBTransferType {
-        switch bmAttributes & 0x03 {
-        case 0: .control
-        case 1: .isochronous
-        case 2: .bulk
-        default: .interrupt
-        }
-    }
-
     /// The payload size of one packet, from an endpoint descriptor's `wMaxPacketSize` (bits 0–10;
     /// bits 11–12 count extra transactions per microframe on high-speed endpoints).
     public static func maxPacketSize(wMaxPacketSize: UInt16) -> Int {
