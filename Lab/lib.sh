@@ -246,17 +246,34 @@ usb_fault_check() {
     [ "$(count "$out/live.sqlite" glucose)" = 4004 ] || fail "the store holds $(count "$out/live.sqlite" glucose) readings, not 4004"
 }
 
-# Writes the FreeStyle Libre 2 keys from the freestyle-keys Python package into FILE, as
-# glucobridge's key file; fails saying how to get them when no python3 here has the package.
-write_libre2_keys() {
-    local file="$1" python
+# The first python3 here that imports MODULE (the host's own, when the VM sees root's home).
+python_with() {
+    local python
     for python in python3 /usr/bin/python3 /usr/local/bin/python3 /root/.pyenv/versions/*/bin/python3; do
-        if "$python" -c 'import freestyle_keys' 2>/dev/null; then
-            "$python" -c 'from freestyle_keys import libre2 as k
-for name in ("AUTHORIZATION_ENCRYPTION_KEY", "AUTHORIZATION_MAC_KEY", "SESSION_ENCRYPTION_KEY", "SESSION_MAC_KEY"):
-    print(name, "= 0x%032x" % getattr(k, name))' > "$file"
+        if "$python" -c "import $1" 2>/dev/null; then
+            echo "$python"
             return 0
         fi
     done
-    fail "no python3 here has the freestyle-keys package (.ci/setup --tests installs it)"
+    fail "no python3 here has the $1 package (.ci/setup --tests installs it)"
+}
+
+# Writes the FreeStyle Libre 2 keys from the freestyle-keys Python package into FILE, as
+# glucobridge's key file.
+write_libre2_keys() {
+    local python
+    python="$(python_with freestyle_keys)"
+    "$python" -c 'from freestyle_keys import libre2 as k
+for name in ("AUTHORIZATION_ENCRYPTION_KEY", "AUTHORIZATION_MAC_KEY", "SESSION_ENCRYPTION_KEY", "SESSION_MAC_KEY"):
+    print(name, "= 0x%032x" % getattr(k, name))' > "$1"
+}
+
+# The hidraw node of the HID device VIDPID (vendor:product, lower-case hex).
+hidraw_node() {
+    local node id
+    for node in /sys/class/hidraw/hidraw*; do
+        id="$(sed -n 's/^HID_ID=[0-9A-F]*:0*\([0-9A-F]*\):0*\([0-9A-F]*\)$/\1:\2/p' "$node/device/uevent" | tr 'A-F' 'a-f')"
+        [ "$id" = "$1" ] && echo "/dev/$(basename "$node")" && return 0
+    done
+    return 1
 }
