@@ -123,23 +123,25 @@ package struct SyncRows: Sendable, Equatable {
         return rows.map { $0[index] }
     }
 
+    /// The rows of `sql`, read from SQLite's cursor one value at a time (no intermediate rows).
     static func fetch(_ db: Database, sql: String, arguments: StatementArguments) throws -> SyncRows {
         let statement = try db.makeStatement(sql: sql)
         let columns = statement.columnNames
-        let rows = try Row.fetchAll(statement, arguments: arguments).map { row in
-            (0..<columns.count).map { index -> SyncValue in
-                switch row[index] as DatabaseValue {
-                case let value where value.isNull: return .null
-                case let value:
-                    switch value.storage {
-                    case .int64(let number): return .integer(number)
-                    case .double(let number): return .real(number)
-                    case .string(let text): return .text(text)
-                    case .blob(let data): return .text(data.base64EncodedString())
-                    case .null: return .null
-                    }
+        var rows: [[SyncValue]] = []
+        let cursor = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try cursor.next() {
+            var values: [SyncValue] = []
+            values.reserveCapacity(columns.count)
+            for index in 0..<columns.count {
+                switch (row[index] as DatabaseValue).storage {
+                case .null: values.append(.null)
+                case .int64(let number): values.append(.integer(number))
+                case .double(let number): values.append(.real(number))
+                case .string(let text): values.append(.text(text))
+                case .blob(let data): values.append(.text(data.base64EncodedString()))
                 }
             }
+            rows.append(values)
         }
         return SyncRows(columns: columns, rows: rows)
     }
