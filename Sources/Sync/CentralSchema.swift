@@ -204,22 +204,24 @@ enum CentralSchema {
         + partitioned("glucose_log")
 }
 
-/// How one kind of local row lands in its central table: an upsert from a JSON array of the
-/// local rows (`json_to_recordset`), keyed by patient.
+/// How one kind of local row lands in its central table: its rows are sent with
+/// `COPY … FROM STDIN` (text format), keyed by patient. Rows read from an id cursor (device data)
+/// are copied straight into the table; rows that may already be on the server (the app's edits,
+/// or device data another store of the patient sent first) are copied into a temporary staging
+/// table and upserted from there (``merge``).
 struct CentralTable: Sendable {
-    /// A column of the central table: its name, the JSON field and type it is read from, and the
-    /// expression that makes its value from the record `r` (default: the field itself).
+    /// A column of the central table: its name, the local column it is read from and its type.
     struct Column: Sendable {
         var name: String
         var field: String
         var type: String
-        var value: String?
+        /// A local integer sent as a boolean (non-zero is true).
+        var isFlag: Bool { type == "boolean" }
 
-        init(_ name: String, _ type: String, field: String? = nil, value: String? = nil) {
+        init(_ name: String, _ type: String, field: String? = nil) {
             self.name = name
             self.field = field ?? name
             self.type = type
-            self.value = value
         }
     }
 
@@ -227,24 +229,32 @@ struct CentralTable: Sendable {
     var columns: [Column]
     /// The conflict key after `patient_id`.
     var key: [String]
-    /// Rows carry `family` and `serial`, resolved to the central `source_id`.
+    /// Rows carry `family` and `serial`, sent as the central `source_id`.
     var bySource = false
-    /// Rows carry the store's uid (`$3`).
+    /// Rows carry the store's uid.
     var byStore = false
     /// A row already on the server is replaced (logs, whose values change) rather than kept
     /// (device data, whose first stored version wins as in the local store).
     var replaces = false
 
-    /// `INSERT … SELECT … FROM json_to_recordset($2)`, returning how many rows were written;
-    /// `$1` is the patient.
-    var upsert: String {
-        var fields = columns.map { "\($0.field) \($0.type)" }
-        if bySource { fields += ["family text", "serial text"] }
-        var names = ["patient_id"] + (byStore ? ["store_uid"] : []) + (bySource ? ["source_id"] : [])
-        var values = ["$1"] + (byStore ? ["$3"] : []) + (bySource ? ["s.id"] : [])
-        names += columns.map(\.name)
-        values += columns.map { $0.value ?? "r.\($0.field)" }
-        let join = bySource ? "JOIN source s ON s.patient_id = $1 AND s.family = r.family AND s.serial = r.serial" : ""
+    /// The columns a COPY writes, in the order of each line.
+    var copyColumns: [String] {
+        ["patient_id"] + (byStore ? ["store_uid"] : []) + (bySource ? ["source_id"] : []) + columns.map(\.name)
+    }
+
+    /// The session's staging table: the same columns, emptied at every commit.
+    var stage: String { "glucobridge_stage_\(name)" }
+
+    var createStage: String {
+        """
+        CREATE TEMPORARY TABLE \(stage) ON COMMIT DELETE ROWS AS
+        SELECT \(copyColumns.joined(separator: ", ")) FROM \(name) WITH NO DATA
+        """
+    }
+
+    /// `INSERT … SELECT` of the staged rows, by key, returning how many rows were written.
+    var merge: String {
+        let names = copyColumns.joined(separator: ", ")
         let conflict = (["patient_id"] + key).joined(separator: ", ")
         let action: String
         if replaces {
@@ -258,9 +268,7 @@ struct CentralTable: Sendable {
         }
         return """
             WITH written AS (
-                INSERT INTO \(name) (\(names.joined(separator: ", ")))
-                SELECT \(values.joined(separator: ", "))
-                FROM json_to_recordset($2::json) AS r(\(fields.joined(separator: ", "))) \(join)
+                INSERT INTO \(name) (\(names)) SELECT \(names) FROM \(stage)
                 ON CONFLICT (\(conflict)) \(action)
                 RETURNING 1)
             SELECT count(*) FROM written
@@ -290,8 +298,7 @@ struct CentralTable: Sendable {
             C("origin", "text"), C("records_read", "integer"), C("records_added", "integer"),
             C("records_already_stored", "integer"), C("records_skipped", "integer"), C("host_time", instant),
             C("device_time", instant), C("clock_offset_seconds", "double precision"), C("time_method", "text"),
-            C("events", "text", field: "events_json", value: "r.events_json::jsonb"),
-            C("notes", "text", field: "notes_json", value: "r.notes_json::jsonb"),
+            C("events", "jsonb", field: "events_json"), C("notes", "jsonb", field: "notes_json"),
         ],
         key: ["store_uid", "local_id"], bySource: true, byStore: true)
 
@@ -309,7 +316,7 @@ struct CentralTable: Sendable {
         columns: [
             C("device_record_key", "text"), C("day", "date"), C("time", instant), C("name", "text"),
             C("duration_seconds", "double precision"), C("intensity", "text"),
-            C("favourite", "integer", value: "r.favourite <> 0"), C("device_time", "bigint"),
+            C("favourite", "boolean"), C("device_time", "bigint"),
             C("device_display_time", "text"),
         ],
         key: ["source_id", "device_record_key"], bySource: true, replaces: true)
@@ -320,7 +327,7 @@ struct CentralTable: Sendable {
             C("minute", instant), C("heart_rate_bpm", "double precision"), C("step_cadence_spm", "double precision"),
             C("crank_cadence_rpm", "double precision"), C("speed_mps", "double precision"),
             C("distance_m", "double precision"), C("energy_kj", "double precision"), C("gait", "text"),
-            C("sensors", "text", value: "r.sensors::jsonb"), C("sample_count", "integer"),
+            C("sensors", "jsonb"), C("sample_count", "integer"),
         ],
         key: ["source_id", "minute"], bySource: true)
 
@@ -328,7 +335,7 @@ struct CentralTable: Sendable {
     static func table(for entity: SyncEntity) -> CentralTable {
         let uid = C("uid", "text", field: "key")
         let day = C("day", "date")
-        let favourite = C("favourite", "integer", value: "r.favourite <> 0")
+        let favourite = C("favourite", "boolean")
         switch entity {
         case .glucose:
             return CentralTable(

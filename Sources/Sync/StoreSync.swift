@@ -84,6 +84,7 @@ public struct StoreSync: Sendable {
 
         var cursor = try await prepare(connection, storeID: storeID)
         var report = SyncReport()
+        let session = CopySession()
         let steps: [(SyncFeed, CentralTable, String)] = [
             (.sources, .sources, "source_id"),
             (.importRuns, .importRuns, "import_run_id"),
@@ -98,14 +99,14 @@ public struct StoreSync: Sendable {
                 if feed == .importRuns, case .integer(let first)? = rows.values(of: "id").first {
                     minutes = try local { try store.syncActivityMinutes(importRuns: first...last) }
                 }
-                try await batch(connection, storeID: storeID, cursor: column, to: last, report: &report) { send in
-                    try await send(table, rows)
-                    if let minutes, !minutes.rows.isEmpty { try await send(.activityMinutes, minutes) }
+                try await batch(connection, session, storeID: storeID, cursor: column, to: last, report: &report) { send in
+                    try await send(table, rows, .appended)
+                    if let minutes, !minutes.rows.isEmpty { try await send(.activityMinutes, minutes, .appended) }
                 }
                 cursor[column] = last
             }
         }
-        try await sendChanges(connection, storeID: storeID, after: cursor["change_seq"] ?? 0, report: &report)
+        try await sendChanges(connection, session, storeID: storeID, after: cursor["change_seq"] ?? 0, report: &report)
         return report
     }
 
@@ -166,8 +167,13 @@ public struct StoreSync: Sendable {
 
     /// Sends the app's inserts, edits and removals from the change log after `sequence`.
     private func sendChanges(
-        _ connection: PostgresConnection, storeID: String, after sequence: Int64, report: inout SyncReport
+        _ connection: PostgresConnection, _ session: CopySession, storeID: String, after sequence: Int64,
+        report: inout SyncReport
     ) async throws(SyncError) {
+        // A store's first sync sends the whole change log: its logs are new to the server (their
+        // uids are this store's), so they are copied straight in like device data. Later syncs
+        // send mostly edits, which are merged by key.
+        let kind: SentRows = sequence == 0 ? .appended : .changed
         var sequence = sequence
         while true {
             let changes = try local { try store.syncChanges(after: sequence, limit: batchSize) }
@@ -190,10 +196,10 @@ public struct StoreSync: Sendable {
                 current.append((entity, rows, gone))
             }
             var deleted: [String: Int] = [:]
-            try await batch(connection, storeID: storeID, cursor: "change_seq", to: last, report: &report) { send in
+            try await batch(connection, session, storeID: storeID, cursor: "change_seq", to: last, report: &report) { send in
                 for (entity, rows, gone) in current {
                     let table = CentralTable.table(for: entity)
-                    if !rows.rows.isEmpty { try await send(table, rows) }
+                    if !rows.rows.isEmpty { try await send(table, rows, kind) }
                     if !gone.isEmpty {
                         let count = try await connection.query(
                             PostgresQuery(unsafeSQL: table.delete, binds: Self.binds(patient, gone)), logger: logger
@@ -208,35 +214,43 @@ public struct StoreSync: Sendable {
     }
 
     /// Runs one batch in one server transaction: `body` sends rows through the function it is
-    /// given, then the cursor `column` of this store moves to `position`.
+    /// given (each table at most once), then the cursor `column` of this store moves to `position`.
     private func batch(
-        _ connection: PostgresConnection, storeID: String, cursor column: String, to position: Int64,
-        report: inout SyncReport,
-        _ body: (_ send: (CentralTable, SyncRows) async throws -> Void) async throws -> Void
+        _ connection: PostgresConnection, _ session: CopySession, storeID: String, cursor column: String,
+        to position: Int64, report: inout SyncReport,
+        _ body: (_ send: (CentralTable, SyncRows, SentRows) async throws -> Void) async throws -> Void
     ) async throws(SyncError) {
         var written: [String: Int] = [:]
+        // What this transaction learns of the server is kept only once it commits.
+        var learnt = session.state
         let patient = self.patient
         let logger = self.logger
         try await server {
             try await connection.withTransaction(logger: logger) { connection in
-                try await body { table, rows in
-                    if table.bySource {
-                        // A source added after this sync read the sources: created here, its
-                        // model sent by the next sync.
-                        _ = try await connection.query(
-                            PostgresQuery(
-                                unsafeSQL: """
-                                    INSERT INTO source (patient_id, family, serial)
-                                    SELECT $1, r.family, r.serial FROM json_to_recordset($2::json) AS r(family text, serial text)
-                                    ON CONFLICT DO NOTHING
-                                    """,
-                                binds: Self.binds(patient, rows.sources.json)),
-                            logger: logger
-                        ).collect()
+                try await body { table, rows, kind in
+                    if table.bySource { try await resolveSources(rows, into: &learnt, connection) }
+                    let lines = try rows.copyText(for: table, patient: patient, storeID: storeID, sourceIDs: learnt.sourceIDs)
+                    if kind == .appended, !learnt.merged.contains(table.name) {
+                        _ = try await connection.query("SAVEPOINT glucobridge_copy", logger: logger).collect()
+                        do {
+                            try await copy(lines, into: table.name, columns: table.copyColumns, connection)
+                            _ = try await connection.query("RELEASE SAVEPOINT glucobridge_copy", logger: logger).collect()
+                            written[table.name, default: 0] += rows.rows.count
+                            return
+                        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+                            // A row is on the server already (another store of the patient sent
+                            // it): this table's rows are merged by key from now on.
+                            _ = try await connection.query("ROLLBACK TO SAVEPOINT glucobridge_copy", logger: logger).collect()
+                            learnt.merged.insert(table.name)
+                            logger.debug("rows already on the server: merging by key", metadata: ["table": "\(table.name)"])
+                        }
                     }
-                    var binds = Self.binds(patient, rows.json)
-                    if table.byStore { binds.append(storeID) }
-                    let count = try await connection.query(PostgresQuery(unsafeSQL: table.upsert, binds: binds), logger: logger)
+                    if !learnt.stages.contains(table.stage) {
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: table.createStage), logger: logger).collect()
+                        learnt.stages.insert(table.stage)
+                    }
+                    try await copy(lines, into: table.stage, columns: table.copyColumns, connection)
+                    let count = try await connection.query(PostgresQuery(unsafeSQL: table.merge), logger: logger)
                         .collect().first?.decode(Int.self) ?? 0
                     written[table.name, default: 0] += count
                 }
@@ -251,9 +265,45 @@ public struct StoreSync: Sendable {
                 ).collect()
             }
         }
+        session.state = learnt
         report.batches += 1
         for (table, count) in written { report.written[table, default: 0] += count }
         logger.debug("batch committed", metadata: ["cursor": "\(column)", "position": "\(position)"])
+    }
+
+    /// Makes sure every device the rows name has its server row, and learns its id. A device added
+    /// after this sync read the sources is created here, its model sent by the next sync.
+    private func resolveSources(
+        _ rows: SyncRows, into state: inout CopySession.State, _ connection: PostgresConnection
+    ) async throws {
+        let missing = rows.sourceKeys.filter { state.sourceIDs[$0] == nil }
+        guard !missing.isEmpty else { return }
+        _ = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO source (patient_id, family, serial)
+                    SELECT $1, u.family, u.serial FROM unnest($2::text[], $3::text[]) AS u(family, serial)
+                    ON CONFLICT DO NOTHING
+                    """,
+                binds: Self.binds(patient, missing.map(\.family), missing.map(\.serial))),
+            logger: logger
+        ).collect()
+        let found = try await connection.query(
+            "SELECT id, family, serial FROM source WHERE patient_id = \(patient)", logger: logger
+        ).collect()
+        for row in found {
+            let (id, family, serial) = try row.decode((Int64, String, String).self)
+            state.sourceIDs[SourceKey(family: family, serial: serial)] = id
+        }
+    }
+
+    /// Sends `lines` (text-format COPY data) into `table`.
+    private func copy(
+        _ lines: ByteBuffer, into table: String, columns: [String], _ connection: PostgresConnection
+    ) async throws {
+        try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+            if lines.readableBytes > 0 { try await writer.write(lines) }
+        }
     }
 
     // MARK: - Plumbing
@@ -310,6 +360,28 @@ public struct StoreSync: Sendable {
         }
         return "\(error)"
     }
+}
+
+/// Whether rows are likely on the server already.
+enum SentRows: Sendable {
+    /// New unless another store of the patient sent them (device data read from an id cursor,
+    /// the change log of a store's first sync): copied straight into the table, merged by key
+    /// only when the server holds one of them.
+    case appended
+    /// Often already there (edits): merged by key.
+    case changed
+}
+
+/// What one sync learns of its server session: the devices' central ids, the staging tables it
+/// made, and the tables whose rows met rows already there (merged by key from then on).
+final class CopySession {
+    struct State {
+        var sourceIDs: [SourceKey: Int64] = [:]
+        var stages: Set<String> = []
+        var merged: Set<String> = []
+    }
+
+    var state = State()
 }
 
 /// Applies the central schema's missing migrations, one transaction each, under a

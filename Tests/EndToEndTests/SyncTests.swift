@@ -157,6 +157,35 @@ final class SyncTests: XCTestCase {
         await database.drop()
     }
 
+    /// Two stores of one patient holding the same device's readings (the receiver was read on
+    /// two machines): the second store's rows meet the first's on the server, are merged by key
+    /// instead of copied, and the server holds each reading once.
+    func testTwoStoresOfOnePatientWithTheSameDeviceHoldEachReadingOnce() async throws {
+        let database = try await TestDatabase()
+        let first = try TestStore()
+        try first.importReadings(1200)
+        let second = try TestStore()
+        try second.importReadings(1500)
+        try second.addLogs()
+
+        let one = try await database.sync(first.store, patient: "p-two", batchSize: 500)
+        XCTAssertEqual(one.written["glucose_reading"], 1200, one.summary)
+        let two = try await database.sync(second.store, patient: "p-two", batchSize: 500)
+        // The first 1200 readings are there already; the device's row too, with the same model.
+        XCTAssertEqual(two.written["glucose_reading"], 300, two.summary)
+        XCTAssertEqual(two.written["source"] ?? 0, 0, two.summary)
+        XCTAssertEqual(two.written["import_run"], 1, two.summary)
+        XCTAssertEqual(two.written["meal_log"], 1, two.summary)
+        let onServer = try await serverReadings(database, patient: "p-two")
+        XCTAssertEqual(onServer, try localReadings(second))
+        let sources = try await database.count("source", patient: "p-two")
+        XCTAssertEqual(sources, 1)
+
+        let again = try await database.sync(second.store, patient: "p-two")
+        XCTAssertTrue(again.isEmpty, again.summary)
+        await database.drop()
+    }
+
     func testManyPatientsSyncAtOnce() async throws {
         let database = try await TestDatabase()
         let stores = try (0..<6).map { index in
