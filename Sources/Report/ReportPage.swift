@@ -7,8 +7,16 @@ import Store
 /// agpreport.org) as one self-contained HTML page: inline SVG and CSS, no script, nothing loaded
 /// from anywhere. The first printed page (A4 or Letter) holds the metrics with their consensus
 /// targets, the time-in-ranges bar and the AGP curve; the next holds one small profile per Day
-/// and the list of hypoglycaemia events.
+/// (for a period longer than ``profileDays``, a weekly summary of all its Days and the profiles
+/// of its last ``profileDays``) and the list of hypoglycaemia events.
+///
+/// Every part of the page reads each reading a bounded number of times: a year's page costs
+/// about four times a quarter's.
 public enum ReportPage {
+    /// The most Days drawn as daily profiles: four weeks of seven. A longer period shows these
+    /// last Days, after a summary of every week.
+    public static let profileDays = 28
+
     /// The fills the page uses, fixed so that a rendering can be checked by its colours.
     public enum Colour {
         public static let veryHigh = "#e8771e"
@@ -41,13 +49,7 @@ public enum ReportPage {
             + "(\(AmbulatoryProfile.binMinutes * AmbulatoryProfile.smoothingBins) min). Green band: target range "
             + "\(glucose(input.thresholds.low, input.unit))–\(glucose(input.thresholds.high, input.unit)) \(input.unit.rawValue). "
             + "Fingerstick readings left out: \(statistics.fingersticksExcluded).</p>\n"
-        body += "</section>\n<section class=\"second\">\n<h2>Daily glucose profiles</h2>\n"
-        body += "<p class=\"legend\"><span class=\"key\" style=\"background:\(Colour.targetBand)\"></span> target range "
-            + "<span class=\"key\" style=\"background:\(Colour.exercise)\"></span> exercise "
-            + "<span class=\"key\" style=\"background:\(Colour.meal)\"></span> meal "
-            + "<span class=\"key\" style=\"background:\(Colour.insulin)\"></span> insulin · "
-            + "each profile 00:00–24:00, 0–\(glucose(maximum(input.unit), input.unit)) \(input.unit.rawValue)</p>\n"
-        body += "<div class=\"days\">\n" + days.map { dailyProfile($0, input) }.joined() + "</div>\n"
+        body += "</section>\n<section class=\"second\">\n" + dailySection(days, statistics, input)
         body += hypoList(statistics, input)
         body += "<footer>Made by glucobridge on \(localDateTime(input.generated, input.zone)) from the local store; "
             + "targets for most adults with type 1 or type 2 diabetes (Battelino et al., Diabetes Care 2019;42:1593); "
@@ -94,6 +96,8 @@ public enum ReportPage {
         .day p { margin: 0; font-size: 7pt; }
         .day svg { display: block; width: 100%; height: auto; }
         .events td, .events th { font-size: 8.5pt; border-top: 0.2mm solid #ddd; }
+        .weeks td, .weeks th { font-size: 8pt; border-top: 0.2mm solid #ddd; white-space: nowrap; }
+        .weeks svg { display: block; width: 30mm; height: 2.6mm; }
         footer { margin-top: 4mm; }
         """
 
@@ -204,7 +208,27 @@ public enum ReportPage {
 
     // MARK: - Daily profiles
 
-    static func dailyProfile(_ day: DayDate, _ input: ReportInput) -> String {
+    /// The Days' section: the profiles of every Day, or for a longer period than
+    /// ``profileDays`` the weekly summary and the profiles of the last ``profileDays``.
+    static func dailySection(_ days: [DayDate], _ statistics: GlucoseStatistics, _ input: ReportInput) -> String {
+        let logs = TimeOrdered(input)
+        var html = ""
+        let shown = days.suffix(profileDays)
+        if days.count > profileDays {
+            html += weeklySummary(days, statistics, logs, input)
+            html += "<h2>Daily glucose profiles: the last \(shown.count) of \(days.count) Days</h2>\n"
+        } else {
+            html += "<h2>Daily glucose profiles</h2>\n"
+        }
+        html += "<p class=\"legend\"><span class=\"key\" style=\"background:\(Colour.targetBand)\"></span> target range "
+            + "<span class=\"key\" style=\"background:\(Colour.exercise)\"></span> exercise "
+            + "<span class=\"key\" style=\"background:\(Colour.meal)\"></span> meal "
+            + "<span class=\"key\" style=\"background:\(Colour.insulin)\"></span> insulin · "
+            + "each profile 00:00–24:00, 0–\(glucose(maximum(input.unit), input.unit)) \(input.unit.rawValue)</p>\n"
+        return html + "<div class=\"days\">\n" + shown.map { dailyProfile($0, input, logs) }.joined() + "</div>\n"
+    }
+
+    static func dailyProfile(_ day: DayDate, _ input: ReportInput, _ logs: TimeOrdered) -> String {
         let start = day.start(in: input.zone), end = day.adding(days: 1).start(in: input.zone)
         let length = end.timeIntervalSince(start)
         let width = 100.0, top = 3.0, bottom = 54.0
@@ -215,19 +239,19 @@ public enum ReportPage {
         var svg = "<svg class=\"daily\" viewBox=\"0 0 100 64\" role=\"img\" aria-label=\"glucose on \(day)\">\n"
         svg += "<rect x=\"0\" y=\"0\" width=\"100\" height=\"64\" fill=\"#fff\"/>\n"
         svg += "<rect class=\"target\" x=\"0\" y=\"\(f(y(Double(t.high))))\" width=\"100\" height=\"\(f(y(Double(t.low)) - y(Double(t.high))))\" fill=\"\(Colour.targetBand)\"/>\n"
-        for session in input.exercise where session.time < end && session.time.addingTimeInterval(session.duration) > start {
+        for session in logs.exercise(overlapping: start, end) {
             let x0 = x(session.time), x1 = max(x(session.time.addingTimeInterval(session.duration)), x0 + 0.8)
             svg += "<rect class=\"exercise\" x=\"\(f(x0))\" y=\"56\" width=\"\(f(x1 - x0))\" height=\"7\" fill=\"\(Colour.exercise)\"><title>\(escape(session.name))</title></rect>\n"
         }
-        for meal in input.meals where meal.time >= start && meal.time < end {
+        for meal in logs.meals[TimeOrdered.range(logs.meals, start, end, \.time)] {
             let mx = x(meal.time)
             svg += "<polygon class=\"meal\" points=\"\(f(mx - 2)),63 \(f(mx + 2)),63 \(f(mx)),57\" fill=\"\(Colour.meal)\"><title>\(escape(meal.name.isEmpty ? "meal" : meal.name)) \(DisplayText.number(meal.carbs)) g carbs</title></polygon>\n"
         }
-        for dose in input.insulin where dose.time >= start && dose.time < end {
+        for dose in logs.insulin[TimeOrdered.range(logs.insulin, start, end, \.time)] {
             let ix = x(dose.time)
             svg += "<rect class=\"insulin\" x=\"\(f(ix - 0.6))\" y=\"0\" width=\"1.2\" height=\"5\" fill=\"\(Colour.insulin)\"><title>\(DisplayText.number(dose.units)) units</title></rect>\n"
         }
-        let cgm = input.readings.filter { $0.kind == .sensor && $0.time >= start && $0.time < end }
+        let cgm = logs.cgm[TimeOrdered.range(logs.cgm, start, end, \.time)]
         var lines: [[String]] = [[]]
         var previous: Date?
         for reading in cgm {
@@ -242,6 +266,58 @@ public enum ReportPage {
         return "<div class=\"day\"><p>\(weekday(day)) \(day)</p>\(svg)</div>\n"
     }
 
+    // MARK: - Weekly summary
+
+    /// One row per week of seven Days from the period's first Day (the last may be shorter): the
+    /// CGM's coverage, mean, CV and time in ranges of that week, and the period's level-1 hypo
+    /// events that started in it.
+    static func weeklySummary(
+        _ days: [DayDate], _ statistics: GlucoseStatistics, _ logs: TimeOrdered, _ input: ReportInput
+    ) -> String {
+        let unit = input.unit, t = input.thresholds
+        let weeks = stride(from: 0, to: days.count, by: 7).map { days[$0..<min($0 + 7, days.count)] }
+        let bounds = weeks.map { week in
+            (max(week.first!.start(in: input.zone), input.period.start),
+             min(week.last!.adding(days: 1).start(in: input.zone), input.period.end))
+        }
+        var hypos = [Int](repeating: 0, count: weeks.count)
+        for event in statistics.events where event.kind == .hypoLevel1 {
+            let week = bounds.partitioningIndex { $0.1 > event.start }
+            if week < weeks.count { hypos[week] += 1 }
+        }
+        var html = "<h2>Weekly summary</h2>\n<p class=\"note\">\(days.count) Days in \(weeks.count) weeks of seven from "
+            + "\(days.first!); each week's CGM metrics as above, its time in ranges from very low (left) to very high (right), "
+            + "and the hypoglycaemia events (below \(glucose(t.low, unit)) \(unit.rawValue)) that started in it.</p>\n"
+        html += "<table class=\"weeks\" id=\"weekly-summary\"><tr><th>Week</th><th>CGM active</th><th>Mean (\(unit.rawValue))</th>"
+            + "<th>CV</th><th>Time in ranges</th><th>&lt; \(glucose(t.low, unit))</th><th>In range</th>"
+            + "<th>&gt; \(glucose(t.high, unit))</th><th>Hypos</th></tr>\n"
+        let order: [(GlucoseTag, String)] = [
+            (.hypoLevel2, Colour.veryLow), (.hypoLevel1, Colour.low), (.inRange, Colour.inRange),
+            (.hyperLevel1, Colour.high), (.hyperLevel2, Colour.veryHigh),
+        ]
+        for (index, week) in weeks.enumerated() {
+            let (start, end) = bounds[index]
+            let readings = Array(logs.readings[TimeOrdered.range(logs.readings, start, end, \.time)])
+            let s = GlucoseStatistics(readings: readings, period: DateInterval(start: start, end: max(start, end)), thresholds: t)
+            let share = { (tags: [GlucoseTag]) in tags.reduce(0.0) { $0 + (s.timeInRanges[$1] ?? 0) } }
+            var bar = "<svg class=\"week-ranges\" viewBox=\"0 0 100 8\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"time in ranges\">"
+            var x = 0.0
+            for (tag, colour) in order {
+                let width = s.readings == 0 ? 0 : (s.timeInRanges[tag] ?? 0)
+                if width > 0 { bar += "<rect x=\"\(f(x))\" y=\"0\" width=\"\(f(width))\" height=\"8\" fill=\"\(colour)\"/>" }
+                x += width
+            }
+            bar += "</svg>"
+            let empty = s.readings == 0
+            html += "<tr><td>\(week.first!) – \(week.last!)</td><td>\(percent(s.coveragePercent))</td>"
+                + "<td>\(s.mean.map { glucose($0, unit) } ?? "–")</td><td>\(s.cvPercent.map(percent) ?? "–")</td>"
+                + "<td>\(bar)</td><td>\(empty ? "–" : percent(share([.hypoLevel1, .hypoLevel2])))</td>"
+                + "<td>\(empty ? "–" : percent(share([.inRange])))</td>"
+                + "<td>\(empty ? "–" : percent(share([.hyperLevel1, .hyperLevel2])))</td><td>\(hypos[index])</td></tr>\n"
+        }
+        return html + "</table>\n"
+    }
+
     // MARK: - Hypoglycaemia events
 
     static func hypoList(_ s: GlucoseStatistics, _ input: ReportInput) -> String {
@@ -250,8 +326,11 @@ public enum ReportPage {
         var html = "<h2>Hypoglycaemia events (\(hypos.count))</h2>\n"
         guard !hypos.isEmpty else { return html + "<p>None: no 15 minutes or more below \(glucose(input.thresholds.low, input.unit)) \(input.unit.rawValue).</p>\n" }
         html += "<table class=\"events\" id=\"hypo-events\"><tr><th>Start</th><th>Duration</th><th>Lowest (\(input.unit.rawValue))</th><th>Level</th></tr>\n"
+        // Both lists are in time order: one pass finds the level-2 event within each level-1 one.
+        var next = 0
         for event in hypos {
-            let reachedLevel2 = level2.contains { $0.start <= event.end && $0.end >= event.start }
+            while next < level2.count, level2[next].end < event.start { next += 1 }
+            let reachedLevel2 = next < level2.count && level2[next].start <= event.end
             let duration = DisplayText.duration(event.duration(interval: s.interval)) + (event.endedByGap ? " (data stops)" : "")
             html += "<tr><td>\(localDateTime(event.start, input.zone))</td><td>\(duration)</td>"
                 + "<td>\(glucose(event.extreme, input.unit))</td><td>\(reachedLevel2 ? "2 (below \(glucose(input.thresholds.veryLow, input.unit)))" : "1")</td></tr>\n"
@@ -294,5 +373,65 @@ public enum ReportPage {
             }
         }
         return out
+    }
+}
+
+/// The period's readings and logs in time order, so that a Day's or a week's are found by binary
+/// search instead of a pass over the whole period.
+struct TimeOrdered {
+    var readings: [StoredGlucose]
+    /// The CGM readings (fingersticks left out).
+    var cgm: [StoredGlucose]
+    var meals: [Stored<MealLog>]
+    var insulin: [Stored<InsulinLog>]
+    var exercise: [Stored<ExerciseLog>]
+    /// The longest exercise session, which bounds how far back a session overlapping a Day starts.
+    var longestExercise: TimeInterval
+
+    init(_ input: ReportInput) {
+        readings = Self.sorted(input.readings, \.time)
+        cgm = readings.filter { $0.kind == .sensor }
+        meals = Self.sorted(input.meals, \.time)
+        insulin = Self.sorted(input.insulin, \.time)
+        exercise = Self.sorted(input.exercise, \.time)
+        longestExercise = exercise.map(\.duration).max() ?? 0
+    }
+
+    /// The sessions that overlap `start..<end`.
+    func exercise(overlapping start: Date, _ end: Date) -> [Stored<ExerciseLog>] {
+        exercise[Self.range(exercise, start.addingTimeInterval(-longestExercise), end, \.time)]
+            .filter { $0.time.addingTimeInterval($0.duration) > start }
+    }
+
+    /// `items` ascending by `time` (already so when read from the store: a check, no sort).
+    static func sorted<T>(_ items: [T], _ time: (T) -> Date) -> [T] {
+        zip(items, items.dropFirst()).allSatisfy { time($0) <= time($1) } ? items : items.sorted { time($0) < time($1) }
+    }
+
+    /// The indexes of the items with `start ≤ time < end` in `items` ascending by `time`.
+    static func range<T>(_ items: [T], _ start: Date, _ end: Date, _ time: (T) -> Date) -> Range<Int> {
+        let lower = items.partitioningIndex { time($0) >= start }
+        let upper = items.partitioningIndex { time($0) >= end }
+        return lower..<max(lower, upper)
+    }
+}
+
+extension Collection {
+    /// The index of the first element for which `belongs` is true, in a collection where it is
+    /// false for a prefix and true for the rest (binary search).
+    func partitioningIndex(where belongs: (Element) -> Bool) -> Index {
+        var low = startIndex
+        var count = self.count
+        while count > 0 {
+            let half = count / 2
+            let middle = index(low, offsetBy: half)
+            if belongs(self[middle]) {
+                count = half
+            } else {
+                low = index(after: middle)
+                count -= half + 1
+            }
+        }
+        return low
     }
 }

@@ -12,7 +12,8 @@ struct ReportCommand: StoreCommand {
         discussion: """
             The page has the consensus metrics with their targets, the time-in-ranges bar, the \
             ambulatory glucose profile, one small profile per Day with exercise, meals and \
-            insulin, and the hypoglycaemia events. It has no script and loads nothing: open it \
+            insulin (over four weeks: a summary of each week and the profiles of the last 28 \
+            Days), and the hypoglycaemia events. It has no script and loads nothing: open it \
             in any browser, or print it (the first page fits one A4 or Letter sheet).
             """)
 
