@@ -50,7 +50,9 @@ public enum ReportPage {
             + "\(glucose(input.thresholds.low, input.unit))–\(glucose(input.thresholds.high, input.unit)) \(input.unit.rawValue). "
             + "Fingerstick readings left out: \(statistics.fingersticksExcluded).</p>\n"
         body += "</section>\n<section class=\"second\">\n" + dailySection(days, statistics, input)
-        body += hypoList(statistics, input)
+        // Over four weeks, the events of the Days drawn; the weekly summary counts every one.
+        let listed = days.count > profileDays ? days.suffix(profileDays).first?.start(in: input.zone) : nil
+        body += hypoList(statistics, input, from: listed)
         body += "<footer>Made by glucobridge on \(localDateTime(input.generated, input.zone)) from the local store; "
             + "targets for most adults with type 1 or type 2 diabetes (Battelino et al., Diabetes Care 2019;42:1593); "
             + "events after Battelino et al., Lancet Diabetes Endocrinol 2023;11:42.</footer>\n</section>\n"
@@ -320,10 +322,14 @@ public enum ReportPage {
 
     // MARK: - Hypoglycaemia events
 
-    static func hypoList(_ s: GlucoseStatistics, _ input: ReportInput) -> String {
-        let hypos = s.events.filter { $0.kind == .hypoLevel1 }
+    /// The level-1 hypoglycaemia events of the period, or those starting at or after `from`.
+    static func hypoList(_ s: GlucoseStatistics, _ input: ReportInput, from: Date? = nil) -> String {
+        let all = s.events.filter { $0.kind == .hypoLevel1 }
+        let hypos = from.map { start in all.filter { $0.start >= start } } ?? all
         let level2 = s.events.filter { $0.kind == .hypoLevel2 }
-        var html = "<h2>Hypoglycaemia events (\(hypos.count))</h2>\n"
+        var html = from == nil
+            ? "<h2>Hypoglycaemia events (\(hypos.count))</h2>\n"
+            : "<h2>Hypoglycaemia events of the last \(profileDays) Days (\(hypos.count) of \(all.count))</h2>\n"
         guard !hypos.isEmpty else { return html + "<p>None: no 15 minutes or more below \(glucose(input.thresholds.low, input.unit)) \(input.unit.rawValue).</p>\n" }
         html += "<table class=\"events\" id=\"hypo-events\"><tr><th>Start</th><th>Duration</th><th>Lowest (\(input.unit.rawValue))</th><th>Level</th></tr>\n"
         // Both lists are in time order: one pass finds the level-2 event within each level-1 one.

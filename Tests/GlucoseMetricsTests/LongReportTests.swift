@@ -75,6 +75,14 @@ final class LongReportTests: XCTestCase {
         let counted = rows.map { Int($0[8].prefix { $0.isNumber })! }.reduce(0, +)
         XCTAssertEqual(counted, whole.count(.hypoLevel1))
         XCTAssertGreaterThan(counted, 40)
+        // The list of events holds those of the 28 Days drawn.
+        let drawn = utc("2024-03-13T00:00:00Z")
+        let recent = whole.events.filter { $0.kind == .hypoLevel1 && $0.start >= drawn }.count
+        XCTAssertTrue(html.contains("Hypoglycaemia events of the last 28 Days (\(recent) of \(counted))"))
+        let listed = try XCTUnwrap(html.components(separatedBy: "id=\"hypo-events\"").dropFirst().first)
+            .components(separatedBy: "</table>")[0].components(separatedBy: "<tr><td>").count - 1
+        XCTAssertEqual(listed, recent)
+        XCTAssertLessThan(recent, counted)
     }
 
     /// Four weeks or less: every Day has its profile and there is no weekly summary.
