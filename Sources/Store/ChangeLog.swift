@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// What a program that copies the store elsewhere (`glucobridge sync`) reads, and the schema that
 /// makes it possible (migration `v8-sync-change-log`).
@@ -123,22 +124,32 @@ package struct SyncRows: Sendable, Equatable {
         return rows.map { $0[index] }
     }
 
-    /// The rows of `sql`, read from SQLite's cursor one value at a time (no intermediate rows).
+    /// The rows of `sql`, each value read from SQLite's statement through its C interface as
+    /// GRDB's cursor steps it (no intermediate rows, no generic decoding).
     static func fetch(_ db: Database, sql: String, arguments: StatementArguments) throws -> SyncRows {
         let statement = try db.makeStatement(sql: sql)
         let columns = statement.columnNames
+        let sqlite = statement.sqliteStatement
         var rows: [[SyncValue]] = []
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
-        while let row = try cursor.next() {
+        while try cursor.next() != nil {
             var values: [SyncValue] = []
             values.reserveCapacity(columns.count)
-            for index in 0..<columns.count {
-                switch (row[index] as DatabaseValue).storage {
-                case .null: values.append(.null)
-                case .int64(let number): values.append(.integer(number))
-                case .double(let number): values.append(.real(number))
-                case .string(let text): values.append(.text(text))
-                case .blob(let data): values.append(.text(data.base64EncodedString()))
+            for index in 0..<Int32(columns.count) {
+                switch sqlite3_column_type(sqlite, index) {
+                case SQLITE_NULL: values.append(.null)
+                case SQLITE_INTEGER: values.append(.integer(sqlite3_column_int64(sqlite, index)))
+                case SQLITE_FLOAT: values.append(.real(sqlite3_column_double(sqlite, index)))
+                case SQLITE_BLOB:
+                    let count = Int(sqlite3_column_bytes(sqlite, index))
+                    let bytes = sqlite3_column_blob(sqlite, index).map { Data(bytes: $0, count: count) } ?? Data()
+                    values.append(.text(bytes.base64EncodedString()))
+                default:
+                    let count = Int(sqlite3_column_bytes(sqlite, index))
+                    let text = sqlite3_column_text(sqlite, index).map {
+                        String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+                    } ?? ""
+                    values.append(.text(text))
                 }
             }
             rows.append(values)

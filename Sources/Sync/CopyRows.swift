@@ -13,9 +13,13 @@ extension SyncRows {
         guard let family = columns.firstIndex(of: "family"), let serial = columns.firstIndex(of: "serial") else { return [] }
         var seen = Set<SourceKey>()
         var keys: [SourceKey] = []
+        var last: SourceKey?
         for row in rows {
             guard case .text(let f) = row[family], case .text(let s) = row[serial] else { continue }
+            // Rows of one device come in runs: only a change of device is looked up.
+            if let last, last.family == f, last.serial == s { continue }
             let key = SourceKey(family: f, serial: s)
+            last = key
             if seen.insert(key).inserted { keys.append(key) }
         }
         return keys
