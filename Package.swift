@@ -156,11 +156,11 @@ let package = Package(
             name: "glucobridge-simulator",
             dependencies: ["Simulators", "Drivers", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // Benchmarks (swift run -c release ...), each against a baseline timed in the same run.
-        // Dexcom import speed against a plain prepared-statement insert.
+        // Dexcom import speed against a plain prepared-statement insert; the report of 90 and 365 Days.
         .executableTarget(
             name: "glucobridge-bench",
             dependencies: [
-                "Importer", "Store", "TransportReplay", "CaptureUSB", "Drivers", "Ingest", "Simulators", "CSQLiteConfig",
+                "Importer", "Store", "TransportReplay", "CaptureUSB", "Drivers", "Ingest", "Simulators", "CSQLiteConfig", "Report",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

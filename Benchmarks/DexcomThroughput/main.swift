@@ -2,7 +2,9 @@
 // replays passively) imported into a new store, imported again, and a 365-day dump, each against
 // a plain prepared-statement insert of the same rows timed in the same run; SQLite's own cost of
 // storing those rows in the store's schema (the store floor); and the longest wait of another
-// connection that takes the write lock every 20 ms during the 90-day import and during the floor.
+// connection that takes the write lock every 20 ms during the 90-day import and during the floor;
+// and the AGP report of the last 90 and the last 365 Days of those stores, each made in this
+// process as `glucobridge report` makes it.
 //
 //   swift run -c release glucobridge-bench                  all figures (instructions too, under valgrind)
 //   swift run -c release glucobridge-bench --no-instructions
@@ -15,6 +17,7 @@ import GRDB
 import Importer
 import Ingest
 import Logging
+import Report
 import Simulators
 import Store
 import TransportReplay
@@ -25,6 +28,7 @@ let repetitions = 5
 /// The figures, in the order they are printed.
 enum Phase: String, CaseIterable {
     case baseline, floor90 = "floor-90", import90 = "import-90", reimport90 = "reimport-90", import365 = "import-365"
+    case report90 = "report-90", report365 = "report-365"
 
     var label: String {
         switch self {
@@ -33,6 +37,8 @@ enum Phase: String, CaseIterable {
         case .import90: "90-day replay into a new store"
         case .reimport90: "90-day replay again (nothing new)"
         case .import365: "365-day replay into a new store"
+        case .report90: "report of the last 90 Days"
+        case .report365: "report of the last 365 Days"
         }
     }
 }
@@ -163,7 +169,22 @@ func prepare(_ phase: Phase, _ captures: Captures, rows: @autoclosure () throws 
         return { try replay(captures.days90, into: store, expectingAdded: 0) }
     case .import365:
         return { try replay(captures.days365, into: try newStore(in: folder), expectingAdded: DexcomVendorDump.readings(days: 365)) }
+    case .report90, .report365:
+        let days = phase == .report90 ? 90 : 365
+        let store = try newStore(in: folder)
+        try replay(phase == .report90 ? captures.days90 : captures.days365, into: store, expectingAdded: nil)
+        return { try report(store, lastDays: days) }
     }
+}
+
+/// The AGP page of the last `days` Days ending with the newest reading's Day, as
+/// `glucobridge report --last days` makes it (the file is not written).
+func report(_ store: SharedStore, lastDays days: Int) throws {
+    let newest = try store.latestGlucoseTime(kind: .sensor)!
+    let end = DayDate(instant: newest, timeZone: store.timeZone).adding(days: 1)
+    let period = DateInterval(start: end.adding(days: -days).start(in: store.timeZone), end: end.start(in: store.timeZone))
+    let page = ReportPage.html(try ReportInput(store: store, period: period, unit: .milligramsPerDeciliter))
+    precondition(page.utf8.count > 10_000)
 }
 
 /// The work callgrind counts (`--toggle-collect=glucobridge_bench_measured`).
@@ -347,6 +368,8 @@ print(row(.floor90, .baseline, "baseline"))
 print(row(.import90, .baseline, "baseline"))
 print(row(.reimport90, .baseline, "baseline"))
 print(row(.import365, .baseline, "baseline"))
+print(row(.report90, .baseline, "baseline"))
+print(row(.report365, .baseline, "baseline"))
 print("ratios between figures:")
 print(String(format: "  first import / store floor      %6.3f", seconds[.import90]! / seconds[.floor90]!)
       + (counts[.import90].flatMap { r in counts[.floor90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
@@ -354,6 +377,8 @@ print(String(format: "  re-import / first import        %6.3f", seconds[.reimpor
       + (counts[.reimport90].flatMap { r in counts[.import90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
 print(String(format: "  365-day / 90-day import         %6.3f", seconds[.import365]! / seconds[.import90]!)
       + (counts[.import365].flatMap { r in counts[.import90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
+print(String(format: "  365-day / 90-day report        %6.3f", seconds[.report365]! / seconds[.report90]!)
+      + (counts[.report365].flatMap { r in counts[.report90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
 print(String(
     format: "longest wait of another connection taking the write lock every 20 ms during the 90-day import\n"
         + "  (about the time the import holds the lock): median %.1f ms, max %.1f ms of %d imports; %.3f× the import's time",
