@@ -145,16 +145,20 @@ enum GlucoseQuery {
         _ db: Database, where condition: String, orderBy: String, arguments: StatementArguments
     ) throws -> [StoredGlucose] {
         let sql = sql(where: condition, orderBy: orderBy)
-        return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
-            StoredGlucose(
+        // Each row read in place as SQLite steps (a cursor), not copied first into a row of its own.
+        var readings: [StoredGlucose] = []
+        let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+        while let row = try cursor.next() {
+            readings.append(StoredGlucose(
                 id: row[0], time: try Decode.instant(row, 1, "glucose.time"), mgdl: row[2],
                 unit: try Decode.value(row, 3, "glucose.unit"), tag: try Decode.value(row, 4, "glucose.tag"),
                 flag: try Decode.optionalValue(row, 5, "glucose.flag"),
                 kind: try Decode.value(row, 6, "glucose.kind"),
                 trend: try Decode.optionalValue(row, 7, "glucose.trend"), noise: row[8],
                 day: try Decode.day(row, 9, "day.date"), sourceFamily: row[10], sourceSerial: row[11],
-                recordKey: row[12], deviceTime: row[13], displayTime: row[14], note: row[15])
+                recordKey: row[12], deviceTime: row[13], displayTime: row[14], note: row[15]))
         }
+        return readings
     }
 }
 
