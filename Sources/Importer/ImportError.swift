@@ -64,8 +64,9 @@ extension ImportError {
         case .driver(let error): (error as? TransportErrorCarrying)?.transportError
         default: nil
         }
+        guard let carried else { return self }
         switch carried {
-        case .timeout?, .transferFailed?: return .transfer(device: device, carried!)
+        case .timeout, .transferFailed: return .transfer(device: device, carried)
         default: return self
         }
     }

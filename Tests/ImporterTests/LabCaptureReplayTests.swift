@@ -2,6 +2,7 @@ import CaptureBluetooth
 import Foundation
 import GRDB
 import Importer
+import Drivers
 import Simulators
 import Store
 import TestSupport
@@ -62,5 +63,48 @@ final class LabCaptureReplayTests: XCTestCase {
         let outcome = try Importer(store: store).replayBLE(captureAt: url)
         XCTAssertEqual(outcome.identity.serial, HeartRateBandDemo.serial)
         XCTAssertEqual(outcome.activity?.summary.samplesRead, 30)
+    }
+}
+
+/// A reader that stops answering after `answers` reads, as the lab's silent gadget does.
+private final class FallsSilent: USBTransport {
+    let base: any USBTransport
+    var answers: Int
+
+    init(_ base: any USBTransport, after answers: Int) {
+        self.base = base
+        self.answers = answers
+    }
+
+    var device: USBDeviceDescription { base.device }
+    func claimInterface(_ number: UInt8) throws(TransportError) { try base.claimInterface(number) }
+    func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
+        try base.write(bytes, to: endpoint, timeout: timeout)
+    }
+    func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
+        guard answers > 0 else { throw .timeout(endpoint: endpoint.address) }
+        answers -= 1
+        return try base.read(from: endpoint, maxLength: maxLength, timeout: timeout)
+    }
+    func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
+        try base.control(setup, data: data, timeout: timeout)
+    }
+    func close() { base.close() }
+}
+
+final class LiveTransferErrorTests: XCTestCase {
+    /// A live reader that stops answering mid-download: the error names the device as the import
+    /// names it, and says what happened; nothing is stored.
+    func testATimeoutNamesTheDevice() throws {
+        let (store, _) = try makeStore(zone: "UTC")
+        let receiver = GeneratedHistory.receiver(days: 1, serial: "SMLAB0003", hostClock: { Date() })
+        do {
+            _ = try Importer(store: store).importSession(
+                over: FallsSilent(receiver, after: 5), driver: DexcomDriver.self, origin: "usb 22a3:0047 on bus 1 address 7")
+            XCTFail("the import succeeded")
+        } catch {
+            XCTAssertEqual("\(error)", "reading usb 22a3:0047 on bus 1 address 7: USB transfer on endpoint 0x83 timed out")
+        }
+        XCTAssertEqual(try tableCounts(store)["glucose"], 0)
     }
 }
