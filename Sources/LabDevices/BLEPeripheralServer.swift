@@ -218,3 +218,18 @@ final class CapturedPeripheral: PeripheralModel {
         }
     }
 }
+
+/// A device that sends nothing on its own and stays connected until the central leaves: a CGM
+/// whose stored records the central asks for through its RACP (the answers, record notifications
+/// included, follow each write at once).
+final class StayingPeripheral: PeripheralModel {
+    let base: any PeripheralModel
+
+    init(_ base: any PeripheralModel) {
+        self.base = base
+    }
+
+    func answers(to pdu: [UInt8]) -> [[UInt8]] { base.answers(to: pdu) }
+    var isStreaming: Bool { false }
+    func nextOnItsOwn() -> PeripheralEmission? { nil }
+}

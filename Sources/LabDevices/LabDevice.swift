@@ -160,10 +160,11 @@ extension LabDevice {
 
     struct BLE: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A Bluetooth LE peripheral on a controller: the simulated heart-rate band, or a captured device.")
+            abstract: "A Bluetooth LE peripheral on a controller: the simulated heart-rate band or CGM (with its RACP), or a captured device.")
 
         enum Model: String, ExpressibleByArgument, CaseIterable {
             case heartRate = "heart-rate"
+            case cgm
             case capture
         }
 
@@ -175,6 +176,9 @@ extension LabDevice {
 
         @Option(help: "heart-rate: seconds of measurements, one a second, sent as fast as the link takes them.")
         var seconds = 120
+
+        @Option(help: "cgm: the stored readings in tenths of mg/dL (539 is 53.9), oldest first, five minutes apart.")
+        var tenths = "539,540,696,699,700,1801,1804,2045"
 
         @Option(help: "Drop the link after this many PDUs sent (a fault).")
         var dropAfter: Int?
@@ -188,6 +192,10 @@ extension LabDevice {
             switch model {
             case .heartRate:
                 peripheral = HeartRateBandDemo.band(clock: SimulatedClock(Date().addingTimeInterval(-Double(seconds) - 60)), seconds: seconds)
+            case .cgm:
+                let values = tenths.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                let clock = SimulatedClock(ContinuousGlucoseSensorDemo.connected)
+                peripheral = StayingPeripheral(ContinuousGlucoseSensorDemo.sensor(tenths: values, clock: clock))
             case .capture:
                 guard let file else { throw ValidationError("capture needs --file FILE") }
                 do {
