@@ -15,6 +15,7 @@ public enum LibUSB {
     static let errorTimeout = Int32(LIBUSB_ERROR_TIMEOUT.rawValue)
     static let errorOverflow = Int32(LIBUSB_ERROR_OVERFLOW.rawValue)
     static let errorPipe = Int32(LIBUSB_ERROR_PIPE.rawValue)
+    static let errorIO = Int32(LIBUSB_ERROR_IO.rawValue)
     static let errorNotSupported = Int32(LIBUSB_ERROR_NOT_SUPPORTED.rawValue)
 
     /// The hint given when the OS refuses to open a device node (LIBUSB_ERROR_ACCESS).

@@ -222,6 +222,23 @@ public final class LibUSBTransport: USBTransport {
             throw .transferFailed(
                 endpoint: endpoint.address, reason: "\(endpoint.type) endpoints are not supported here (bulk or interrupt only)")
         }
+        // A transfer in flight when the reader is unplugged can end as an I/O error before the
+        // kernel has finished removing the device: ask the device whether it is still there.
+        if code == LibUSB.errorIO, isGone(handle) { return (LibUSB.errorNoDevice, transferred) }
         return (code, transferred)
+    }
+
+    /// Whether the device has left: a GET_STATUS request on endpoint 0 answers "no device". An
+    /// answer means it is there; other failures are asked again, a few times, 50 ms apart, while
+    /// the kernel may still be removing it.
+    private func isGone(_ handle: OpaquePointer) -> Bool {
+        var status = [UInt8](repeating: 0, count: 2)
+        for _ in 0..<10 {
+            let rc = libusb_control_transfer(handle, 0x80, 0x00, 0, 0, &status, 2, 100)
+            if rc == LibUSB.errorNoDevice { return true }
+            if rc >= 0 { return false }
+            usleep(50_000)
+        }
+        return false
     }
 }
