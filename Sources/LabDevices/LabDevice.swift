@@ -48,7 +48,7 @@ extension LabDevice {
         var file: String?
 
         @Option(help: "A fault made once: unplug, silence or stall.")
-        var fault: USBFaultArgument?
+        var fault: USBFault?
 
         @Option(help: "How many answers before the fault.")
         var after = 5
@@ -80,7 +80,7 @@ extension LabDevice {
                     }
                 }
                 try gadget.plugIfWanted(!unplugged)
-                server = USBGadgetServer(gadget: gadget, pipe: .hidg(try Self.hidgNode(gadget)), fault: fault.map { ($0.fault, after) }, log: labLog, makeModel: makeModel)
+                server = USBGadgetServer(gadget: gadget, pipe: .hidg(try Self.hidgNode(gadget)), fault: fault.map { ($0, after) }, log: labLog, makeModel: makeModel)
             } else {
                 gadget = try Gadget(name: name, device: device, function: "ffs.\(name)", udc: udc) { _ in }
                 let function = try FunctionFS(name: name, mountPoint: "/run/ffs-\(name)", interfaces: device.interfaces)
@@ -88,7 +88,7 @@ extension LabDevice {
                     if event == .enable || event == .disable { labLog("host \(event == .enable ? "configured" : "released") the device") }
                 }
                 try gadget.plugIfWanted(!unplugged)
-                server = USBGadgetServer(gadget: gadget, pipe: .functionFS(function), fault: fault.map { ($0.fault, after) }, log: labLog, makeModel: makeModel)
+                server = USBGadgetServer(gadget: gadget, pipe: .functionFS(function), fault: fault.map { ($0, after) }, log: labLog, makeModel: makeModel)
             }
             labLog("serving \(device.idString) (\(model.rawValue)) on \(udc)")
             try server.run()
@@ -174,7 +174,7 @@ extension LabDevice {
         @Option(help: "The controller index (hciN) the peripheral listens on.")
         var index: Int32 = 1
 
-        @Option(help: "heart-rate: seconds of measurements, one a second, sent as fast as the link takes them.")
+        @Option(help: "heart-rate: seconds of measurements, one a second, sent one per 7.5 ms of quiet once the central listens.")
         var seconds = 120
 
         @Option(help: "cgm: the stored readings in tenths of mg/dL (539 is 53.9), oldest first, five minutes apart.")
@@ -230,14 +230,7 @@ enum ContourLab {
 }
 
 /// `--fault unplug|silence|stall`.
-struct USBFaultArgument: ExpressibleByArgument {
-    var fault: USBFault
-
-    init?(argument: String) {
-        guard let fault = USBFault(rawValue: argument) else { return nil }
-        self.fault = fault
-    }
-}
+extension USBFault: ExpressibleByArgument {}
 
 extension Gadget {
     func plugIfWanted(_ wanted: Bool) throws {
