@@ -236,7 +236,7 @@ let package = Package(
         .testTarget(
             name: "ImporterTests",
             dependencies: [
-                "Importer", "Store", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Drivers", "Ingest", "Model", "Simulators",
+                "Importer", "Daemon", "Store", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Drivers", "Ingest", "Model", "Simulators",
                 "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
