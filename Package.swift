@@ -82,16 +82,17 @@ let package = Package(
         .target(name: "GlucoseMetrics", dependencies: ["Model", "Store"]),
         // The AGP report page: one self-contained HTML file with inline SVG.
         .target(name: "Report", dependencies: ["GlucoseMetrics", "Model", "Store"]),
-        // Wires a transport, a driver, ingest and the store into one import (USB or BLE), and reports it;
-        // captures are replayed. No C library: the live devices are in LiveImport.
+        // The one import pipeline: a source (a capture file, a USB device, a Bluetooth peer) and a
+        // context (recording, limits, progress, cancellation) through a driver, ingest and the store
+        // into one outcome and one report. No C library: the live devices are in LiveImport.
         .target(
             name: "Importer",
             dependencies: [
                 "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Store",
                 "Model", .product(name: "Logging", package: "swift-log"),
             ]),
-        // Imports from live devices: the first supported USB device, the one at a bus location, a
-        // Bluetooth LE peer.
+        // The live sources of the pipeline: a USB reader opened through libusb (the first supported
+        // one, or the one at a bus location), a Bluetooth LE peer connected through BlueZ.
         .target(name: "LiveImport", dependencies: ["Importer", "Drivers", "Transport", "TransportLibUSB", "TransportBlueZ"]),
         // Living on a Linux machine: the udev rules and systemd units (embedded from udev/ and
         // systemd/ through the symlinks in Sources/Setup/Files), install and uninstall, doctor.
@@ -180,6 +181,9 @@ let package = Package(
         // Helpers shared by the tests: fixtures, capture cuts, the built binary and other processes,
         // the sqlite3 program, PNG reading, activity streams.
         .target(name: "TestSupport", dependencies: ["Capture", "Model"], path: "Tests/TestSupport"),
+        // The tests' shortcuts into the import pipeline, for sources that hold one device.
+        .target(
+            name: "ImportTestSupport", dependencies: ["Importer", "Drivers", "Transport", "Model"], path: "Tests/ImportTestSupport"),
         // Unit tests, one target per module or device family: in this process, no server.
         .testTarget(name: "ModelTests", dependencies: ["Model"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CaptureUSB", "CaptureBluetooth", "TestSupport"]),
@@ -197,33 +201,33 @@ let package = Package(
         .testTarget(name: "BLEServiceTests", dependencies: ["Drivers", "CaptureBluetooth", "Model", "TestSupport"]),
         .testTarget(
             name: "ContourTests",
-            dependencies: ["Drivers", "Importer", "Store", "CaptureUSB", "Model", "Simulators", "TestSupport"]),
+            dependencies: ["Drivers", "Importer", "Store", "CaptureUSB", "Model", "Simulators", "TestSupport", "ImportTestSupport"]),
         .testTarget(
             name: "FreeStyleTests",
             dependencies: [
                 "Drivers", "Importer", "Store", "Capture", "CaptureUSB", "Transport", "TransportReplay", "Model", "Simulators",
-                "TestSupport",
+                "TestSupport", "ImportTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "CLITests",
             dependencies: [
                 "glucobridge", "Importer", "LiveImport", "Store", "Transport", "CaptureBluetooth", "Model", "Ingest", "Simulators",
-                "TestSupport",
+                "TestSupport", "ImportTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "GlucoseMetricsTests",
-            dependencies: ["GlucoseMetrics", "Report", "Store", "Model", "Simulators", "Importer", "TestSupport"]),
+            dependencies: ["GlucoseMetrics", "Report", "Store", "Model", "Simulators", "Importer", "TestSupport", "ImportTestSupport"]),
         .testTarget(
             name: "SetupTests",
             dependencies: ["Setup", "Drivers", "TransportBlueZ", "Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "Importer", "Store", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Drivers", "Model",
-                "TestSupport",
+                "Daemon", "Importer", "Store", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Drivers", "Model", "Simulators",
+                "TestSupport", "ImportTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -236,8 +240,8 @@ let package = Package(
         .testTarget(
             name: "ImporterTests",
             dependencies: [
-                "Importer", "Daemon", "Store", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Drivers", "Ingest", "Model", "Simulators",
-                "TestSupport",
+                "Importer", "Store", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Drivers", "Ingest", "Model", "Simulators",
+                "TestSupport", "ImportTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         // The simulators against the decoders: each simulator's bytes, recorded and replayed,
@@ -250,7 +254,7 @@ let package = Package(
         .testTarget(
             name: "BLEImportTests",
             dependencies: [
-                "Importer", "Store", "Transport", "CaptureBluetooth", "Drivers", "Ingest", "Model", "Simulators", "TestSupport",
+                "Importer", "Store", "Transport", "CaptureBluetooth", "Drivers", "Ingest", "Model", "Simulators", "TestSupport", "ImportTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         // End-to-end tests: the built binary, the daemon, sqlite3 and chromium as processes, and the

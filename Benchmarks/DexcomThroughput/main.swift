@@ -140,8 +140,9 @@ func insertFloor(_ files: FloorFiles, in folder: URL, body: (String) throws -> V
 func replay(_ capture: URL, into store: SharedStore, expectingAdded added: Int?) throws {
     var quiet = Logger(label: "glucobridge.bench")
     quiet.logLevel = .warning
-    let outcome = try Importer(store: store, logger: quiet).replay(captureAt: capture)
-    if let added { precondition(outcome.summary.added == added, "\(outcome.summary.added) added, expected \(added)") }
+    let result = try Importer(store: store, logger: quiet).run(.capture(capture))
+    let stored = result.devices.flatMap(\.glucose).reduce(0) { $0 + $1.summary.added }
+    if let added { precondition(stored == added, "\(stored) added, expected \(added)") }
 }
 
 func newStore(in folder: URL) throws -> SharedStore {

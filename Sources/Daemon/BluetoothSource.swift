@@ -1,3 +1,4 @@
+import Drivers
 import Foundation
 import Importer
 import LiveImport
@@ -23,7 +24,9 @@ public struct BluetoothSource: PolledSource {
 
     public var name: String { "bluetooth \(peer.address)" }
 
-    public func importNow(with importer: Importer) throws -> FinishedImport {
-        FinishedImport(try importer.importBLE(peer: peer, adapter: adapter, limits: .live(minutes: listenMinutes)))
+    public func importSource() -> ImportSource {
+        .bluetooth(BlueZPeer(peer, adapter: adapter))
     }
+
+    public var limits: BLESessionLimits { .live(minutes: listenMinutes) }
 }

@@ -1,3 +1,4 @@
+import Drivers
 import Foundation
 import Importer
 import Logging
@@ -13,9 +14,10 @@ public protocol PolledSource: Sendable {
     var name: String { get }
     /// The time between two reads that succeeded.
     var interval: Duration { get }
-    /// Reads what is new from the source and stores it through `importer`. Blocks; called on the
-    /// import queue's thread. Throws when the source cannot be read now (out of range, busy).
-    func importNow(with importer: Importer) throws -> FinishedImport
+    /// Where to read from now; called on the import queue's thread, for each read.
+    func importSource() -> ImportSource
+    /// How long a read may listen to the source.
+    var limits: BLESessionLimits { get }
 }
 
 /// Exponential back-off after failures: `base`, 2×, 4×, … up to `limit`.
@@ -62,15 +64,25 @@ final class PolledSourceService: Service {
         let name = source.name
         await state.update { $0.polled = ($0.polled ?? []).filter { $0.name != name } + [PolledSourceStatus(name: name)] }
         while !Task.isShuttingDownGracefully {
-            let (source, importer) = (self.source, self.importer)
+            let (source, importer, store) = (self.source, self.importer, self.importer.store)
             await state.update { $0.activity = "reading \(name)" }
-            let result = await queue.run { Result { try source.importNow(with: importer) } }
+            let cancellation = ImportCancellation()
+            let result = await withGracefulShutdownHandler {
+                await queue.run { () -> Result<ImportReport, ImportError> in
+                    Result { () throws(ImportError) -> ImportReport in
+                        let context = ImportContext(limits: source.limits, cancellation: cancellation)
+                        return ImportReport(try importer.run(source.importSource(), context: context), store: store)
+                    }
+                }
+            } onGracefulShutdown: {
+                cancellation.cancel(.cancelled("glucobridge is stopping; the read of \(name) was abandoned before anything was written"))
+            }
             let wait: Duration
             switch result {
-            case .success(let finished):
+            case .success(let report):
                 failures = 0
                 wait = source.interval
-                logger.info("source read", metadata: finished.logMetadata.merging(["polled": "\(name)", "nextIn": "\(wait)"]) { _, new in new })
+                logger.info("source read", metadata: report.logMetadata.merging(["polled": "\(name)", "nextIn": "\(wait)"]) { _, new in new })
                 await state.update {
                     $0.updatePolled(name) { status in
                         status.read += 1

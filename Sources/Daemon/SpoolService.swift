@@ -5,8 +5,8 @@ import ServiceLifecycle
 import Store
 
 /// Imports every capture file dropped into the spool folder exactly as `glucobridge replay`
-/// would — a btsnoop file (recognised by its magic) with `Importer.replayBLE`, any other with
-/// `Importer.replay` (driver from the capture) — then moves it to `done/` (with
+/// would (`Importer.run` with the file as its source: a btsnoop file recognised by its magic, any
+/// other a USB capture whose driver comes from its descriptors), then moves it to `done/` (with
 /// `NAME.report.txt`) or `failed/` (with `NAME.reason.txt`).
 ///
 /// A failure that is the store's and not the file's — the store locked by another program for
@@ -73,11 +73,11 @@ public final class SpoolService: Service {
         await state.update { $0.activity = "importing spool file \(name)" }
         let importer = self.importer
         let limit = timing.importLimit
-        let result = await queue.run { Result { try Self.replay(url, with: importer, budget: limit) } }
+        let result = await queue.run { Result { () throws(ImportError) in try Self.replay(url, with: importer, budget: limit) } }
         switch result {
-        case .success(let (finished, text)):
-            let report = "imported \(Self.timestamp(Date())) from \(name) (\(size) bytes)\n" + text
-            var metadata = finished.logMetadata
+        case .success(let imported):
+            let report = "imported \(Self.timestamp(Date())) from \(name) (\(size) bytes)\n" + imported.text
+            var metadata = imported.logMetadata
             metadata["file"] = "\(name)"
             do {
                 let destination = try folder.markDone(name, report: report)
@@ -120,14 +120,8 @@ public final class SpoolService: Service {
 
     /// Replays the capture at `url` within `budget` (Bluetooth when it is a btsnoop file, USB
     /// otherwise): what to log, and the import report (as the command line prints it) for `done/`.
-    static func replay(_ url: URL, with importer: Importer, budget: Duration) throws -> (FinishedImport, String) {
-        let store = importer.store
-        if Importer.isBTSnoop(url) {
-            let outcomes = try importer.replayBLEDevices(captureAt: url, budget: budget)
-            return (FinishedImport(outcomes), ImportReport.sections(outcomes.map { ImportReport($0, store: store) }))
-        }
-        let outcomes = try importer.replayDevices(captureAt: url, budget: budget)
-        return (FinishedImport(outcomes), ImportReport.sections(outcomes.map { ImportReport($0, store: store) }))
+    static func replay(_ url: URL, with importer: Importer, budget: Duration) throws(ImportError) -> ImportReport {
+        ImportReport(try importer.run(.capture(url), context: ImportContext(budget: budget)), store: importer.store)
     }
 
     /// Whether the import failed because of the store (not the file), so it is worth retrying.

@@ -10,8 +10,8 @@ import TransportLibUSB
 /// Imports a supported reader when libusb reports it arriving.
 ///
 /// Imports go through the shared `ImportQueue`, one at a time. A reader that leaves while its
-/// import runs makes that import stop at its next transfer (its `AbortSwitch`), before anything
-/// is written; one that leaves while still queued is skipped. On graceful shutdown every import
+/// import runs makes that import stop at its next transfer (its `ImportCancellation`), before
+/// anything is written; one that leaves while still queued is skipped. On graceful shutdown every import
 /// in flight is aborted the same way, the hotplug thread stops, and `run` returns once the
 /// aborted imports have closed their devices (releasing the interfaces and re-binding kernel drivers).
 public final class USBHotplugService: Service {
@@ -21,7 +21,7 @@ public final class USBHotplugService: Service {
     let queue: ImportQueue
     let state: StateFileWriter
     let logger: Logger
-    /// How long one reader's import may run once started (see `AbortSwitch.startClock`).
+    /// How long one reader's import may run once started (see `ImportCancellation.startClock`).
     let importLimit: Duration
     private let inFlight = InFlightImports()
 
@@ -48,14 +48,14 @@ public final class USBHotplugService: Service {
                     switch event.kind {
                     case .arrived:
                         // libusb may report a device present at start-up twice; one import is enough.
-                        guard let abortSwitch = inFlight.begin(event.location) else { continue }
+                        guard let cancellation = inFlight.begin(event.location) else { continue }
                         logger.info("reader arrived", metadata: event.logMetadata)
                         group.addTask {
-                            await self.importReader(event, abortSwitch: abortSwitch)
+                            await self.importReader(event, cancellation: cancellation)
                             inFlight.end(event.location)
                         }
                     case .left:
-                        if inFlight.abort(event.location, with: .disconnected(device)) {
+                        if inFlight.cancel(event.location, with: .transport(.disconnected(device))) {
                             logger.warning(
                                 "reader left during its import; the import is abandoned, nothing of it is stored",
                                 metadata: event.logMetadata)
@@ -66,27 +66,28 @@ public final class USBHotplugService: Service {
                 }
             }
         } onGracefulShutdown: {
-            inFlight.abortAll(with: .transferFailed(endpoint: 0, reason: "glucobridge is stopping; the import was abandoned before anything was written"))
+            inFlight.cancelAll(with: .cancelled("glucobridge is stopping; the import was abandoned before anything was written"))
             monitor.stop()
         }
     }
 
-    private func importReader(_ event: USBHotplugEvent, abortSwitch: AbortSwitch) async {
+    private func importReader(_ event: USBHotplugEvent, cancellation: ImportCancellation) async {
         let what = "usb \(event.idString) on \(event.location)"
         let location = event.location
         var metadata = event.logMetadata
         await state.update { $0.activity = "importing \(what)" }
         let (importer, context, limit) = (self.importer, self.context, self.importLimit)
-        let result = await queue.run { () -> Result<ImportOutcome, ImportError> in
-            if let error = abortSwitch.abortError { return .failure(.transport(error)) }
-            abortSwitch.startClock(limit: limit)
-            return Result { () throws(ImportError) -> ImportOutcome in
-                try importer.importDevice(at: location, context: context) { AbortableTransport($0, abortSwitch: abortSwitch) }
+        let result = await queue.run { () -> Result<ImportReport, ImportError> in
+            if let reason = cancellation.reason { return .failure(reason) }
+            cancellation.startClock(limit: limit)
+            return Result { () throws(ImportError) -> ImportReport in
+                let result = try importer.run(.usb(LibUSBDevice.at(location, in: context)), context: ImportContext(cancellation: cancellation))
+                return ImportReport(result, store: importer.store)
             }
         }
         switch result {
-        case .success(let outcome):
-            metadata.merge(FinishedImport(outcome).logMetadata) { _, new in new }
+        case .success(let report):
+            metadata.merge(report.logMetadata) { _, new in new }
             logger.info("reader imported", metadata: metadata)
             await state.update {
                 $0.usbImported += 1
@@ -104,33 +105,33 @@ public final class USBHotplugService: Service {
     }
 }
 
-/// The readers with an import queued or running, each with the switch that aborts it.
+/// The readers with an import queued or running, each with the cancellation that stops it.
 final class InFlightImports: @unchecked Sendable {
     private let lock = NSLock()
-    private var switches: [USBDeviceLocation: AbortSwitch] = [:]
+    private var cancellations: [USBDeviceLocation: ImportCancellation] = [:]
 
-    /// A new switch for `location`, or nil when an import for it is already queued or running.
-    func begin(_ location: USBDeviceLocation) -> AbortSwitch? {
+    /// A new cancellation for `location`, or nil when an import for it is already queued or running.
+    func begin(_ location: USBDeviceLocation) -> ImportCancellation? {
         lock.withLock {
-            guard switches[location] == nil else { return nil }
-            let abortSwitch = AbortSwitch()
-            switches[location] = abortSwitch
-            return abortSwitch
+            guard cancellations[location] == nil else { return nil }
+            let cancellation = ImportCancellation()
+            cancellations[location] = cancellation
+            return cancellation
         }
     }
 
     func end(_ location: USBDeviceLocation) {
-        lock.withLock { _ = switches.removeValue(forKey: location) }
+        lock.withLock { _ = cancellations.removeValue(forKey: location) }
     }
 
-    /// Aborts the import for `location`; false when there is none.
-    func abort(_ location: USBDeviceLocation, with error: TransportError) -> Bool {
-        guard let abortSwitch = lock.withLock({ switches[location] }) else { return false }
-        abortSwitch.abort(error)
+    /// Cancels the import for `location`; false when there is none.
+    func cancel(_ location: USBDeviceLocation, with error: ImportError) -> Bool {
+        guard let cancellation = lock.withLock({ cancellations[location] }) else { return false }
+        cancellation.cancel(error)
         return true
     }
 
-    func abortAll(with error: TransportError) {
-        for abortSwitch in lock.withLock({ Array(switches.values) }) { abortSwitch.abort(error) }
+    func cancelAll(with error: ImportError) {
+        for cancellation in lock.withLock({ Array(cancellations.values) }) { cancellation.cancel(error) }
     }
 }

@@ -9,80 +9,16 @@ import Store
 import Transport
 import TransportReplay
 
-/// The activity one Bluetooth import stored for one source.
-public struct BLEActivityImport: Sendable {
-    public var source: DeviceSource
-    public var summary: ActivityImportSummary
-    /// The sessions offered to the store (new or already stored), by start.
-    public var sessions: [ExerciseSession]
-    /// Samples or values left out, by reason.
-    public var events: [ImportEvent]
-    public var notes: [String]
-}
-
-/// What one Bluetooth import did.
-public struct BLEImportOutcome: Sendable {
-    public var identity: BLEDeviceIdentity
-    public var mode: ImportMode
-    public var replayMode: ReplayMode?
-    public var origin: String?
-    /// The whole session as the drivers read it.
-    public var session: BLESessionResult
-    /// Activity samples of every activity service, as one source.
-    public var activity: BLEActivityImport?
-    /// Each glucose service's import, as a USB device's would be.
-    public var glucose: [ImportOutcome]
-    /// Exercise a meter logged with its readings.
-    public var meterExercise: BLEActivityImport?
-    /// Named problems the drivers met (values left out, refused or incomplete downloads).
-    public var problems: [BLEDriverError]
-    public var notes: [String]
-
-    /// Notifications on characteristics no driver reads: handle, the characteristic's UUID when
-    /// discovery found one there, and how many arrived.
-    public var unclaimed: [(handle: UInt16, uuid: BluetoothUUID?, count: Int)] {
-        session.unclaimed.sorted { $0.key < $1.key }.map { handle, count in
-            (handle, session.database.characteristic(valueHandle: handle)?.uuid, count)
-        }
-    }
-}
-
 extension Importer {
-    /// True when the file at `url` starts with the btsnoop magic, whatever its name.
-    public static func isBTSnoop(_ url: URL) -> Bool {
-        FileBytes.prefix(ofPath: url.path, count: 8) == Array("btsnoop\u{0}".utf8)
-    }
-
-    /// Replays a btsnoop capture of a Bluetooth LE session into the store: the first connection
-    /// carrying ATT (to `address`, when given) is played to the drivers its services call for.
-    ///
-    /// Conversation replay is tried first: the drivers hold their normal session and the capture
-    /// answers each request. When the capture was made by another program whose requests differ,
-    /// the capture is replayed passively — the drivers read only what the capture answers and
-    /// take the notifications and indications it holds — and the outcome says why.
-    /// With a `budget`, a replay still running after that long stops at its next PDU, or before it
-    /// writes, and stores nothing (`BLEError.deadlinePassed`).
-    public func replayBLE(captureAt url: URL, address: BluetoothAddress? = nil, budget: Duration? = nil) throws(ImportError) -> BLEImportOutcome {
-        let deadline = budget.map { ReplayDeadline(budget: $0) }
-        let capture = try Self.readLECapture(url)
-        let connection: LEConnection
-        do {
-            connection = try ReplayATTBearer(capture: capture, address: address).connection
-        } catch {
-            throw .session(.link(error))
-        }
-        let startedAt = Date()
-        let (result, replayMode) = try replayConnection(connection, in: capture, deadline: deadline)
-        try Self.check(deadline)
-        return try write(result, replayMode: replayMode, origin: url.path, startedAt: startedAt, window: Self.window(of: capture))
-    }
-
     /// Replays every LE connection of a btsnoop capture that carries ATT, each as its own device
     /// with its own GATT discovery (attribute handles are per connection), in the order they
-    /// opened. Every connection is read before anything is written; each device's import is then
-    /// written as it would be alone. A `budget` limits them all together.
-    public func replayBLEDevices(captureAt url: URL, budget: Duration? = nil) throws(ImportError) -> [BLEImportOutcome] {
-        let deadline = budget.map { ReplayDeadline(budget: $0) }
+    /// opened. Conversation replay is tried first: the drivers hold their normal session and the
+    /// capture answers each request. When the capture was made by another program whose requests
+    /// differ, it is replayed passively (the drivers read only what the capture answers and take
+    /// the notifications it holds), and the outcome says why. Every connection is read before
+    /// anything is written; each device's import is then written as it would be alone.
+    func replayBluetoothCapture(at url: URL, context: ImportContext) throws(ImportError) -> [DeviceImport] {
+        let deadline = context.budget.map { ReplayDeadline(budget: $0) }
         let capture = try Self.readLECapture(url)
         guard !capture.attConnections.isEmpty else {
             do {
@@ -95,11 +31,12 @@ extension Importer {
         let startedAt = Date()
         var sessions: [(BLESessionResult, ReplayMode)] = []
         for connection in capture.attConnections {
-            sessions.append(try replayConnection(connection, in: capture, deadline: deadline))
+            sessions.append(try replayConnection(connection, in: capture, deadline: deadline, context: context))
         }
         try Self.check(deadline)
+        try Self.checkCancelled(context)
         let window = Self.window(of: capture)
-        var outcomes: [BLEImportOutcome] = []
+        var outcomes: [DeviceImport] = []
         for (result, replayMode) in sessions {
             outcomes.append(try write(result, replayMode: replayMode, origin: url.path, startedAt: startedAt, window: window))
         }
@@ -126,21 +63,27 @@ extension Importer {
 
     /// Replays one connection: conversation first, passively when the capture does not hold what
     /// the drivers ask.
-    private func replayConnection(_ connection: LEConnection, in capture: LECapture, deadline: ReplayDeadline?) throws(ImportError)
-        -> (BLESessionResult, ReplayMode)
-    {
+    private func replayConnection(
+        _ connection: LEConnection, in capture: LECapture, deadline: ReplayDeadline?, context: ImportContext
+    ) throws(ImportError) -> (BLESessionResult, ReplayMode) {
         do {
-            return (try replaySession(connection, in: capture, pacing: .waitForClient, mode: .conversation, deadline: deadline), .conversation)
+            return (
+                try replaySession(connection, in: capture, pacing: .waitForClient, mode: .conversation, deadline: deadline, context: context),
+                .conversation
+            )
         } catch let error where Self.bleReplayMismatch(error) != nil {
             let replayMode = ReplayMode.passive(reason: Self.bleReplayMismatch(error)!)
             logger.debug("conversation replay not possible, listening passively", metadata: ["reason": "\(replayMode)"])
-            return (try replaySession(connection, in: capture, pacing: .followDevice, mode: .listenOnly, deadline: deadline), replayMode)
+            return (
+                try replaySession(connection, in: capture, pacing: .followDevice, mode: .listenOnly, deadline: deadline, context: context),
+                replayMode
+            )
         }
     }
 
     private func write(
         _ result: BLESessionResult, replayMode: ReplayMode, origin: String, startedAt: Date, window: PlausibleWindow
-    ) throws(ImportError) -> BLEImportOutcome {
+    ) throws(ImportError) -> DeviceImport {
         var outcome = try write(
             result, mode: replayMode == .conversation ? .replayConversation : .replayPassive, origin: origin, startedAt: startedAt,
             window: window)
@@ -150,50 +93,47 @@ extension Importer {
     }
 
     /// Imports from an open ATT bearer (a live connection, or a simulated device), holding the
-    /// conversation; with `recordURL` the session is also written there as a btsnoop file, the
-    /// PDUs sent stamped by `recordingClock`.
-    public func importBLESession(
-        over bearer: any ATTBearer, origin: String, recordTo recordURL: URL? = nil,
-        recordingClock: @escaping () -> Date = Date.init, limits: BLESessionLimits = .live()
-    ) throws(ImportError) -> BLEImportOutcome {
+    /// conversation; with `context.recordTo` the session is also written there as a btsnoop
+    /// file, the PDUs sent stamped by `context.recordingClock`.
+    func importBluetooth(_ connected: ConnectedPeer, context: ImportContext) throws(ImportError) -> DeviceImport {
         let startedAt = Date()
-        var used = bearer
+        var used = connected.bearer
+        if let cancellation = context.cancellation { used = CancellableATTBearer(used, cancellation: cancellation) }
         var recorder: RecordingATTBearer?
-        if let recordURL {
+        if let recordURL = context.recordTo {
             do {
-                let recording = try RecordingATTBearer(recording: bearer, to: recordURL, clock: recordingClock)
+                let recording = try RecordingATTBearer(recording: used, to: recordURL, clock: context.recordingClock)
                 recorder = recording
                 used = recording
             } catch {
-                bearer.close()
+                used.close()
                 throw .session(.link(error))
             }
         }
         let result: BLESessionResult
         do {
-            result = try BLESession.run(ATTClient(bearer: used), mode: .conversation, limits: limits, storedCursor: storedCursor)
+            result = try BLESession.run(ATTClient(bearer: used), mode: .conversation, limits: context.limits, context: downloadContext(context))
         } catch {
+            if let reason = context.cancellation?.reason { throw reason }
             throw .session(error)
         }
-        var outcome = try write(result, mode: .live, origin: origin, startedAt: startedAt, window: PlausibleWindow(captureTime: Date()))
+        try Self.checkCancelled(context)
+        var outcome = try write(
+            result, mode: .live, origin: connected.origin, startedAt: startedAt, window: PlausibleWindow(captureTime: Date()))
         if let failure = recorder?.recordingError { outcome.notes.append("the recording is incomplete: \(failure)") }
         return outcome
     }
 
-    private var storedCursor: (DeviceSource, String) throws -> Int64? {
-        { [store] source, stream in try store.cursor(source: source, stream: stream) }
-    }
-
     private func replaySession(
         _ connection: LEConnection, in capture: LECapture, pacing: ReplayATTBearer.Pacing, mode: BLESessionMode,
-        deadline: ReplayDeadline?
+        deadline: ReplayDeadline?, context: ImportContext
     ) throws(ImportError) -> BLESessionResult {
         let bearer = ReplayATTBearer(
             connection: connection, file: capture.name, name: capture.localName(of: connection.peerAddress), pacing: pacing,
             deadline: deadline)
         do {
             return try BLESession.run(
-                ATTClient(bearer: bearer), mode: mode, limits: .replay, storedCursor: storedCursor,
+                ATTClient(bearer: bearer), mode: mode, limits: .replay, context: downloadContext(context),
                 willListen: { bearer.pacing = .followDevice })
         } catch {
             throw .session(error)
@@ -221,10 +161,10 @@ extension Importer {
     /// read, normalised and checked before anything is written.
     private func write(
         _ result: BLESessionResult, mode: ImportMode, origin: String?, startedAt: Date, window: PlausibleWindow
-    ) throws(ImportError) -> BLEImportOutcome {
-        var outcome = BLEImportOutcome(
-            identity: result.identity, mode: mode, replayMode: nil, origin: origin, session: result, activity: nil, glucose: [],
-            meterExercise: nil, problems: result.reports.flatMap(\.problems), notes: result.notes)
+    ) throws(ImportError) -> DeviceImport {
+        var outcome = DeviceImport(
+            mode: mode, replayMode: nil, origin: origin, captureFormat: nil, identity: result.identity, session: result, glucose: [],
+            activity: nil, meterExercise: nil, problems: result.reports.flatMap(\.problems), notes: result.notes)
         let zone = store.timeZone
         var glucose: [(BLEService, ImportBatch)] = []
         var activity: [ActivityBatch] = []
@@ -284,17 +224,17 @@ extension Importer {
             throw .store(error)
         }
         for ((service, batch), stored) in zip(glucose, summary.glucose) {
-            outcome.glucose.append(ImportOutcome(
+            outcome.glucose.append(GlucoseImport(
                 summary: stored, source: batch.source, mode: mode, origin: origin, replayMode: nil, captureFormat: nil, clock: batch.clock,
                 events: batch.events, notes: batch.notes, service: service))
         }
         var activitySummaries = summary.activity[...]
         if hasActivity, let batch = activity.first, let stored = activitySummaries.popFirst() {
-            outcome.activity = BLEActivityImport(
+            outcome.activity = ActivityImport(
                 source: batch.source, summary: stored, sessions: batch.sessions, events: batch.events, notes: batch.notes)
         }
         if let batch = meterExercise, let stored = activitySummaries.popFirst() {
-            outcome.meterExercise = BLEActivityImport(source: batch.source, summary: stored, sessions: batch.sessions, events: [], notes: [])
+            outcome.meterExercise = ActivityImport(source: batch.source, summary: stored, sessions: batch.sessions, events: [], notes: [])
         }
         logger.info("bluetooth import stored", metadata: [
             "device": "\(result.identity.peer)", "mode": "\(mode)",

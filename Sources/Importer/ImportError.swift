@@ -32,6 +32,8 @@ public enum ImportError: Error, CustomStringConvertible {
     case store(StoreError)
     /// The device's clock reply would put every record outside the plausible time window.
     case implausibleClock(ImplausibleClockError)
+    /// The import was cancelled (`ImportCancellation`), saying why: the program is stopping.
+    case cancelled(String)
 
     public var description: String {
         switch self {
@@ -51,6 +53,7 @@ public enum ImportError: Error, CustomStringConvertible {
         case let .transfer(device, error): "reading \(device): \(error.description)"
         case .store(let error): error.description
         case .implausibleClock(let error): error.description
+        case .cancelled(let why): why
         }
     }
 }

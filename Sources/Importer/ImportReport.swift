@@ -2,17 +2,52 @@ import CaptureBluetooth
 import Drivers
 import Foundation
 import Ingest
+import Logging
 import Model
 import Store
 
-/// The report of one import, for a person: what the command line prints, what the daemon writes
-/// beside a spool file in `done/`. One formatter for USB and Bluetooth imports.
+/// The report of one import, for a person and for the log: what the command line prints, what
+/// the daemon writes beside a spool file in `done/`, and the daemon's summary and log line. One
+/// formatter for every bus.
 public struct ImportReport: Sendable {
-    /// The report's lines.
+    /// The report's lines; for several devices, a section each (`device 1 of 2:`).
     public let text: String
+    /// The device, as `family serial (model)`; a Bluetooth import names each source it stored
+    /// under; several devices are joined with `; `.
+    public let device: String
+    /// What was read and stored, one line per source: `23 records read: 0 new, 23 already stored`.
+    public let counts: [String]
+    /// The source, serial and counts, for the import's single log line.
+    public let logMetadata: Logger.Metadata
 
-    /// The report of a USB import (a reader, or a USB capture).
-    public init(_ outcome: ImportOutcome, store: SharedStore) {
+    /// The report of an import: one section per device.
+    public init(_ result: ImportResult, store: SharedStore) {
+        let each = result.devices.map { Self.text($0, store: store) }
+        text = each.count == 1 ? each[0] : each.enumerated().map { "device \($0.offset + 1) of \(each.count):\n\($0.element)" }
+            .joined(separator: "\n\n")
+        let summaries = result.devices.map(Summary.init)
+        guard summaries.count != 1 else {
+            (device, counts, logMetadata) = (summaries[0].device, summaries[0].counts, summaries[0].logMetadata)
+            return
+        }
+        device = summaries.isEmpty ? "bluetooth (no device)" : summaries.map(\.device).joined(separator: "; ")
+        counts = summaries.isEmpty
+            ? ["nothing stored: the capture held no connection glucobridge decodes"]
+            : summaries.flatMap { summary in summary.counts.map { "\(summary.device): \($0)" } }
+        var metadata: Logger.Metadata = ["devices": "\(summaries.count)", "source": "\(device)"]
+        for key in ["activityMinutesAdded", "activityMinutesAlreadyStored", "readingsAdded", "readingsAlreadyStored", "added", "alreadyStored"] {
+            metadata[key] = "\(summaries.reduce(0) { $0 + (Int($1.logMetadata[key].map { "\($0)" } ?? "") ?? 0) })"
+        }
+        logMetadata = metadata
+    }
+
+    private static func text(_ device: DeviceImport, store: SharedStore) -> String {
+        device.session == nil ? usbText(device, store: store) : bluetoothText(device, store: store)
+    }
+
+    /// A USB device's report (a reader, or a USB capture).
+    private static func usbText(_ device: DeviceImport, store: SharedStore) -> String {
+        let outcome = device.glucose[0]
         let summary = outcome.summary
         var lines: [String] = []
         if let format = outcome.captureFormat, let mode = outcome.replayMode {
@@ -34,24 +69,24 @@ public struct ImportReport: Sendable {
         lines.append(Self.clock(outcome.clock, device: "device"))
         lines += outcome.notes.map { "note: \($0)" }
         lines.append("store: \(store.path)")
-        text = lines.joined(separator: "\n")
+        return lines.joined(separator: "\n")
     }
 
-    /// The report of a Bluetooth import (a sensor, or a btsnoop capture).
-    public init(_ outcome: BLEImportOutcome, store: SharedStore) {
+    /// A Bluetooth device's report (a sensor, or a btsnoop capture).
+    private static func bluetoothText(_ outcome: DeviceImport, store: SharedStore) -> String {
+        guard let identity = outcome.identity, let session = outcome.session else { return "" }
         var lines: [String] = []
         if let mode = outcome.replayMode {
             lines.append("replayed \(outcome.origin ?? "capture") (btsnoop) by \(mode)")
         } else {
             lines.append("imported from \(outcome.origin ?? "the device")")
         }
-        let identity = outcome.identity
         var device = "device: \(identity.peer)"
         if let serial = identity.serial { device += "; serial \(serial)" }
         let named = [identity.manufacturer, identity.model].compactMap { $0 }.joined(separator: " ")
         if !named.isEmpty { device += "; \(named)" }
         lines.append(device)
-        lines.append("services: " + outcome.session.database.services.map { Self.serviceName($0.uuid) }.joined(separator: ", "))
+        lines.append("services: " + session.database.services.map { Self.serviceName($0.uuid) }.joined(separator: ", "))
 
         if let activity = outcome.activity {
             let summary = activity.summary
@@ -94,13 +129,13 @@ public struct ImportReport: Sendable {
             }.joined(separator: ", "))
         }
         lines += outcome.problems.map { "problem: \($0)" }
-        lines.append("session ended: \(outcome.session.ending)")
+        lines.append("session ended: \(session.ending)")
         lines += outcome.notes.map { "note: \($0)" }
         if outcome.activity == nil, outcome.glucose.isEmpty, outcome.meterExercise == nil {
             lines.append("nothing stored: the session held no readings or activity glucobridge decodes")
         }
         lines.append("store: \(store.path)")
-        text = lines.joined(separator: "\n")
+        return lines.joined(separator: "\n")
     }
 
     /// One stored import, as `status` lists the last of every source, its time in `zone` like
@@ -124,12 +159,6 @@ public struct ImportReport: Sendable {
             line += ", \(skipped) not readings" + (events.isEmpty ? "" : " (\(Self.counts(events)))")
         }
         return line
-    }
-
-    /// One report, or a section per device (`device 1 of 2:`) when a capture held several.
-    public static func sections(_ reports: [ImportReport]) -> String {
-        guard reports.count != 1 else { return reports.first?.text ?? "" }
-        return reports.enumerated().map { "device \($0.offset + 1) of \(reports.count):\n\($0.element.text)" }.joined(separator: "\n\n")
     }
 
     /// `time: host-anchored, device clock 14400 s behind the host's`; for a wall clock, how it was
@@ -186,5 +215,53 @@ public struct ImportReport: Sendable {
         if let known = BLEService(rawValue: short) { return known.description }
         let generic: [UInt16: String] = [0x1800: "Generic Access", 0x1801: "Generic Attribute", 0x180A: "Device Information"]
         return generic[short].map { "\($0) (\(uuid))" } ?? uuid.description
+    }
+}
+
+/// One device's summary for the daemon: its name, a counts line per source, its log metadata.
+private struct Summary {
+    var device: String
+    var counts: [String]
+    var logMetadata: Logger.Metadata
+
+    init(_ outcome: DeviceImport) {
+        guard let identity = outcome.identity else {
+            let glucose = outcome.glucose[0]
+            let summary = glucose.summary
+            device = ImportReport.device(glucose.source)
+            counts = ["\(summary.recordsRead) records read: \(summary)"]
+            logMetadata = [
+                "source": "\(glucose.source.family)", "serial": "\(glucose.source.serial)", "read": "\(summary.recordsRead)",
+                "added": "\(summary.added)", "alreadyStored": "\(summary.alreadyStored)",
+            ]
+            return
+        }
+        var sources: [String] = []
+        counts = []
+        if let activity = outcome.activity {
+            sources.append(activity.source.family)
+            counts.append("\(activity.summary.samplesRead) \(activity.source.family) samples read: \(activity.summary)")
+        }
+        for glucose in outcome.glucose {
+            sources.append(glucose.source.family)
+            counts.append("\(glucose.summary.recordsRead) \(glucose.source.family) records read: \(glucose.summary)")
+        }
+        if let exercise = outcome.meterExercise {
+            counts.append("meter exercise: \(exercise.summary.sessionsAdded) new, \(exercise.summary.sessionsAlreadyStored) already stored")
+        }
+        if counts.isEmpty { counts = ["nothing stored: the session held no readings or activity glucobridge decodes"] }
+        let model = outcome.activity?.source.model ?? outcome.glucose.first?.source.model ?? identity.peer.name
+        let families = sources.isEmpty ? "bluetooth" : sources.joined(separator: ",")
+        device = "\(families) \(identity.serialOrAddress)" + (model.map { " (\($0))" } ?? "")
+        let readingsAdded = outcome.glucose.reduce(0) { $0 + $1.summary.added }
+        let readingsAlreadyStored = outcome.glucose.reduce(0) { $0 + $1.summary.alreadyStored }
+        logMetadata = [
+            "source": "\(families)", "serial": "\(identity.serialOrAddress)",
+            "address": "\(identity.peer.address)",
+            "activityMinutesAdded": "\(outcome.activity?.summary.minutesAdded ?? 0)",
+            "activityMinutesAlreadyStored": "\(outcome.activity?.summary.minutesAlreadyStored ?? 0)",
+            "readingsAdded": "\(readingsAdded)",
+            "readingsAlreadyStored": "\(readingsAlreadyStored)",
+        ]
     }
 }

@@ -25,9 +25,9 @@ public enum ReplayMode: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// What one import of glucose records did: a USB reader or capture, or one glucose service of a
-/// Bluetooth device (``BLEImportOutcome/glucose``).
-public struct ImportOutcome: Sendable {
+/// What one import stored for one glucose source: a USB reader or its capture, or one glucose
+/// service of a Bluetooth device (see ``DeviceImport/glucose``).
+public struct GlucoseImport: Sendable {
     public var summary: ImportSummary
     public var source: DeviceSource
     public var mode: ImportMode
@@ -54,41 +54,27 @@ public struct Importer: Sendable {
         self.logger = logger
     }
 
-    /// Replays a capture file into the store. The driver is taken from the capture's device
-    /// descriptors unless `driverName` names one. Conversation replay is tried first; when the
-    /// capture cannot answer the driver's requests, it is decoded passively, and the outcome says so.
-    /// With a `budget`, a replay still running after that long stops at its next transfer, or
-    /// before it writes, and stores nothing (`TransportError.deadlinePassed`).
-    public func replay(captureAt url: URL, driverName: String? = nil, budget: Duration? = nil) throws(ImportError) -> ImportOutcome {
-        let deadline = budget.map { ReplayDeadline(budget: $0) }
-        let capture = try Self.readCapture(url)
-        let selected = try Self.select(in: capture, captureName: url.lastPathComponent, driverName: driverName)
-        guard selected.count == 1 else {
-            throw .ambiguousDevice(capture: url.lastPathComponent, devices: selected.map { Self.label($0.device) })
-        }
-        let startedAt = Date()
-        let (download, replayMode) = try read(selected[0], deadline: deadline)
-        try Self.check(deadline)
-        return try write(selected[0], download: download, replayMode: replayMode, of: capture, at: url, startedAt: startedAt)
-    }
-
-    /// Replays every supported device of a capture (a usbmon capture of a whole bus may hold
-    /// several readers), each as its own import, in the order of their bus addresses. Every
-    /// device is read before anything is written; a `budget` limits them all together.
-    public func replayDevices(captureAt url: URL, driverName: String? = nil, budget: Duration? = nil) throws(ImportError) -> [ImportOutcome] {
-        let deadline = budget.map { ReplayDeadline(budget: $0) }
+    /// Replays every supported device of a USB capture (a usbmon capture of a whole bus may hold
+    /// several readers), each as its own import, in the order of their bus addresses. The driver
+    /// is taken from the capture's device descriptors unless `driverName` names one. Conversation
+    /// replay is tried first; when the capture cannot answer the driver's requests, it is decoded
+    /// passively, and the outcome says so. Every device is read before anything is written.
+    func replayUSBCapture(at url: URL, driverName: String?, context: ImportContext) throws(ImportError) -> [DeviceImport] {
+        let deadline = context.budget.map { ReplayDeadline(budget: $0) }
         let capture = try Self.readCapture(url)
         let selected = try Self.select(in: capture, captureName: url.lastPathComponent, driverName: driverName)
         var reads: [(SelectedDevice, DeviceDownload, ReplayMode, Date)] = []
         for device in selected {
             let startedAt = Date()
-            let (download, mode) = try read(device, deadline: deadline)
+            let (download, mode) = try read(device, deadline: deadline, context: context)
             reads.append((device, download, mode, startedAt))
         }
         try Self.check(deadline)
-        var outcomes: [ImportOutcome] = []
+        try Self.checkCancelled(context)
+        var outcomes: [DeviceImport] = []
         for (device, download, replayMode, startedAt) in reads {
-            outcomes.append(try write(device, download: download, replayMode: replayMode, of: capture, at: url, startedAt: startedAt))
+            let glucose = try write(device, download: download, replayMode: replayMode, of: capture, at: url, startedAt: startedAt)
+            outcomes.append(DeviceImport(usb: glucose))
         }
         return outcomes
     }
@@ -108,15 +94,16 @@ public struct Importer: Sendable {
 
     /// Reads one captured device: conversation replay first; when the capture cannot answer the
     /// driver's requests, a passive decode.
-    private func read(_ selected: SelectedDevice, deadline: ReplayDeadline?) throws(ImportError) -> (DeviceDownload, ReplayMode) {
+    private func read(_ selected: SelectedDevice, deadline: ReplayDeadline?, context: ImportContext) throws(ImportError) -> (DeviceDownload, ReplayMode) {
+        let downloadContext = downloadContext(context)
         do {
             let transport = ReplayUSBTransport(selected.device, deadline: deadline)
-            return (try selected.driver.download(over: transport, after: storedCursors), .conversation)
+            return (try selected.driver.download(over: transport, context: downloadContext), .conversation)
         } catch let error where Self.replayMismatch(error) != nil {
             let replayMode = ReplayMode.passive(reason: Self.replayMismatch(error)!)
             logger.debug("conversation replay not possible, decoding passively", metadata: ["reason": "\(replayMode)"])
             do {
-                return (try selected.passive ?? selected.driver.decode(recorded: selected.device, after: storedCursors), replayMode)
+                return (try selected.passive ?? selected.driver.decode(recorded: selected.device, context: downloadContext), replayMode)
             } catch {
                 throw Self.wrap(error)
             }
@@ -127,7 +114,7 @@ public struct Importer: Sendable {
 
     private func write(
         _ selected: SelectedDevice, download: DeviceDownload, replayMode: ReplayMode, of capture: USBCapture, at url: URL, startedAt: Date
-    ) throws(ImportError) -> ImportOutcome {
+    ) throws(ImportError) -> GlucoseImport {
         let mode: ImportMode = replayMode == .conversation ? .replayConversation : .replayPassive
         let window = PlausibleWindow.forCapture(timestamps: capture.transfers.compactMap { $0.timestamp })
         var outcome = try write(download, mode: mode, origin: url.path, startedAt: startedAt, window: window)
@@ -137,42 +124,47 @@ public struct Importer: Sendable {
         return outcome
     }
 
-    /// Imports from an opened device: reads it completely with `driver` (only what is newer than
-    /// the store's cursors for it), closes it, then writes one transaction. With `recordURL`, the
-    /// session is also written there as a usbmon pcap.
-    public func importSession(
-        over device: any USBTransport, driver: any USBDeviceDriver.Type, origin: String, recordTo recordURL: URL? = nil
-    ) throws(ImportError) -> ImportOutcome {
+    /// Imports from an opened device: reads it completely with its driver (only what is newer
+    /// than the store's cursors for it), closes it, then writes one transaction. With
+    /// `context.recordTo`, the session is also written there as a usbmon pcap.
+    func importUSB(_ opened: OpenedUSBDevice, context: ImportContext) throws(ImportError) -> DeviceImport {
         let startedAt = Date()
         let download: DeviceDownload
         do {
-            var transport = device
+            var transport = opened.transport
+            if let cancellation = context.cancellation { transport = CancellableUSBTransport(transport, cancellation: cancellation) }
             var recorder: RecordingUSBTransport?
-            if let recordURL {
-                let recording = try RecordingUSBTransport(recording: device, to: recordURL)
+            if let recordURL = context.recordTo {
+                let recording = try RecordingUSBTransport(recording: transport, to: recordURL)
                 recorder = recording
                 transport = recording
             }
             defer { transport.close() }
-            download = try driver.download(over: transport, after: storedCursors)
+            download = try opened.driver.download(over: transport, context: downloadContext(context))
             try recorder?.finish()
         } catch {
-            throw Self.wrap(error).naming(device: origin)
+            if let reason = context.cancellation?.reason { throw reason }
+            throw Self.wrap(error).naming(device: opened.origin)
         }
+        try Self.checkCancelled(context)
         // A live session's own time is the host's clock now (or as the transport stamped it).
         let window = PlausibleWindow(captureTime: max(Date(), download.clock.hostNow ?? .distantPast))
-        return try write(download, mode: .live, origin: origin, startedAt: startedAt, window: window)
+        return DeviceImport(usb: try write(download, mode: .live, origin: opened.origin, startedAt: startedAt, window: window))
     }
 
-    /// The cursors the store holds for a source, every stream of it: the driver reads only what
-    /// is newer.
-    private var storedCursors: @Sendable (DeviceSource) throws -> [String: Int64] {
-        { [store] source in try store.cursors(source: source) }
+    /// What a driver is given: the store's cursors and the import's progress reporter.
+    func downloadContext(_ context: ImportContext) -> DownloadContext {
+        DownloadContext(cursors: { [store] source in try store.cursors(source: source) }, progress: context.progress)
+    }
+
+    /// Fails with the cancellation's reason once the import was cancelled, before anything is written.
+    static func checkCancelled(_ context: ImportContext) throws(ImportError) {
+        if let reason = context.cancellation?.reason { throw reason }
     }
 
     private func write(
         _ download: DeviceDownload, mode: ImportMode, origin: String?, startedAt: Date, window: PlausibleWindow
-    ) throws(ImportError) -> ImportOutcome {
+    ) throws(ImportError) -> GlucoseImport {
         let batch: ImportBatch
         do {
             batch = try Normaliser.batch(
@@ -190,7 +182,7 @@ public struct Importer: Sendable {
             "source": "\(batch.source)", "mode": "\(mode)", "read": "\(summary.recordsRead)",
             "added": "\(summary.added)", "alreadyStored": "\(summary.alreadyStored)",
         ])
-        return ImportOutcome(
+        return GlucoseImport(
             summary: summary, source: batch.source, mode: mode, origin: origin, replayMode: nil, captureFormat: nil,
             clock: batch.clock, events: batch.events, notes: batch.notes, service: nil)
     }

@@ -68,7 +68,7 @@ public final class ContourMeterSimulator: USBTransport {
     /// --record` does.
     public static func record(_ meter: ContourMeterSimulator, to output: URL) throws {
         let recorder = try RecordingUSBTransport(recording: meter, to: output, clock: meter.hostClock)
-        _ = try ContourDriver.download(over: recorder, after: { _ in [:] })
+        _ = try ContourDriver.download(over: recorder, context: .fresh)
         try recorder.finish()
     }
 }

@@ -36,7 +36,7 @@ public enum DemoCapture {
             pages: [DexcomPartition.manufacturingData.rawValue: [0: manufacturing], DexcomPartition.egvData.rawValue: [312: egv]],
             systemTime: systemNow, displayTimeOffset: Int32(Int64(lastDisplay) - Int64(lastSystem)), hostClock: clock)
         let recorder = try RecordingUSBTransport(recording: receiver, to: output, clock: clock)
-        _ = try DexcomDriver.download(over: recorder, after: { _ in [:] })
+        _ = try DexcomDriver.download(over: recorder, context: .fresh)
         try recorder.finish()
     }
 }

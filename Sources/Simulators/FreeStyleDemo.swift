@@ -72,7 +72,7 @@ public enum FreeStyleDemo {
     /// --record` does.
     public static func record(_ reader: FreeStyleReaderSimulator, to output: URL) throws {
         let recorder = try RecordingUSBTransport(recording: reader, to: output, clock: reader.hostClock)
-        _ = try FreeStyleDriver.download(over: recorder, after: { _ in [:] })
+        _ = try FreeStyleDriver.download(over: recorder, context: .fresh)
         try recorder.finish()
     }
 }

@@ -61,7 +61,7 @@ public enum GeneratedHistory {
         }
         let receiver = receiver(days: days, serial: serial, hostClock: clock)
         let recorder = try RecordingUSBTransport(recording: receiver, to: output, clock: clock)
-        _ = try DexcomDriver.download(over: recorder, after: { _ in [:] })
+        _ = try DexcomDriver.download(over: recorder, context: .fresh)
         try recorder.finish()
     }
 }

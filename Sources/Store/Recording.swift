@@ -298,7 +298,8 @@ private struct Parameters {
 
 /// NUL-terminated copies of the names of one kind of glucose value (units, tags, flags, kinds,
 /// trends), made once and kept for the life of the process; found by case, without hashing.
-private struct ConstantText<Name: CaseIterable & RawRepresentable & Equatable> where Name.RawValue == String {
+/// Sendable: nothing is written after `init`, and the text the pointers point at never changes.
+private struct ConstantText<Name: CaseIterable & RawRepresentable & Equatable>: @unchecked Sendable where Name.RawValue == String {
     private let pointers: [(name: Name, text: UnsafePointer<CChar>)]
 
     init() {
@@ -311,14 +312,13 @@ private struct ConstantText<Name: CaseIterable & RawRepresentable & Equatable> w
     }
 }
 
-/// The glucose values bound as constant text. Never written after they are made, and the text
-/// they point at never changes.
+/// The glucose values bound as constant text.
 private enum Constants {
-    nonisolated(unsafe) static let unit = ConstantText<GlucoseUnit>()
-    nonisolated(unsafe) static let tag = ConstantText<GlucoseTag>()
-    nonisolated(unsafe) static let flag = ConstantText<RangeFlag>()
-    nonisolated(unsafe) static let kind = ConstantText<ReadingKind>()
-    nonisolated(unsafe) static let trend = ConstantText<Trend>()
+    static let unit = ConstantText<GlucoseUnit>()
+    static let tag = ConstantText<GlucoseTag>()
+    static let flag = ConstantText<RangeFlag>()
+    static let kind = ConstantText<ReadingKind>()
+    static let trend = ConstantText<Trend>()
 }
 
 /// One text value per row (or none), their UTF-8 bytes kept end to end in one array, so that a

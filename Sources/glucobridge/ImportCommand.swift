@@ -35,27 +35,24 @@ struct ImportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let progress = ProgressLine.installIfTerminal()
+        let progress = ProgressLine.ifTerminal()
         defer { progress?.finish() }
         try reportingErrors {
+            let context = ImportContext(
+                recordTo: record.map { URL(fileURLWithPath: $0) }, limits: .live(minutes: bluetooth.minutes),
+                progress: progress?.reporter ?? .silent)
+            let source: ImportSource
             if let peer = try bluetooth.peer() {
                 if let hint = bluetooth.oldFormHint() { FileHandle.standardError.write(Data((hint + "\n").utf8)) }
-                let store = try storeOptions.open()
-                let outcome = try Importer(store: store).importBLE(
-                    peer: peer, adapter: bluetooth.adapter, recordTo: record.map { URL(fileURLWithPath: $0) },
-                    limits: .live(minutes: bluetooth.minutes))
-                print(ImportReport(outcome, store: store).text)
-                if let record { print("session recorded to \(record)") }
-                return
+                source = .bluetooth(BlueZPeer(peer, adapter: bluetooth.adapter))
+            } else {
+                let location = try device.map { try USBDeviceLocation(parsing: $0) }
+                let usb = try LibUSBContext()
+                source = .usb(location.map { LibUSBDevice.at($0, in: usb) } ?? LibUSBDevice.first(in: usb))
             }
-            let location = try device.map { try USBDeviceLocation(parsing: $0) }
-            let context = try LibUSBContext()
             let store = try storeOptions.open()
-            let importer = Importer(store: store)
-            let recordURL = record.map { URL(fileURLWithPath: $0) }
-            let outcome = try location.map { try importer.importDevice(at: $0, context: context, recordTo: recordURL) }
-                ?? importer.importLive(context: context, recordTo: recordURL)
-            print(ImportReport(outcome, store: store).text)
+            let result = try Importer(store: store).run(source, context: context)
+            print(ImportReport(result, store: store).text)
             if let record { print("session recorded to \(record)") }
         }
     }

@@ -11,13 +11,14 @@ final class ProgressLine: @unchecked Sendable {
     private let lock = NSLock()
     private var shown = false
 
-    /// Installs a progress line as the process's ``DownloadProgress`` sink when stderr is a
-    /// terminal; nil (and no sink) otherwise.
-    static func installIfTerminal() -> ProgressLine? {
-        guard isatty(STDERR_FILENO) == 1 else { return nil }
-        let line = ProgressLine()
-        DownloadProgress.install { stage, done, total in line.show(render(stage, done: done, total: total)) }
-        return line
+    /// A progress line when stderr is a terminal; nil otherwise.
+    static func ifTerminal() -> ProgressLine? {
+        isatty(STDERR_FILENO) == 1 ? ProgressLine() : nil
+    }
+
+    /// The reporter an import is given: it rewrites this line.
+    var reporter: DownloadProgress {
+        DownloadProgress { [self] stage, done, total in show(Self.render(stage, done: done, total: total)) }
     }
 
     /// `reading egv pages: 12 of 107` (the total being what the device holds; a re-import stops
@@ -33,9 +34,8 @@ final class ProgressLine: @unchecked Sendable {
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
     }
 
-    /// Removes the sink and ends the line, so that the report starts on a fresh one.
+    /// Ends the line, so that the report starts on a fresh one.
     func finish() {
-        DownloadProgress.install(nil)
         lock.lock()
         defer { lock.unlock() }
         if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }

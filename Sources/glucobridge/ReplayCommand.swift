@@ -17,18 +17,13 @@ struct ReplayCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() throws {
-        let progress = ProgressLine.installIfTerminal()
+        let progress = ProgressLine.ifTerminal()
         defer { progress?.finish() }
         try reportingErrors {
             let store = try storeOptions.open()
-            let url = URL(fileURLWithPath: capture)
-            if Importer.isBTSnoop(url) {
-                let outcomes = try Importer(store: store).replayBLEDevices(captureAt: url)
-                print(ImportReport.sections(outcomes.map { ImportReport($0, store: store) }))
-                return
-            }
-            let outcomes = try Importer(store: store).replayDevices(captureAt: url, driverName: driver)
-            print(ImportReport.sections(outcomes.map { ImportReport($0, store: store) }))
+            let result = try Importer(store: store).run(
+                .capture(URL(fileURLWithPath: capture), driver: driver), context: ImportContext(progress: progress?.reporter ?? .silent))
+            print(ImportReport(result, store: store).text)
         }
     }
 }

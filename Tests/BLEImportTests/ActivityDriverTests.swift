@@ -1,6 +1,7 @@
 import CaptureBluetooth
 import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
 import Model
 import Simulators
@@ -39,7 +40,7 @@ final class ActivityDriverTests: XCTestCase {
             "C0:FF:EE:00:00:04",
             [.init(0x180D, [.init(0x2A37, .notify)]), .init(0x1814, [.init(0x2A53, .notify)])], schedule)
         let store = try makeStore(zone: "UTC")
-        let outcome = try Importer(store: store).importBLESession(over: watch, origin: "sim")
+        let outcome = try Importer(store: store).importOneBLE(over: watch, origin: "sim")
         let activity = try XCTUnwrap(outcome.activity)
         XCTAssertEqual(activity.source.family, "ble-hrs+ble-rsc")
         XCTAssertEqual(activity.summary.samplesRead, 2700)
@@ -71,7 +72,7 @@ final class ActivityDriverTests: XCTestCase {
         }
         let bike = device("C0:FF:EE:00:00:05", [.init(0x1816, [.init(0x2A5B, .notify)])], schedule)
         let store = try makeStore(zone: "UTC")
-        let outcome = try Importer(store: store).importBLESession(over: bike, origin: "sim")
+        let outcome = try Importer(store: store).importOneBLE(over: bike, origin: "sim")
         let activity = try XCTUnwrap(outcome.activity)
         XCTAssertEqual(activity.source.family, "ble-csc")
         XCTAssertEqual(activity.summary.samplesRead, 1199, "the first notification only sets the counters")
@@ -101,7 +102,7 @@ final class ActivityDriverTests: XCTestCase {
         }
         let treadmill = device("C0:FF:EE:00:00:06", [.init(0x1826, [.init(0x2ACC, .read), .init(0x2ACD, .notify)])], schedule)
         let store = try makeStore(zone: "UTC")
-        let outcome = try Importer(store: store).importBLESession(over: treadmill, origin: "sim")
+        let outcome = try Importer(store: store).importOneBLE(over: treadmill, origin: "sim")
         XCTAssertEqual(outcome.activity?.source.family, "ble-ftms")
         XCTAssertEqual(outcome.activity?.summary.samplesRead, 300)
         XCTAssertEqual(outcome.activity?.sessions.count, 0)
@@ -115,7 +116,7 @@ final class ActivityDriverTests: XCTestCase {
     func testNoSupportedService() throws {
         let gadget = device("C0:FF:EE:00:00:07", [.init(0x180A, [.init(0x2A29, .read, value: Array("Acme".utf8))]), .init(0xFFF0, [])], [])
         let store = try makeStore(zone: "UTC")
-        XCTAssertThrowsError(try Importer(store: store).importBLESession(over: gadget, origin: "sim")) { error in
+        XCTAssertThrowsError(try Importer(store: store).importOneBLE(over: gadget, origin: "sim")) { error in
             XCTAssertEqual(
                 "\(error)",
                 "the device has none of the Bluetooth services glucobridge reads (heart rate, running or cycling speed and cadence, "

@@ -1,4 +1,5 @@
 import Foundation
+import ImportTestSupport
 import Importer
 import Simulators
 import TestSupport
@@ -12,9 +13,8 @@ extension GlucoseServiceImportTests {
                 0x2A18, Self.meterMeasurement(flags: 0x03, sequence: UInt16(sequence), concentration: 0xB069, sample: 0x11))])
         }
         let reports = ProgressRecorder()
-        defer { reports.stop() }
         let outcome = try Importer(store: try makeStore(zone: "Europe/Berlin"))
-            .importBLESession(over: meter(server: RACPServer(records)), origin: "simulated meter")
+            .importOneBLE(over: meter(server: RACPServer(records)), origin: "simulated meter", progress: reports.reporter)
         XCTAssertEqual(outcome.problems, [])
         XCTAssertEqual(reports.items.map(\.0), Array(repeating: "Glucose records", count: 3))
         XCTAssertEqual(reports.items.map(\.1), [1, 2, 3])

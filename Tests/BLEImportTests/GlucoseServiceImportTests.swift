@@ -1,6 +1,7 @@
 import CaptureBluetooth
 import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
 import Ingest
 import Model
@@ -100,7 +101,7 @@ final class GlucoseServiceImportTests: XCTestCase {
                 (instant("2024-01-15T07:33:00Z"), Self.cgmRecord(0x07FE, offset: 92)),
             ], clock: clock)
         let store = try makeStore(zone: "UTC")
-        let outcome = try Importer(store: store).importBLESession(over: sensor, origin: "simulated CGM")
+        let outcome = try Importer(store: store).importOneBLE(over: sensor, origin: "simulated CGM")
 
         XCTAssertEqual(server.requests, [[0x04, 0x01], [0x01, 0x01]], "count all, then report all")
         let cgm = try XCTUnwrap(outcome.glucose.first)
@@ -133,7 +134,7 @@ final class GlucoseServiceImportTests: XCTestCase {
         server.reportCode = 0x08
         let sensor = cgm(server: server, live: [(instant("2024-01-15T07:31:00Z"), Self.cgmRecord(120, offset: 90))], clock: clock)
         let store = try makeStore(zone: "UTC")
-        let outcome = try Importer(store: store).importBLESession(over: sensor, origin: "simulated CGM")
+        let outcome = try Importer(store: store).importOneBLE(over: sensor, origin: "simulated CGM")
         XCTAssertEqual(
             outcome.problems,
             [.racpFailed(service: .continuousGlucoseMonitoring, request: .reportStoredRecords(.all), code: .procedureNotCompleted)])
@@ -150,7 +151,7 @@ final class GlucoseServiceImportTests: XCTestCase {
         let server = RACPServer(Self.stored([(10, Self.cgmRecord(110, offset: 10)), (20, Self.cgmRecord(111, offset: 20))]))
         server.reportCode = nil
         let store = try makeStore(zone: "UTC")
-        let outcome = try Importer(store: store).importBLESession(
+        let outcome = try Importer(store: store).importOneBLE(
             over: cgm(server: server, clock: SimulatedClock(Self.sessionStart)), origin: "sim")
         XCTAssertEqual(outcome.problems, [
             .racpIncomplete(
@@ -161,7 +162,7 @@ final class GlucoseServiceImportTests: XCTestCase {
             "\(outcome.problems[0])",
             "Continuous Glucose Monitoring: the download of stored records (01 01) ended before the device's response code: the "
                 + "connection ended (the device ended the connection); the records received were kept")
-        XCTAssertEqual(outcome.session.ending, "the device ended the connection")
+        XCTAssertEqual(outcome.session?.ending, "the device ended the connection")
         XCTAssertEqual(try store.glucose().map(\.mgdl), [110, 111])
         XCTAssertNil(try store.cursor(source: outcome.glucose[0].source, stream: "cgm@2024-01-15T06:00:00Z"))
     }
@@ -172,13 +173,13 @@ final class GlucoseServiceImportTests: XCTestCase {
         let records = Self.stored([(10, Self.cgmRecord(110, offset: 10)), (20, Self.cgmRecord(111, offset: 20))])
         let store = try makeStore(zone: "UTC")
         let importer = Importer(store: store)
-        let first = try importer.importBLESession(over: cgm(server: RACPServer(records), clock: SimulatedClock(Self.sessionStart)), origin: "sim")
+        let first = try importer.importOneBLE(over: cgm(server: RACPServer(records), clock: SimulatedClock(Self.sessionStart)), origin: "sim")
         XCTAssertEqual(first.glucose.first?.summary.added, 2)
         let source = try XCTUnwrap(first.glucose.first?.source)
         XCTAssertEqual(try store.cursor(source: source, stream: "cgm@2024-01-15T06:00:00Z"), 20)
 
         let incremental = RACPServer(records)
-        let second = try importer.importBLESession(over: cgm(server: incremental, clock: SimulatedClock(Self.sessionStart)), origin: "sim")
+        let second = try importer.importOneBLE(over: cgm(server: incremental, clock: SimulatedClock(Self.sessionStart)), origin: "sim")
         XCTAssertEqual(incremental.requests, [[0x04, 0x03, 0x01, 21, 0x00]], "≥ offset 21: the device holds none")
         XCTAssertEqual(second.problems, [])
         XCTAssertTrue(second.glucose.isEmpty)
@@ -186,7 +187,7 @@ final class GlucoseServiceImportTests: XCTestCase {
 
         let refusing = RACPServer(records)
         refusing.refuseAtLeast = 0x04
-        let third = try importer.importBLESession(over: cgm(server: refusing, clock: SimulatedClock(Self.sessionStart)), origin: "sim")
+        let third = try importer.importOneBLE(over: cgm(server: refusing, clock: SimulatedClock(Self.sessionStart)), origin: "sim")
         XCTAssertEqual(refusing.requests, [[0x04, 0x03, 0x01, 21, 0x00], [0x04, 0x01], [0x01, 0x01]])
         XCTAssertEqual(third.problems, [])
         XCTAssertEqual(third.glucose.first?.summary.added, 0)
@@ -207,7 +208,7 @@ final class GlucoseServiceImportTests: XCTestCase {
             dstOffset: .standardTime)
         sensor.setValue(unknownZone.encoded(withCRC: true), of: 0x2AAA)
         let store = try makeStore(zone: "UTC")
-        let outcome = try Importer(store: store).importBLESession(over: sensor, origin: "sim")
+        let outcome = try Importer(store: store).importOneBLE(over: sensor, origin: "sim")
         XCTAssertEqual(outcome.problems, [.noSessionStartTime(reason: "its Session Start Time 2024-01-15T07:00:00 has an unknown date, zone or DST")])
         XCTAssertEqual(outcome.glucose.first?.events, [ImportEvent(name: "no-session-start-time", count: 1)])
         XCTAssertEqual(try store.glucose().count, 0)
@@ -255,10 +256,10 @@ final class GlucoseServiceImportTests: XCTestCase {
         ]
         let store = try makeStore(zone: "Europe/Berlin")
         let importer = Importer(store: store)
-        let outcome = try importer.importBLESession(over: meter(server: RACPServer(records)), origin: "simulated meter")
+        let outcome = try importer.importOneBLE(over: meter(server: RACPServer(records)), origin: "simulated meter")
         XCTAssertEqual(outcome.problems, [])
-        XCTAssertEqual(outcome.identity.manufacturer, "Sim Meters")
-        XCTAssertEqual(outcome.identity.serial, "M-42")
+        XCTAssertEqual(outcome.identity?.manufacturer, "Sim Meters")
+        XCTAssertEqual(outcome.identity?.serial, "M-42")
         let meterSource = DeviceSource(family: "ble-glucose", serial: "M-42", model: "Sim Meters")
         let glucose = try XCTUnwrap(outcome.glucose.first)
         XCTAssertEqual(glucose.source, meterSource)
@@ -293,7 +294,7 @@ final class GlucoseServiceImportTests: XCTestCase {
 
         // Again: only records after sequence 5 are asked for; nothing is added.
         let server = RACPServer(records)
-        let again = try importer.importBLESession(over: meter(server: server), origin: "simulated meter")
+        let again = try importer.importOneBLE(over: meter(server: server), origin: "simulated meter")
         XCTAssertEqual(server.requests, [[0x04, 0x03, 0x01, 0x06, 0x00]])
         XCTAssertTrue(again.glucose.isEmpty)
         XCTAssertEqual(try store.glucose().count, 3)

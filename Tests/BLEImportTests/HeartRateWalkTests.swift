@@ -1,6 +1,7 @@
 import CaptureBluetooth
 import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
 import Model
 import Simulators
@@ -55,12 +56,12 @@ final class HeartRateWalkTests: XCTestCase {
         try store.setUserProfile(UserProfile(age: 40))
         let importer = Importer(store: store)
 
-        let outcome = try importer.replayBLE(captureAt: fixture)
+        let outcome = try importer.replayOneBLE(captureAt: fixture)
         XCTAssertEqual(outcome.replayMode, .conversation)
         XCTAssertEqual(outcome.mode, .replayConversation)
-        XCTAssertEqual(outcome.identity.serial, "SIM-HR-0001")
-        XCTAssertEqual(outcome.session.ending, "the device disconnected (remote user terminated connection, hr-40min-walk.btsnoop record 3032)")
-        XCTAssertTrue(outcome.session.notes.isEmpty, "\(outcome.session.notes)")
+        XCTAssertEqual(outcome.identity?.serial, "SIM-HR-0001")
+        XCTAssertEqual(outcome.session?.ending, "the device disconnected (remote user terminated connection, hr-40min-walk.btsnoop record 3032)")
+        XCTAssertEqual(outcome.session?.notes, [])
         XCTAssertEqual(outcome.problems, [])
         let activity = try XCTUnwrap(outcome.activity)
         XCTAssertEqual(activity.source, band)
@@ -84,7 +85,7 @@ final class HeartRateWalkTests: XCTestCase {
         XCTAssertEqual(walk.source, band)
         XCTAssertEqual(walk.recordKey, "exercise:2024-05-02T06:00Z")
         // The report shows the walk in the store's zone, like every other instant it prints.
-        let report = ImportReport(outcome, store: store).text.split(separator: "\n")
+        let report = ImportReport(ImportResult(devices: [outcome]), store: store).text.split(separator: "\n")
         XCTAssertTrue(report.contains("exercise: 2024-05-01 23:00 (America/Los_Angeles) Activity 40 min moderate"), "\(report)")
 
         // The minutes are stored for plots: the walk's first minute is the mean of its 60 rates.
@@ -100,7 +101,7 @@ final class HeartRateWalkTests: XCTestCase {
 
         // A second replay adds nothing.
         let before = try tableCounts(store)
-        let again = try importer.replayBLE(captureAt: fixture)
+        let again = try importer.replayOneBLE(captureAt: fixture)
         XCTAssertEqual(again.replayMode, .conversation)
         XCTAssertEqual(again.activity?.summary.minutesAdded, 0)
         XCTAssertEqual(again.activity?.summary.minutesAlreadyStored, 51)
@@ -117,7 +118,7 @@ final class HeartRateWalkTests: XCTestCase {
     /// graded from heart rate alone, and the outcome says so.
     func testWithoutAProfileNoSessionIsMade() throws {
         let store = try makeStore(zone: "America/Los_Angeles")
-        let outcome = try Importer(store: store).replayBLE(captureAt: fixture)
+        let outcome = try Importer(store: store).replayOneBLE(captureAt: fixture)
         XCTAssertEqual(outcome.activity?.summary.minutesAdded, 51)
         XCTAssertEqual(outcome.activity?.summary.sessionsAdded, 0)
         XCTAssertTrue(outcome.activity?.notes.contains("heart rate was not used for intensity: the profile has no age or maximum heart rate") == true)
@@ -131,18 +132,18 @@ final class HeartRateWalkTests: XCTestCase {
         let recording = try Fixtures.temporaryDirectory().appendingPathComponent("live.log")
         let live = try makeStore(zone: "America/Los_Angeles")
         try live.setUserProfile(UserProfile(age: 40))
-        let outcome = try Importer(store: live).importBLESession(
+        let outcome = try Importer(store: live).importOneBLE(
             over: HeartRateBandDemo.band(clock: clock), origin: "bluetooth C0:FF:EE:00:00:01", recordTo: recording,
             recordingClock: { clock.now })
         XCTAssertEqual(outcome.mode, .live)
         XCTAssertNil(outcome.replayMode)
         XCTAssertEqual(outcome.activity?.summary.sessionsAdded, 1)
-        XCTAssertEqual(outcome.session.ending, "the device ended the connection")
+        XCTAssertEqual(outcome.session?.ending, "the device ended the connection")
 
         XCTAssertTrue(Importer.isBTSnoop(recording), "recognised by its magic, not its name")
         let replayed = try makeStore(zone: "America/Los_Angeles")
         try replayed.setUserProfile(UserProfile(age: 40))
-        let again = try Importer(store: replayed).replayBLE(captureAt: recording)
+        let again = try Importer(store: replayed).replayOneBLE(captureAt: recording)
         XCTAssertEqual(again.replayMode, .conversation)
         func withoutRuns(_ lines: [String]) -> [String] { lines.filter { !$0.contains("live") && !$0.contains("replay-") } }
         XCTAssertEqual(withoutRuns(try storeContent(live)), withoutRuns(try storeContent(replayed)))
@@ -159,7 +160,7 @@ final class HeartRateWalkTests: XCTestCase {
         let cut = try Fixtures.temporaryDirectory().appendingPathComponent("cut.btsnoop")
         try bytes.prefix(10).write(to: cut)
         let store = try makeStore(zone: "UTC")
-        XCTAssertThrowsError(try Importer(store: store).replayBLE(captureAt: cut)) { error in
+        XCTAssertThrowsError(try Importer(store: store).replayOneBLE(captureAt: cut)) { error in
             XCTAssertTrue("\(error)".hasPrefix("cut.btsnoop"), "\(error)")
         }
         XCTAssertEqual(try tableCounts(store).values.reduce(0, +), 0)

@@ -1,4 +1,5 @@
 import Foundation
+import ImportTestSupport
 import Importer
 import Model
 import Store
@@ -26,7 +27,7 @@ final class PlausibleCaptureTimeTests: XCTestCase {
         try Data(bytes).write(to: capture)
         let store = try makeStore(zone: "America/Los_Angeles")
         try store.setUserProfile(UserProfile(age: 40))
-        let outcome = try Importer(store: store).replayBLE(captureAt: capture)
+        let outcome = try Importer(store: store).replayOneBLE(captureAt: capture)
         let activity = try XCTUnwrap(outcome.activity)
         XCTAssertTrue(activity.events.contains(ImportEvent(name: "implausible-time", count: 1)), "\(activity.events)")
         XCTAssertTrue(activity.notes.contains { $0.hasPrefix("1 sensor samples outside the plausible time window") }, "\(activity.notes)")

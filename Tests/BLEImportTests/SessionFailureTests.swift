@@ -1,6 +1,7 @@
 import CaptureBluetooth
 import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
 import Model
 import Simulators
@@ -23,7 +24,7 @@ final class SessionFailureTests: XCTestCase {
     func testRefusedSubscriptionFailsWithThePairingHint() throws {
         let store = try makeStore(zone: "UTC")
         XCTAssertThrowsError(
-            try Importer(store: store).importBLESession(over: band(refusing: 0x2A37, with: .insufficientAuthentication), origin: "sim")
+            try Importer(store: store).importOneBLE(over: band(refusing: 0x2A37, with: .insufficientAuthentication), origin: "sim")
         ) { error in
             XCTAssertEqual(
                 "\(error)",
@@ -36,7 +37,7 @@ final class SessionFailureTests: XCTestCase {
     /// A read the session can do without is noted and the session goes on.
     func testRefusedOptionalReadIsNoted() throws {
         let store = try makeStore(zone: "UTC")
-        let outcome = try Importer(store: store).importBLESession(over: band(refusing: 0x2A38, with: .readNotPermitted), origin: "sim")
+        let outcome = try Importer(store: store).importOneBLE(over: band(refusing: 0x2A38, with: .readNotPermitted), origin: "sim")
         XCTAssertTrue(outcome.notes.contains(
             "Body Sensor Location not read: the device refused the Read Request on handle 0x0010: Read Not Permitted (0x02)"),
             "\(outcome.notes)")
@@ -51,7 +52,7 @@ final class SessionFailureTests: XCTestCase {
         let cut = try Fixtures.temporaryDirectory().appendingPathComponent("cut-walk.btsnoop")
         try bytes.prefix(60_000).write(to: cut)
         let store = try makeStore(zone: "UTC")
-        XCTAssertThrowsError(try Importer(store: store).replayBLE(captureAt: cut)) { error in
+        XCTAssertThrowsError(try Importer(store: store).replayOneBLE(captureAt: cut)) { error in
             XCTAssertEqual(
                 "\(error)", "cut-walk.btsnoop: record 1492 at byte 59974 claims 16 bytes of packet data but only 2 remain — the file is cut short")
         }

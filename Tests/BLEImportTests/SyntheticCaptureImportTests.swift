@@ -1,6 +1,7 @@
 import CaptureBluetooth
 import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
 import Model
 import Store
@@ -26,12 +27,12 @@ final class SyntheticCaptureImportTests: XCTestCase {
     func testCGMReadingsHeartRateAndRACP() throws {
         for url in Self.files {
             let store = try makeStore(zone: "Europe/Berlin")
-            let outcome = try Importer(store: store).replayBLE(captureAt: url)
+            let outcome = try Importer(store: store).replayOneBLE(captureAt: url)
             XCTAssertEqual(outcome.replayMode, .conversation, url.lastPathComponent)
-            XCTAssertEqual(outcome.identity.peer.description, "SynBand (C0:11:22:33:44:55, random)")
-            XCTAssertEqual(outcome.session.reports.map(\.family), ["ble-hrs", "ble-cgms"])
+            XCTAssertEqual(outcome.identity?.peer.description, "SynBand (C0:11:22:33:44:55, random)")
+            XCTAssertEqual(outcome.session?.reports.map(\.family), ["ble-hrs", "ble-cgms"])
             XCTAssertEqual(outcome.problems, [])
-            XCTAssertEqual(outcome.session.unclaimed, [:])
+            XCTAssertEqual(outcome.session?.unclaimed, [:])
 
             // CGM: 7 records in 5 notifications; the NaN one is counted, every CRC was valid.
             let cgm = try XCTUnwrap(outcome.glucose.first)
@@ -61,7 +62,7 @@ final class SyntheticCaptureImportTests: XCTestCase {
             XCTAssertTrue(outcome.notes.contains("Continuous Glucose Monitoring: the device holds 2 stored records for filter 01"))
 
             // Heart rate: 7 samples at the notification times, one without contact.
-            let heart = try XCTUnwrap(outcome.session.reports.first { $0.family == "ble-hrs" })
+            let heart = try XCTUnwrap(outcome.session?.reports.first { $0.family == "ble-hrs" })
             XCTAssertEqual(heart.samples.map { $0.heartRate }, [72, 75, 90, 180, 0, 101, 88])
             XCTAssertEqual(heart.samples.map(\.skinContact), [true, true, true, true, false, true, nil])
             XCTAssertEqual(heart.samples.map(\.totalEnergy), [nil, nil, 16, nil, nil, nil, nil])
@@ -78,7 +79,7 @@ final class SyntheticCaptureImportTests: XCTestCase {
             XCTAssertEqual(minute.sampleCount, 6)
             XCTAssertEqual(activity.summary.sessionsAdded, 0, "a minute is no session")
             XCTAssertEqual(
-                outcome.session.ending,
+                outcome.session?.ending,
                 "the device disconnected (remote user terminated connection, \(url.lastPathComponent) record \(url.lastPathComponent.contains("btmon") ? 92 : 91))")
         }
     }
@@ -87,7 +88,7 @@ final class SyntheticCaptureImportTests: XCTestCase {
     func testBothFormatsMakeTheSameStore() throws {
         let contents = try Self.files.map { url in
             let store = try makeStore(zone: "Europe/Berlin")
-            _ = try Importer(store: store).replayBLE(captureAt: url)
+            _ = try Importer(store: store).replayOneBLE(captureAt: url)
             return try storeContent(store)
         }
         XCTAssertEqual(contents[0], contents[1])
@@ -99,9 +100,9 @@ final class SyntheticCaptureImportTests: XCTestCase {
     func testSecondReplayAddsNothing() throws {
         let store = try makeStore(zone: "Europe/Berlin")
         let importer = Importer(store: store)
-        _ = try importer.replayBLE(captureAt: Self.files[0])
+        _ = try importer.replayOneBLE(captureAt: Self.files[0])
         let before = try tableCounts(store)
-        let again = try importer.replayBLE(captureAt: Self.files[0])
+        let again = try importer.replayOneBLE(captureAt: Self.files[0])
         guard case .passive(let reason)? = again.replayMode else { return XCTFail("\(String(describing: again.replayMode))") }
         XCTAssertTrue(reason.hasPrefix("the capture does not hold the request 12 29 00 04 03 01 41 00"), reason)
         XCTAssertEqual(again.glucose.first?.summary.added, 0)
@@ -120,18 +121,18 @@ final class SyntheticCaptureImportTests: XCTestCase {
     /// its services and notifications reported, nothing stored.
     func testTreadmillCaptureReplaysWithoutStoringAnything() throws {
         let store = try makeStore(zone: "UTC")
-        let outcome = try Importer(store: store).replayBLE(captureAt: Fixtures.url("ble/horizon-74-at-ble/btsnoop_hci.log"))
+        let outcome = try Importer(store: store).replayOneBLE(captureAt: Fixtures.url("ble/horizon-74-at-ble/btsnoop_hci.log"))
         XCTAssertEqual(outcome.replayMode, .passive(reason: "the capture does not hold the request 02 41 00 (searched after record 0)"))
-        XCTAssertEqual(outcome.identity.peer.description, "HORIZON 7.4AT 55FD (FA:E4:E3:24:20:09, random)")
-        XCTAssertEqual(outcome.session.database.services.map(\.uuid), [0x1801, 0x1800, 0xFFF0, 0x1826, 0xFEE7].map(BluetoothUUID.init))
-        XCTAssertEqual(outcome.session.database.characteristics.count, 26)
-        XCTAssertEqual(outcome.session.reports.map(\.family), ["ble-ftms"])
-        XCTAssertEqual(outcome.session.unclaimed, [0x0014: 786, 0x0012: 261])
+        XCTAssertEqual(outcome.identity?.peer.description, "HORIZON 7.4AT 55FD (FA:E4:E3:24:20:09, random)")
+        XCTAssertEqual(outcome.session?.database.services.map(\.uuid), [0x1801, 0x1800, 0xFFF0, 0x1826, 0xFEE7].map(BluetoothUUID.init))
+        XCTAssertEqual(outcome.session?.database.characteristics.count, 26)
+        XCTAssertEqual(outcome.session?.reports.map(\.family), ["ble-ftms"])
+        XCTAssertEqual(outcome.session?.unclaimed, [0x0014: 786, 0x0012: 261])
         XCTAssertEqual(outcome.unclaimed.first { $0.handle == 0x0014 }?.uuid, BluetoothUUID(0xFFF4))
         XCTAssertNil(outcome.activity)
         XCTAssertTrue(outcome.glucose.isEmpty)
         XCTAssertTrue(outcome.notes.contains("Fitness Machine: no measurements received"), "\(outcome.notes)")
-        XCTAssertEqual(outcome.session.ending, "the capture btsnoop_hci.log ends while the connection is still open")
+        XCTAssertEqual(outcome.session?.ending, "the capture btsnoop_hci.log ends while the connection is still open")
         XCTAssertEqual(try tableCounts(store).values.reduce(0, +), 0, "nothing stored")
     }
 }

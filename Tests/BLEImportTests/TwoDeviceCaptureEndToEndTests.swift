@@ -87,8 +87,8 @@ final class TwoDeviceCaptureEndToEndTests: XCTestCase {
         let store = try makeStore(zone: "Europe/Berlin")
         try store.setUserProfile(UserProfile(age: 40))
         let importer = Importer(store: store)
-        let outcomes = try importer.replayBLEDevices(captureAt: capture)
-        XCTAssertEqual(outcomes.map(\.identity.peer.address.description), ["C0:FF:EE:00:00:01", "C0:11:22:33:44:55"])
+        let outcomes = try importer.run(.capture(capture)).devices
+        XCTAssertEqual(outcomes.map { $0.identity?.peer.address.description }, ["C0:FF:EE:00:00:01", "C0:11:22:33:44:55"])
         XCTAssertEqual(outcomes.map(\.replayMode), [.conversation, .conversation])
 
         let band = try XCTUnwrap(outcomes[0].activity)
@@ -104,7 +104,7 @@ final class TwoDeviceCaptureEndToEndTests: XCTestCase {
         XCTAssertEqual(try store.glucose().map(\.mgdl), [110, 112, 120, 121, 119, 118])
 
         let before = try tableCounts(store)
-        let again = try importer.replayBLEDevices(captureAt: capture)
+        let again = try importer.run(.capture(capture)).devices
         XCTAssertEqual(again.count, 2)
         XCTAssertEqual(again[0].activity?.summary.minutesAdded, 0)
         XCTAssertEqual(again[0].activity?.summary.sessionsAdded, 0)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CaptureBluetooth
 import Foundation
+import ImportTestSupport
 import Importer
 import LiveImport
 import Model
@@ -27,7 +28,7 @@ final class BLEImportCommandTests: XCTestCase {
         let store = try store("America/Los_Angeles")
         try store.setUserProfile(UserProfile(age: 40))
         let fixture = Fixtures.url("ble/hr-40min-walk.btsnoop")
-        let text = ImportReport(try Importer(store: store).replayBLE(captureAt: fixture), store: store).text
+        let text = ImportReport(try Importer(store: store).run(.capture(fixture)), store: store).text
         XCTAssertEqual(text, """
             replayed \(fixture.path) (btsnoop) by conversation replay
             device: C0:FF:EE:00:00:01, random; serial SIM-HR-0001; glucobridge simulator HR band
@@ -39,7 +40,7 @@ final class BLEImportCommandTests: XCTestCase {
             session ended: the device disconnected (remote user terminated connection, hr-40min-walk.btsnoop record 3032)
             store: \(store.path)
             """)
-        let again = ImportReport(try Importer(store: store).replayBLE(captureAt: fixture), store: store).text
+        let again = ImportReport(try Importer(store: store).run(.capture(fixture)), store: store).text
         XCTAssertTrue(
             again.contains("51 minutes: 0 new, 51 already stored; exercise sessions: 0 new, 1 already stored"), again)
     }
@@ -48,7 +49,7 @@ final class BLEImportCommandTests: XCTestCase {
     func testWalkReportWithoutProfileSaysWhyNoSession() throws {
         let store = try store("America/Los_Angeles")
         let text = ImportReport(
-            try Importer(store: store).replayBLE(captureAt: Fixtures.url("ble/hr-40min-walk.btsnoop")), store: store).text
+            try Importer(store: store).run(.capture(Fixtures.url("ble/hr-40min-walk.btsnoop"))), store: store).text
         XCTAssertTrue(text.contains("51 minutes: 51 new, 0 already stored; exercise sessions: 0 new, 0 already stored"), text)
         XCTAssertTrue(
             text.contains("note: heart rate was not used for intensity: the profile has no age or maximum heart rate"), text)
@@ -57,7 +58,7 @@ final class BLEImportCommandTests: XCTestCase {
     func testCGMReport() throws {
         let store = try store("Europe/Berlin")
         let capture = Fixtures.url("ble/synthetic/synthetic-hrs-cgms-android-h4.btsnoop")
-        let lines = ImportReport(try Importer(store: store).replayBLE(captureAt: capture), store: store).text
+        let lines = ImportReport(try Importer(store: store).run(.capture(capture)), store: store).text
             .split(separator: "\n").map(String.init)
         XCTAssertTrue(lines.contains(
             "cgm (ble-cgms:C0:11:22:33:44:55): 7 records read: 6 readings new, 0 already stored; CRC failures: 0; special values: nan 1"),
@@ -73,7 +74,7 @@ final class BLEImportCommandTests: XCTestCase {
     func testTreadmillReport() throws {
         let store = try store("UTC")
         let capture = Fixtures.url("ble/horizon-74-at-ble/btsnoop_hci.log")
-        let lines = ImportReport(try Importer(store: store).replayBLE(captureAt: capture), store: store).text
+        let lines = ImportReport(try Importer(store: store).run(.capture(capture)), store: store).text
             .split(separator: "\n").map(String.init)
         XCTAssertEqual(lines[0], "replayed \(capture.path) (btsnoop) by passive replay (the capture does not hold the request 02 41 00 (searched after record 0))")
         XCTAssertEqual(lines[2], "services: Generic Attribute (0x1801), Generic Access (0x1800), 0xFFF0, Fitness Machine (0x1826), 0xFEE7")
@@ -151,7 +152,7 @@ final class BLEImportCommandTests: XCTestCase {
         guard fd < 0, code == EAFNOSUPPORT else { throw XCTSkip("this machine has Bluetooth; connecting would use a real radio") }
 
         let store = try store("UTC")
-        XCTAssertThrowsError(try Importer(store: store).importBLE(peer: BLEPeer(address: BluetoothAddress("C0:11:22:33:44:55")!, addressType: .random))) {
+        XCTAssertThrowsError(try Importer(store: store).run(.bluetooth(BlueZPeer(BLEPeer(address: BluetoothAddress("C0:11:22:33:44:55")!, addressType: .random))))) {
             XCTAssertEqual("\($0)", "this kernel has no Bluetooth support (socket: Address family not supported by protocol)")
         }
     }

@@ -1,6 +1,7 @@
 import CaptureUSB
 import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
 import Model
 import Simulators
@@ -23,7 +24,7 @@ final class ContourReplayTests: XCTestCase {
         let folder = try Fixtures.temporaryDirectory()
         let store = try SharedStore(path: folder.appendingPathComponent("s.sqlite").path, timeZone: TimeZone(identifier: "Europe/Berlin")!)
         let importer = Importer(store: store)
-        let outcome = try importer.replay(captureAt: session)
+        let outcome = try importer.replayOne(captureAt: session)
         XCTAssertEqual(outcome.replayMode, .conversation)
         XCTAssertTrue(outcome.notes.contains("no device descriptors in the capture; the traffic was recognised as contour"), "\(outcome.notes)")
         XCTAssertEqual(outcome.source, DeviceSource(family: "contour", serial: "7390-2336773", model: "Bayer7390"))
@@ -41,7 +42,7 @@ final class ContourReplayTests: XCTestCase {
         ])
         XCTAssertEqual(stored.map(\.day.description), ["2012-02-05", "2015-05-26"])
 
-        let again = try importer.replay(captureAt: session)
+        let again = try importer.replayOne(captureAt: session)
         XCTAssertEqual(again.summary.added, 0)
         XCTAssertEqual(again.summary.alreadyStored, 2)
     }
@@ -65,7 +66,7 @@ final class ContourReplayTests: XCTestCase {
         let damaged = folder.appendingPathComponent("damaged.txt")
         try text.write(to: damaged, atomically: true, encoding: .utf8)
         let store = try SharedStore(path: folder.appendingPathComponent("s.sqlite").path, timeZone: TimeZone(identifier: "UTC")!)
-        XCTAssertThrowsError(try Importer(store: store).replay(captureAt: damaged, driverName: "contour")) { error in
+        XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: damaged, driverName: "contour")) { error in
             XCTAssertTrue("\(error)".hasPrefix("ASTM frame 5 (R|3|"), "\(error)")
         }
         XCTAssertEqual(try store.glucose().count, 0)

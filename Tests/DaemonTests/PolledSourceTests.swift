@@ -1,5 +1,7 @@
 import CaptureBluetooth
+import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
 import Logging
 import ServiceLifecycle
@@ -23,9 +25,8 @@ final class PolledSourceTests: XCTestCase {
         let interval: Duration
         let capture: URL
 
-        func importNow(with importer: Importer) throws -> FinishedImport {
-            FinishedImport(try importer.replay(captureAt: capture))
-        }
+        func importSource() -> ImportSource { .capture(capture) }
+        var limits: BLESessionLimits { .replay }
     }
 
     func testSourcesAreReadOnTheirScheduleAndFailuresAreRetried() async throws {

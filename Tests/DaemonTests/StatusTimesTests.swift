@@ -1,4 +1,5 @@
 import Foundation
+import ImportTestSupport
 import Importer
 import Store
 import TestSupport
@@ -33,8 +34,7 @@ final class StatusTimesTests: XCTestCase {
         let zone = TimeZone(identifier: "America/New_York")!
         let store = try SharedStore(path: path, timeZone: zone)
         let capture = Fixtures.url("dexcom/ecc1-g4-receiver.pcap")
-        let outcome = try Importer(store: store).replay(captureAt: capture)
-        let report = ImportReport(outcome, store: store).text.split(separator: "\n").map(String.init)
+        let report = ImportReport(try Importer(store: store).run(.capture(capture)), store: store).text.split(separator: "\n").map(String.init)
         XCTAssertEqual(report[2], "23 records read: 23 new, 0 already stored")
 
         let run = try XCTUnwrap(try store.latestImportRuns().first)

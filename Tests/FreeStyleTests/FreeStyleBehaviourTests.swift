@@ -3,6 +3,7 @@ import CaptureUSB
 import Drivers
 import Foundation
 import GRDB
+import ImportTestSupport
 import Importer
 import Model
 import Simulators
@@ -52,7 +53,7 @@ final class FreeStyleBehaviourTests: XCTestCase {
         let reader = neo(records: neoRows)
         reader.lineReports = true
         reader.keepAliveWithinReplies = 2
-        let outcome = try Importer(store: store).importSession(over: reader, driver: FreeStyleDriver.self, origin: "simulated")
+        let outcome = try Importer(store: store).importOne(over: reader, driver: FreeStyleDriver.self, origin: "simulated")
         XCTAssertEqual(reader.setReportsReceived, 0)
         XCTAssertEqual(reader.messagesReceived.count, 8)
         XCTAssertEqual(reader.claimed, [], "closed after the session")
@@ -89,7 +90,7 @@ final class FreeStyleBehaviourTests: XCTestCase {
         let store = try makeStore()
         let reader = FreeStyleDemo.reader()
         reader.encrypted = true
-        XCTAssertThrowsError(try Importer(store: store).importSession(over: reader, driver: FreeStyleDriver.self, origin: "simulated")) { error in
+        XCTAssertThrowsError(try Importer(store: store).importOne(over: reader, driver: FreeStyleDriver.self, origin: "simulated")) { error in
             XCTAssertEqual(
                 "\(error)",
                 "the FreeStyle Libre 2 / Libre 3 reader wants an encrypted session (it answered 33 01 15) that was not set up; nothing was stored")
@@ -103,7 +104,7 @@ final class FreeStyleBehaviourTests: XCTestCase {
         let reader = FreeStyleDemo.reader()
         reader.date = "255,255,255"
         reader.time = "255,255"
-        let outcome = try Importer(store: store).importSession(over: reader, driver: FreeStyleDriver.self, origin: "simulated")
+        let outcome = try Importer(store: store).importOne(over: reader, driver: FreeStyleDriver.self, origin: "simulated")
         XCTAssertEqual(outcome.clock.method, .deviceLocalTime)
         XCTAssertNil(outcome.clock.offsetSeconds)
         XCTAssertNil(outcome.clock.deviceTime)
@@ -129,7 +130,7 @@ final class FreeStyleBehaviourTests: XCTestCase {
             bytes[at + text.count - 1] = UInt8(ascii: "7")
             return bytes
         }
-        XCTAssertThrowsError(try Importer(store: store).importSession(over: reader, driver: FreeStyleDriver.self, origin: "simulated")) { error in
+        XCTAssertThrowsError(try Importer(store: store).importOne(over: reader, driver: FreeStyleDriver.self, origin: "simulated")) { error in
             guard case .driver(let inner) = error as? ImportError, case FreeStyleError.checksumMismatch("$arresult?", "CKSM", _, _) = inner else {
                 return XCTFail("\(error)")
             }
@@ -148,7 +149,7 @@ final class FreeStyleBehaviourTests: XCTestCase {
             let message = Array(text[..<text.range(of: "CKSM:")!.lowerBound].utf8)
             return message + Array("CKSM:\(String(format: "%08X", FreeStyleText.checksum(message)))\r\nCMD OK\r\n".utf8)
         }
-        XCTAssertThrowsError(try Importer(store: store).importSession(over: reader, driver: FreeStyleDriver.self, origin: "simulated")) { error in
+        XCTAssertThrowsError(try Importer(store: store).importOne(over: reader, driver: FreeStyleDriver.self, origin: "simulated")) { error in
             XCTAssertTrue("\(error)".hasPrefix("the reply to $history? is corrupt: its record trailer checksum says "), "\(error)")
         }
         XCTAssertEqual(try counts(store), [0, 0, 0, 0, 0])
@@ -164,7 +165,7 @@ final class FreeStyleBehaviourTests: XCTestCase {
         try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
         let store = try makeStore()
         do {
-            _ = try Importer(store: store).replay(captureAt: url, driverName: "freestyle")
+            _ = try Importer(store: store).replayOne(captureAt: url, driverName: "freestyle")
         } catch {
             return (error, store)
         }

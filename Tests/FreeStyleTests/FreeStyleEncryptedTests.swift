@@ -3,6 +3,7 @@ import CaptureUSB
 import Drivers
 import Foundation
 import GRDB
+import ImportTestSupport
 import Importer
 import Model
 import Simulators
@@ -229,7 +230,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
         reader.keys = keys
         let capture = try record(reader, keys: keys)
         let store = try makeStore("Europe/Berlin")
-        let outcome = try Importer(store: store).replay(captureAt: capture)
+        let outcome = try Importer(store: store).replayOne(captureAt: capture)
         XCTAssertEqual(outcome.replayMode, .conversation)
         XCTAssertEqual(outcome.source.model, "FreeStyle Libre 3")
         XCTAssertEqual(outcome.summary.added, 6)
@@ -265,7 +266,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
         XCTAssertNil(bytes.range(of: Data("$history?".utf8)), "the commands are encrypted")
         XCTAssertNil(bytes.range(of: Data("CMD OK".utf8)), "the replies are encrypted")
         let store = try makeStore()
-        let outcome = try Importer(store: store).replay(captureAt: capture)
+        let outcome = try Importer(store: store).replayOne(captureAt: capture)
         XCTAssertEqual(outcome.replayMode, .conversation)
         XCTAssertEqual(outcome.source, DeviceSource(family: "freestyle", serial: "MAGA987-J0123", model: "FreeStyle Libre 2"))
         XCTAssertEqual(outcome.summary.added, 8)
@@ -274,7 +275,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
         XCTAssertEqual(stored.map(\.mgdl), [500, 96, 64, 38, 131, 118, 115, 112])
         XCTAssertEqual(stored.last?.time, utc("2025-03-14T08:18:05Z"))
         XCTAssertEqual(stored.first?.time, utc("2025-03-13T20:43:09Z"), "placed with the reader's own time-change record")
-        XCTAssertEqual(try Importer(store: store).replay(captureAt: capture).summary.added, 0)
+        XCTAssertEqual(try Importer(store: store).replayOne(captureAt: capture).summary.added, 0)
     }
 
     /// Another host's session (commands as 0x21 without line ends, sent in its own order): the capture
@@ -284,7 +285,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
         let keys = try installedKeys()
         let capture = try otherHostCapture(keys: keys)
         let store = try makeStore()
-        let outcome = try Importer(store: store).replay(captureAt: capture)
+        let outcome = try Importer(store: store).replayOne(captureAt: capture)
         guard case .passive = outcome.replayMode else { return XCTFail("\(String(describing: outcome.replayMode))") }
         XCTAssertEqual(outcome.source, DeviceSource(family: "freestyle", serial: "MAGA987-J0123", model: "FreeStyle Libre 2"))
         XCTAssertEqual(try store.glucose().map(\.mgdl), [500, 96, 64, 38, 131, 118, 115, 112])
@@ -345,7 +346,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
         for capture in [try record(FreeStyleDemo.encryptedReader(keys: keys), keys: keys), try otherHostCapture(keys: keys)] {
             let (damaged, packet) = try damaged(capture, readerReportOfType: 0x60, index: 3) { $0[61] ^= 0x40 }
             let store = try makeStore()
-            XCTAssertThrowsError(try Importer(store: store).replay(captureAt: damaged)) { error in
+            XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: damaged)) { error in
                 XCTAssertTrue("\(error)".hasPrefix("the encrypted report from the reader "), "\(error)")
                 XCTAssertTrue("\(error)".contains("at capture packet \(packet) is corrupt or forged: its MAC says"), "\(error)")
             }
@@ -359,7 +360,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
         let capture = try record(FreeStyleDemo.encryptedReader(keys: keys), keys: keys)
         let (damaged, packet) = try damaged(capture, readerReportOfType: 0x06) { $0[14] = UInt8(ascii: "4") }
         let store = try makeStore()
-        XCTAssertThrowsError(try Importer(store: store).replay(captureAt: damaged)) { error in
+        XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: damaged)) { error in
             XCTAssertTrue("\(error)".contains("does not match under the keys of serial \"MAGA987-J0124\" (from the reader at capture packet \(packet))"), "\(error)")
             XCTAssertTrue("\(error)".contains("the encrypted session's handshake failed sent at capture packet"), "\(error)")
         }
@@ -379,7 +380,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
         let cut = capture.deletingLastPathComponent().appendingPathComponent("cut.pcap")
         try Data(bytes.prefix(cuts[challenge.packetNumber - 1])).write(to: cut)
         let store = try makeStore()
-        XCTAssertThrowsError(try Importer(store: store).replay(captureAt: cut)) { error in
+        XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: cut)) { error in
             XCTAssertTrue("\(error)".contains("the capture stops after the reader's challenge (33 10 16): the handshake is cut"), "\(error)")
             XCTAssertTrue("\(error)".contains("capture packet \(challenge.packetNumber)"), "\(error)")
         }

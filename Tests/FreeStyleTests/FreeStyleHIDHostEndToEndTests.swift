@@ -2,6 +2,7 @@ import CaptureUSB
 import Drivers
 import Foundation
 import GRDB
+import ImportTestSupport
 import Importer
 import Model
 import Simulators
@@ -77,7 +78,7 @@ final class FreeStyleHIDHostEndToEndTests: XCTestCase {
         // freestyle-hid's session, as the USB stack saw it, through glucobridge: its requests are
         // not glucobridge's (no line ends), so it is decoded passively.
         let store = try SharedStore(path: folder.appendingPathComponent("store.sqlite").path, timeZone: TimeZone(identifier: "Europe/Berlin")!)
-        let outcome = try Importer(store: store).replay(captureAt: capture)
+        let outcome = try Importer(store: store).replayOne(captureAt: capture)
         guard case .passive = outcome.replayMode else { return XCTFail("\(String(describing: outcome.replayMode))") }
         XCTAssertEqual(outcome.source, DeviceSource(family: "freestyle", serial: FreeStyleDemo.serial, model: "FreeStyle Libre 2"))
         XCTAssertEqual(try store.glucose().map(\.mgdl), [500, 96, 64, 38, 131, 118, 115, 112])

@@ -2,6 +2,7 @@ import Capture
 import CaptureUSB
 import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
 import Model
 import Simulators
@@ -39,7 +40,7 @@ final class FreeStyleReplayTests: XCTestCase {
     func testDemoCaptureReplaysByConversation() throws {
         let store = try makeStore("Europe/Berlin")
         let importer = Importer(store: store)
-        let outcome = try importer.replay(captureAt: demo)
+        let outcome = try importer.replayOne(captureAt: demo)
         XCTAssertEqual(outcome.replayMode, .conversation)
         XCTAssertEqual(outcome.captureFormat, .pcap(linkType: 220))
         XCTAssertEqual(outcome.source, DeviceSource(family: "freestyle", serial: "JCMV000-S0001", model: "FreeStyle Libre"))
@@ -78,7 +79,7 @@ final class FreeStyleReplayTests: XCTestCase {
         XCTAssertEqual(try store.cursor(source: outcome.source, stream: "arresult"), 1205)
 
         // A second replay takes only records after the stored cursors: none.
-        let again = try importer.replay(captureAt: demo)
+        let again = try importer.replayOne(captureAt: demo)
         XCTAssertEqual(again.summary.added, 0)
         XCTAssertEqual(again.summary.recordsRead, 0)
         XCTAssertEqual(try store.glucose().count, 8)
@@ -112,7 +113,7 @@ final class FreeStyleReplayTests: XCTestCase {
 
         let store = try makeStore("Europe/Paris")
         let importer = Importer(store: store)
-        let outcome = try importer.replay(captureAt: transcript)
+        let outcome = try importer.replayOne(captureAt: transcript)
         guard case .passive = outcome.replayMode else { return XCTFail("expected passive replay, got \(String(describing: outcome.replayMode))") }
         XCTAssertEqual(outcome.captureFormat, .transcript)
         XCTAssertEqual(outcome.notes.first, "no device descriptors in the capture; the traffic was recognised as freestyle")
@@ -146,7 +147,7 @@ final class FreeStyleReplayTests: XCTestCase {
         XCTAssertEqual(stored.first?.time, utc("2014-07-22T09:07:00Z"))
         XCTAssertEqual(stored.last?.time, utc("2014-08-27T10:47:00Z"))
 
-        let again = try importer.replay(captureAt: transcript)
+        let again = try importer.replayOne(captureAt: transcript)
         XCTAssertEqual(again.summary.added, 0)
         XCTAssertEqual(again.summary.alreadyStored, 227)
         XCTAssertEqual(try store.glucose().count, 227)

@@ -1,5 +1,6 @@
 import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
 import Model
 import Simulators
@@ -55,7 +56,7 @@ final class CutCaptureTests: XCTestCase {
         let cut = folder.appendingPathComponent("cut.txt")
         try lines[...lastOut].joined(separator: "\n").appending("\n").write(to: cut, atomically: true, encoding: .utf8)
         let (store, _) = try makeStore()
-        let result = try XCTUnwrap(withWatchdog(seconds: watchdog) { try Importer(store: store).replay(captureAt: cut) }, "the replay hung")
+        let result = try XCTUnwrap(withWatchdog(seconds: watchdog) { try Importer(store: store).replayOne(captureAt: cut) }, "the replay hung")
         if case .success(let outcome) = result {
             XCTAssertEqual(outcome.summary.added, try store.glucose().count)
         }
@@ -66,13 +67,13 @@ final class CutCaptureTests: XCTestCase {
     func testAReplayPastItsBudgetStoresNothing() throws {
         let (store, _) = try makeStore()
         let before = try tableCounts(store)
-        XCTAssertThrowsError(try Importer(store: store).replay(captureAt: Fixtures.url("dexcom/ecc1-g4-receiver.pcap"), budget: .zero)) {
+        XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: Fixtures.url("dexcom/ecc1-g4-receiver.pcap"), budget: .zero)) {
             XCTAssertEqual(($0 as? TransportErrorCarrying)?.transportError ?? (($0 as? ImportError).flatMap {
                 if case .driver(let error) = $0 { return (error as? TransportErrorCarrying)?.transportError }
                 return nil
             }), .deadlinePassed(.zero), "\($0)")
         }
-        XCTAssertThrowsError(try Importer(store: store).replayBLE(
+        XCTAssertThrowsError(try Importer(store: store).replayOneBLE(
             captureAt: Fixtures.url("ble/synthetic/synthetic-hrs-cgms-android-h4.btsnoop"), budget: .zero)) {
             XCTAssertTrue("\($0)".contains("its time limit is 0 s (--import-limit 0 abandons every import); nothing of it was stored"), "\($0)")
         }
@@ -135,9 +136,9 @@ final class CutCaptureTests: XCTestCase {
         return withWatchdog(seconds: watchdog) {
             let importer = Importer(store: store)
             if isBluetooth {
-                _ = try importer.replayBLE(captureAt: url)
+                _ = try importer.replayOneBLE(captureAt: url)
             } else {
-                _ = try importer.replay(captureAt: url)
+                _ = try importer.replayOne(captureAt: url)
             }
             return try Self.contents(of: store)
         }

@@ -1,6 +1,7 @@
 import CaptureUSB
 import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
 import Model
 import Simulators
@@ -28,7 +29,7 @@ final class DemoCaptureTests: XCTestCase {
     func testDemoCaptureReplaysByConversation() throws {
         let (store, _) = try makeStore(zone: "America/New_York")
         let importer = Importer(store: store)
-        let outcome = try importer.replay(captureAt: demo)
+        let outcome = try importer.replayOne(captureAt: demo)
         XCTAssertEqual(outcome.replayMode, .conversation)
         XCTAssertEqual(outcome.captureFormat, .pcap(linkType: 220))
         XCTAssertEqual(outcome.source, DeviceSource(family: "dexcom", serial: "SM44792675", model: "G4Receiver"))
@@ -54,7 +55,7 @@ final class DemoCaptureTests: XCTestCase {
         XCTAssertEqual(stored.last?.tag, .hyperLevel1)
         XCTAssertEqual(stored.last?.recordKey, "egv:11878")
 
-        let again = try importer.replay(captureAt: demo)
+        let again = try importer.replayOne(captureAt: demo)
         XCTAssertEqual(again.replayMode, .conversation)
         XCTAssertEqual(again.summary.added, 0)
         XCTAssertEqual(again.summary.alreadyStored, 23)

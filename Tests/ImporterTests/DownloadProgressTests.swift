@@ -1,5 +1,6 @@
 import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
 import Model
 import Simulators
@@ -7,7 +8,7 @@ import Store
 import TestSupport
 import XCTest
 
-/// The Dexcom driver reports its page reads to the process's progress sink.
+/// The Dexcom driver reports its page reads to the progress reporter it is given.
 final class DownloadProgressTests: XCTestCase {
     func testDexcomReportsEGVPagesReadOfTotal() throws {
         let last: UInt32 = 560_000_000
@@ -16,16 +17,18 @@ final class DownloadProgressTests: XCTestCase {
                     DexcomPartition.egvData.rawValue: DexcomPageBuilder.generatedEGVPages(count: 380, lastSystemSeconds: last, displayOffset: 0)],
             systemTime: last + 60, displayTimeOffset: 0, hostClock: { Date(timeIntervalSince1970: 1_790_768_000) })
         let reports = ProgressRecorder()
-        defer { reports.stop() }
-        _ = try DexcomDriver.download(over: receiver, after: { _ in [:] })
+        _ = try DexcomDriver.download(over: receiver, context: DownloadContext(progress: reports.reporter))
         XCTAssertEqual(reports.items.count, 10, "380 readings are 10 pages of 38")
         XCTAssertEqual(reports.items.map(\.1), Array(1...10))
         XCTAssertTrue(reports.items.allSatisfy { $0.0 == "egv pages" && $0.2 == 10 })
 
-        // Without a sink nothing is reported anywhere.
-        DownloadProgress.install(nil)
-        _ = try DexcomDriver.download(over: receiver, after: { _ in [:] })
+        // Progress goes only where it was passed: another download's reporter gets its own, and a
+        // download given none reports nowhere.
+        let other = ProgressRecorder()
+        _ = try DexcomDriver.download(over: receiver, context: DownloadContext(progress: other.reporter))
+        _ = try DexcomDriver.download(over: receiver, context: .fresh)
         XCTAssertEqual(reports.items.count, 10)
+        XCTAssertEqual(other.items.map(\.1), Array(1...10))
     }
 }
 
@@ -36,15 +39,8 @@ final class FamilyDownloadProgressTests: XCTestCase {
         let folder = try Fixtures.temporaryDirectory()
         let store = try SharedStore(path: folder.appendingPathComponent("s.sqlite").path, timeZone: TimeZone(identifier: "Europe/Berlin")!)
         let reports = ProgressRecorder()
-        defer { reports.stop() }
-        let url = Fixtures.url(fixture)
-        if Importer.isBTSnoop(url) {
-            let outcome = try Importer(store: store).replayBLE(captureAt: url)
-            XCTAssertEqual(outcome.replayMode, .conversation)
-        } else {
-            let outcome = try Importer(store: store).replay(captureAt: url)
-            XCTAssertEqual(outcome.replayMode, .conversation)
-        }
+        let result = try Importer(store: store).run(.capture(Fixtures.url(fixture)), context: ImportContext(progress: reports.reporter))
+        XCTAssertEqual(result.devices.map(\.replayMode), [.conversation])
         return reports.items
     }
 

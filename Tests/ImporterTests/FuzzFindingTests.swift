@@ -1,5 +1,6 @@
 import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
 import Store
 import TestSupport
@@ -58,7 +59,7 @@ final class FuzzFindingTests: XCTestCase {
             let capture = directory.appendingPathComponent("finding.txt")
             try (lines.joined(separator: "\n") + "\n").write(to: capture, atomically: true, encoding: .utf8)
             let (store, _) = try makeStore()
-            let result = withWatchdog(seconds: 20) { try Importer(store: store).replay(captureAt: capture, driverName: "contour") }
+            let result = withWatchdog(seconds: 20) { try Importer(store: store).replayOne(captureAt: capture, driverName: "contour") }
             guard let result else { return XCTFail("\(input.lastPathComponent): the replay did not end") }
             if case .success = result { XCTFail("\(input.lastPathComponent) imported") }
             XCTAssertEqual(try store.glucose().count, 0)

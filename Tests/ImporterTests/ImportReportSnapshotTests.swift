@@ -1,6 +1,6 @@
-import Daemon
 import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
 import Logging
 import Simulators
@@ -11,7 +11,7 @@ import XCTest
 
 /// The text a person reads after every import of every fixture, simulator and demo recording:
 /// the report the command line prints (twice, to show the second import adds nothing), and the
-/// daemon's summary and log metadata of the same import. Each case's text is compared with its
+/// daemon's summary and log metadata of the same import (`ImportReport`). Each case's text is compared with its
 /// file in `ReportSnapshots/`; paths are written relative to the repository and the store is
 /// `<store>`. `GLUCOBRIDGE_RECORD_SNAPSHOTS=1 swift test --filter ImportReportSnapshotTests`
 /// writes the files anew, for a change that means to alter what people read.
@@ -56,13 +56,10 @@ final class ImportReportSnapshotTests: XCTestCase {
     func testLiveSessionsWithSimulators() throws {
         try assertLiveSnapshot(named: "live--heart-rate-band") { importer in
             let clock = SimulatedClock(HeartRateBandDemo.connected)
-            let outcome = try importer.importBLESession(over: HeartRateBandDemo.band(clock: clock), origin: "simulated band")
-            return (ImportReport(outcome, store: importer.store).text, FinishedImport(outcome))
+            return try importer.run(.bluetooth(ConnectedPeer(HeartRateBandDemo.band(clock: clock), origin: "simulated band")))
         }
         try assertLiveSnapshot(named: "live--freestyle-reader") { importer in
-            let outcome = try importer.importSession(
-                over: FreeStyleDemo.reader(), driver: FreeStyleDriver.self, origin: "simulated FreeStyle reader")
-            return (ImportReport(outcome, store: importer.store).text, FinishedImport(outcome))
+            try importer.run(.usb(OpenedUSBDevice(FreeStyleDemo.reader(), driver: FreeStyleDriver.self, origin: "simulated FreeStyle reader")))
         }
     }
 
@@ -98,8 +95,7 @@ final class ImportReportSnapshotTests: XCTestCase {
         for attempt in ["first import", "second import"] {
             text += "== \(attempt)\n"
             do {
-                let (report, finished) = try Self.replay(capture, with: importer)
-                text += report + "\n" + Self.daemonText(finished)
+                text += Self.text(ImportReport(try importer.run(.capture(capture)), store: store))
             } catch {
                 text += "error: \(error)\n"
             }
@@ -109,7 +105,7 @@ final class ImportReportSnapshotTests: XCTestCase {
 
     private func assertLiveSnapshot(
         named name: String, file: StaticString = #filePath, line: UInt = #line,
-        _ body: (Importer) throws -> (String, FinishedImport)
+        _ body: (Importer) throws -> ImportResult
     ) throws {
         let (store, _) = try makeStore()
         let importer = Importer(store: store, logger: Logger(label: "snapshot") { _ in SwiftLogNoOpLogHandler() })
@@ -117,8 +113,7 @@ final class ImportReportSnapshotTests: XCTestCase {
         for attempt in ["first import", "second import"] {
             text += "== \(attempt)\n"
             do {
-                let (report, finished) = try body(importer)
-                text += report + "\n" + Self.daemonText(finished)
+                text += Self.text(ImportReport(try body(importer), store: store))
             } catch {
                 text += "error: \(error)\n"
             }
@@ -126,19 +121,11 @@ final class ImportReportSnapshotTests: XCTestCase {
         try compare(text, store: store, named: name, file: file, line: line)
     }
 
-    private static func replay(_ url: URL, with importer: Importer) throws -> (String, FinishedImport) {
-        if Importer.isBTSnoop(url) {
-            let outcomes = try importer.replayBLEDevices(captureAt: url)
-            return (ImportReport.sections(outcomes.map { ImportReport($0, store: importer.store) }), FinishedImport(outcomes))
-        }
-        let outcomes = try importer.replayDevices(captureAt: url)
-        return (ImportReport.sections(outcomes.map { ImportReport($0, store: importer.store) }), FinishedImport(outcomes))
-    }
-
-    private static func daemonText(_ finished: FinishedImport) -> String {
-        var text = "-- daemon\ndevice: \(finished.device)\n"
-        text += finished.counts.map { "counts: \($0)\n" }.joined()
-        text += finished.logMetadata.sorted { $0.key < $1.key }.map { "log \($0.key): \($0.value)\n" }.joined()
+    /// The report as the command line prints it, then the daemon's summary and log metadata.
+    private static func text(_ report: ImportReport) -> String {
+        var text = report.text + "\n-- daemon\ndevice: \(report.device)\n"
+        text += report.counts.map { "counts: \($0)\n" }.joined()
+        text += report.logMetadata.sorted { $0.key < $1.key }.map { "log \($0.key): \($0.value)\n" }.joined()
         return text
     }
 

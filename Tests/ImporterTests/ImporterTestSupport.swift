@@ -46,6 +46,6 @@ func recordReceiverCapture(readings: Int, serial: String, to url: URL) throws {
                 DexcomPartition.egvData.rawValue: pages],
         systemTime: last + 60, displayTimeOffset: -25_200, hostClock: { host })
     let recorder = try RecordingUSBTransport(recording: receiver, to: url, clock: { host })
-    _ = try DexcomDriver.download(over: recorder, after: { _ in [:] })
+    _ = try DexcomDriver.download(over: recorder, context: .fresh)
     try recorder.finish()
 }

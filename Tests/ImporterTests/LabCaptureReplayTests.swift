@@ -1,6 +1,7 @@
 import CaptureBluetooth
 import Foundation
 import GRDB
+import ImportTestSupport
 import Importer
 import Drivers
 import Simulators
@@ -17,7 +18,7 @@ final class LabCaptureReplayTests: XCTestCase {
     /// (bmAttributes 2), which replay reads as the USB specification numbers them.
     func testATcpdumpCaptureOfALiveDexcomImportReplays() throws {
         let (store, _) = try makeStore(zone: "UTC")
-        let outcome = try Importer(store: store).replay(captureAt: Fixtures.url("lab/dexcom-g4-tcpdump-usbmon1.pcap"))
+        let outcome = try Importer(store: store).replayOne(captureAt: Fixtures.url("lab/dexcom-g4-tcpdump-usbmon1.pcap"))
         XCTAssertEqual(outcome.replayMode, .conversation)
         XCTAssertEqual(outcome.source, DeviceSource(family: "dexcom", serial: "SMLAB0002", model: "G4Receiver"))
         XCTAssertEqual(outcome.summary.added, 288)
@@ -31,7 +32,7 @@ final class LabCaptureReplayTests: XCTestCase {
     /// specification (bulk written as 3, interrupt's number) still replays.
     func testAnOlderRecordingWithItsBulkPairDescribedAsInterruptReplays() throws {
         let (store, _) = try makeStore(zone: "America/New_York")
-        let outcome = try Importer(store: store).replay(captureAt: Fixtures.url("lab/ecc1-g4-receiver-bulk-as-interrupt.pcap"))
+        let outcome = try Importer(store: store).replayOne(captureAt: Fixtures.url("lab/ecc1-g4-receiver-bulk-as-interrupt.pcap"))
         XCTAssertEqual(outcome.summary.added, 23)
     }
 
@@ -60,8 +61,8 @@ final class LabCaptureReplayTests: XCTestCase {
         XCTAssertEqual(capture.attConnections.first?.controllerIndex, 0)
 
         let (store, _) = try makeStore(zone: "UTC")
-        let outcome = try Importer(store: store).replayBLE(captureAt: url)
-        XCTAssertEqual(outcome.identity.serial, HeartRateBandDemo.serial)
+        let outcome = try Importer(store: store).replayOneBLE(captureAt: url)
+        XCTAssertEqual(outcome.identity?.serial, HeartRateBandDemo.serial)
         XCTAssertEqual(outcome.activity?.summary.samplesRead, 30)
     }
 }
@@ -99,7 +100,7 @@ final class LiveTransferErrorTests: XCTestCase {
         let (store, _) = try makeStore(zone: "UTC")
         let receiver = GeneratedHistory.receiver(days: 1, serial: "SMLAB0003", hostClock: { Date() })
         do {
-            _ = try Importer(store: store).importSession(
+            _ = try Importer(store: store).importOne(
                 over: FallsSilent(receiver, after: 5), driver: DexcomDriver.self, origin: "usb 22a3:0047 on bus 1 address 7")
             XCTFail("the import succeeded")
         } catch {

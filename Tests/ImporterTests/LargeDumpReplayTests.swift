@@ -1,6 +1,7 @@
 import CaptureUSB
 import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
 import Model
 import Simulators
@@ -29,14 +30,14 @@ final class LargeDumpReplayTests: XCTestCase {
         let (url, device) = try dump()
         let (store, _) = try makeStore(zone: "UTC")
         let importer = Importer(store: store)
-        let first = try importer.replay(captureAt: url)
+        let first = try importer.replayOne(captureAt: url)
         guard case .passive = first.replayMode else { return XCTFail("\(String(describing: first.replayMode))") }
         XCTAssertEqual(first.summary.added, DexcomVendorDump.readings(days: Self.days))
         XCTAssertEqual(first.summary.recordsRead, Self.days * 288)
         let cursor = try XCTUnwrap(try store.cursor(source: first.source, stream: "egv"))
         XCTAssertEqual(cursor, Int64(Self.days * 288 - 1))
 
-        let again = try importer.replay(captureAt: url)
+        let again = try importer.replayOne(captureAt: url)
         XCTAssertEqual(again.summary.recordsRead, 0, "records decoded again")
         XCTAssertEqual(again.summary.added, 0)
         XCTAssertEqual(try store.glucose().count, DexcomVendorDump.readings(days: Self.days))
@@ -44,10 +45,12 @@ final class LargeDumpReplayTests: XCTestCase {
 
         // The same decode, page by page: the manufacturing page alone is decoded.
         var asked: [DeviceSource] = []
-        let session = try DexcomDriver.decodeSession(device.exchanges) { source in
-            asked.append(source)
+        let recorded = AskedSources()
+        let session = try DexcomDriver.decodeSession(device.exchanges, context: DownloadContext { source in
+            recorded.append(source)
             return try store.cursor(source: source, stream: "egv").map { ["egv": $0] } ?? [:]
-        }
+        })
+        asked = recorded.sources
         XCTAssertEqual(asked.map(\.serial), [DexcomVendorDump.serial])
         XCTAssertEqual(session.pagesDecoded, 1)
         XCTAssertEqual(session.pagesSkipped, Self.egvPages)
@@ -58,7 +61,7 @@ final class LargeDumpReplayTests: XCTestCase {
     /// none before them; the records below the cursor on page 250 are decoded with it.
     func testPassiveDecodeStartsAtThePageHoldingTheCursor() throws {
         let (_, device) = try dump()
-        let session = try DexcomDriver.decodeSession(device.exchanges) { _ in ["egv": 5_000] }
+        let session = try DexcomDriver.decodeSession(device.exchanges, context: DownloadContext { _ in ["egv": 5_000] })
         let egvFirstIndexes = try XCTUnwrap(session.pageFirstIndex[DexcomPartition.egvData.rawValue])
         XCTAssertEqual(egvFirstIndexes.keys.sorted(), Array(250..<UInt32(Self.egvPages)))
         XCTAssertTrue(egvFirstIndexes.values.allSatisfy { $0 + 19 > 5_000 })
@@ -67,7 +70,7 @@ final class LargeDumpReplayTests: XCTestCase {
         XCTAssertEqual(session.egv.keys.min(), 5_000)
         XCTAssertEqual(session.egv.count, Self.days * 288 - 5_000)
         // A cursor of a stream the receiver does not keep, or below every record, skips nothing.
-        let all = try DexcomDriver.decodeSession(device.exchanges) { _ in ["egv": -1, "other": 9] }
+        let all = try DexcomDriver.decodeSession(device.exchanges, context: DownloadContext { _ in ["egv": -1, "other": 9] })
         XCTAssertEqual(all.pagesSkipped, 0)
         XCTAssertEqual(all.egv.count, Self.days * 288)
     }
@@ -77,7 +80,7 @@ final class LargeDumpReplayTests: XCTestCase {
     func testConversationReplayStopsBeforeTheFirstEGVPage() throws {
         let (_, device) = try dump()
         let counting = CountingTransport(ReplayUSBTransport(device))
-        XCTAssertThrowsError(try DexcomDriver.readSession(over: counting, after: { _ in [:] })) { error in
+        XCTAssertThrowsError(try DexcomDriver.readSession(over: counting, context: .fresh)) { error in
             guard case .transport(.requestNotInCapture(let request, _)) = error as? DexcomError else {
                 return XCTFail("\(error)")
             }
@@ -118,4 +121,13 @@ private final class CountingTransport: USBTransport {
     func close() {
         wrapped.close()
     }
+}
+
+/// The sources a driver asked the cursors of, in order (the cursors closure is `@Sendable`).
+private final class AskedSources: @unchecked Sendable {
+    private let lock = NSLock()
+    private var asked: [DeviceSource] = []
+
+    func append(_ source: DeviceSource) { lock.withLock { asked.append(source) } }
+    var sources: [DeviceSource] { lock.withLock { asked } }
 }

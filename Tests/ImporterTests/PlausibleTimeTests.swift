@@ -1,6 +1,7 @@
 import Drivers
 import Foundation
 import GRDB
+import ImportTestSupport
 import Importer
 import Ingest
 import Model
@@ -25,7 +26,7 @@ final class PlausibleTimeTests: XCTestCase {
                     DexcomPartition.egvData.rawValue: pages],
             systemTime: damaged, displayTimeOffset: -25_200, hostClock: { host })
         let before = try tableCounts(store)
-        XCTAssertThrowsError(try Importer(store: store).importSession(over: receiver, driver: DexcomDriver.self, origin: "simulated")) { error in
+        XCTAssertThrowsError(try Importer(store: store).importOne(over: receiver, driver: DexcomDriver.self, origin: "simulated")) { error in
             guard case .implausibleClock(let clock) = error as? ImportError else { return XCTFail("\(error)") }
             XCTAssertEqual(clock.records, 38)
             XCTAssertTrue(clock.first < PlausibleWindow.earliest)
@@ -52,7 +53,7 @@ final class PlausibleTimeTests: XCTestCase {
         let capture = try Fixtures.temporaryDirectory().appendingPathComponent("libre.pcap")
         try FreeStyleDemo.record(reader, to: capture)
         let (store, _) = try makeStore(zone: "America/New_York")
-        let outcome = try Importer(store: store).replay(captureAt: capture)
+        let outcome = try Importer(store: store).replayOne(captureAt: capture)
         XCTAssertEqual(outcome.summary.added, 1)
         XCTAssertEqual(outcome.summary.skipped, 1)
         XCTAssertEqual(outcome.events, [ImportEvent(name: "implausible-time", count: 1)])
@@ -67,7 +68,7 @@ final class PlausibleTimeTests: XCTestCase {
             hostClock: { host })
         let contour = try Fixtures.temporaryDirectory().appendingPathComponent("contour.pcap")
         try ContourMeterSimulator.record(meter, to: contour)
-        let second = try Importer(store: store).replay(captureAt: contour)
+        let second = try Importer(store: store).replayOne(captureAt: contour)
         XCTAssertEqual(second.summary.added, 1)
         XCTAssertEqual(second.events, [ImportEvent(name: "implausible-time", count: 1)])
         XCTAssertTrue(second.notes.contains { $0.hasSuffix("not stored: result:1@195103101000 at 1951-03-10T15:00:00Z") }, "\(second.notes)")

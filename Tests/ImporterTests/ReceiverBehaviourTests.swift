@@ -1,6 +1,7 @@
 import CaptureUSB
 import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
 import Model
 import Simulators
@@ -33,14 +34,14 @@ final class ReceiverBehaviourTests: XCTestCase {
         let (store, _) = try makeStore()
         let importer = Importer(store: store)
         let first = receiver(readings: 380)  // 10 pages of 38
-        let outcome = try importer.importSession(over: first, driver: DexcomDriver.self, origin: "simulated")
+        let outcome = try importer.importOne(over: first, driver: DexcomDriver.self, origin: "simulated")
         XCTAssertEqual(outcome.summary.added, 380)
         XCTAssertEqual(pagesRead(first), 10)
         XCTAssertEqual(try store.cursor(source: outcome.source, stream: "egv"), 379)
 
         // Three hours later the receiver holds 36 more readings: pages 9 (now full) and 10 are read.
         let later = receiver(readings: 416, lastSystem: lastSystem + 36 * 300)
-        let second = try importer.importSession(over: later, driver: DexcomDriver.self, origin: "simulated")
+        let second = try importer.importOne(over: later, driver: DexcomDriver.self, origin: "simulated")
         XCTAssertEqual(pagesRead(later), 2)
         XCTAssertEqual(second.summary.added, 36)
         XCTAssertEqual(second.summary.alreadyStored, 38)
@@ -49,7 +50,7 @@ final class ReceiverBehaviourTests: XCTestCase {
 
         // Nothing new: only the newest page is read and nothing is added.
         let same = receiver(readings: 416, lastSystem: lastSystem + 36 * 300)
-        let third = try importer.importSession(over: same, driver: DexcomDriver.self, origin: "simulated")
+        let third = try importer.importOne(over: same, driver: DexcomDriver.self, origin: "simulated")
         XCTAssertEqual(pagesRead(same), 1)
         XCTAssertEqual(third.summary.added, 0)
     }
@@ -60,7 +61,7 @@ final class ReceiverBehaviourTests: XCTestCase {
         let (store, _) = try makeStore()
         let importer = Importer(store: store)
         let sevenMonths: TimeInterval = 212 * 86_400
-        let outcome = try importer.importSession(over: receiver(readings: 76, hostOffset: sevenMonths), driver: DexcomDriver.self, origin: "simulated")
+        let outcome = try importer.importOne(over: receiver(readings: 76, hostOffset: sevenMonths), driver: DexcomDriver.self, origin: "simulated")
         XCTAssertEqual(outcome.clock.offsetSeconds, sevenMonths + 0)
         XCTAssertTrue(outcome.notes.contains { $0.contains("7 months behind the host clock") }, "\(outcome.notes)")
         let before = try store.glucose()
@@ -69,7 +70,7 @@ final class ReceiverBehaviourTests: XCTestCase {
 
         // Next session: the offset has drifted by 90 s; two more readings.
         let next = receiver(readings: 78, lastSystem: lastSystem + 600, hostOffset: sevenMonths + 90)
-        let again = try importer.importSession(over: next, driver: DexcomDriver.self, origin: "simulated")
+        let again = try importer.importOne(over: next, driver: DexcomDriver.self, origin: "simulated")
         XCTAssertEqual(again.summary.added, 2)
         let after = try store.glucose()
         XCTAssertEqual(after.count, 78)
@@ -81,12 +82,12 @@ final class ReceiverBehaviourTests: XCTestCase {
     func testUnplugMidReadWritesNothing() throws {
         let (store, _) = try makeStore()
         let importer = Importer(store: store)
-        _ = try importer.importSession(over: receiver(readings: 38), driver: DexcomDriver.self, origin: "simulated")
+        _ = try importer.importOne(over: receiver(readings: 38), driver: DexcomDriver.self, origin: "simulated")
         let before = try tableCounts(store)
 
         let unplugged = receiver(readings: 380, lastSystem: lastSystem + 3000)
         unplugged.repliesBeforeUnplug = 12
-        XCTAssertThrowsError(try importer.importSession(over: unplugged, driver: DexcomDriver.self, origin: "simulated")) { error in
+        XCTAssertThrowsError(try importer.importOne(over: unplugged, driver: DexcomDriver.self, origin: "simulated")) { error in
             guard case ImportError.transport(.disconnected) = error else { return XCTFail("unexpected \(error)") }
             XCTAssertTrue("\(error)".contains("disconnected"), "\(error)")
         }
@@ -99,11 +100,11 @@ final class ReceiverBehaviourTests: XCTestCase {
         let folder = try Fixtures.temporaryDirectory()
         let capture = folder.appendingPathComponent("session.pcap")
         let (liveStore, _) = try makeStore()
-        let live = try Importer(store: liveStore).importSession(
+        let live = try Importer(store: liveStore).importOne(
             over: receiver(readings: 100), driver: DexcomDriver.self, origin: "simulated", recordTo: capture)
 
         let (replayStore, _) = try makeStore()
-        let replayed = try Importer(store: replayStore).replay(captureAt: capture)
+        let replayed = try Importer(store: replayStore).replayOne(captureAt: capture)
         XCTAssertEqual(replayed.replayMode, .conversation)
         XCTAssertEqual(replayed.summary.added, 100)
         XCTAssertEqual(replayed.source, live.source)
@@ -130,7 +131,7 @@ final class ReceiverBehaviourTests: XCTestCase {
         try Data(bytes).write(to: corrupt)
 
         let (store, _) = try makeStore()
-        XCTAssertThrowsError(try Importer(store: store).replay(captureAt: corrupt)) { error in
+        XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: corrupt)) { error in
             XCTAssertTrue("\(error)".hasPrefix("CRC mismatch in the reply to ReadDatabasePages(EGVData, page 312, 1 page)"), "\(error)")
         }
         XCTAssertEqual(try tableCounts(store), ["day": 0, "glucose": 0, "source": 0, "import_run": 0, "source_cursor": 0])
@@ -146,13 +147,13 @@ final class ReceiverBehaviourTests: XCTestCase {
         let folder = try Fixtures.temporaryDirectory()
         let capture = folder.appendingPathComponent("corrupt-page.pcap")
         let (store, _) = try makeStore()
-        XCTAssertThrowsError(try Importer(store: store).importSession(
+        XCTAssertThrowsError(try Importer(store: store).importOne(
             over: simulator, driver: DexcomDriver.self, origin: "simulated", recordTo: capture)) { error in
             XCTAssertTrue("\(error)".hasPrefix("EGVData page 0, record 5: CRC is"), "\(error)")
         }
         XCTAssertEqual(try tableCounts(store), ["day": 0, "glucose": 0, "source": 0, "import_run": 0, "source_cursor": 0])
         // The same from the recording of that session.
-        XCTAssertThrowsError(try Importer(store: store).replay(captureAt: capture)) { error in
+        XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: capture)) { error in
             XCTAssertTrue("\(error)".hasPrefix("EGVData page 0, record 5: CRC is"), "\(error)")
         }
         XCTAssertEqual(try tableCounts(store)["glucose"], 0)
@@ -165,9 +166,9 @@ final class ReceiverBehaviourTests: XCTestCase {
         let cut = folder.appendingPathComponent("cut.pcap")
         try bytes.prefix(bytes.count - 300).write(to: cut)
         let (store, _) = try makeStore()
-        _ = try Importer(store: store).replay(captureAt: Fixtures.url("dexcom/ecc1-g4-receiver.pcap"))
+        _ = try Importer(store: store).replayOne(captureAt: Fixtures.url("dexcom/ecc1-g4-receiver.pcap"))
         let before = try tableCounts(store)
-        XCTAssertThrowsError(try Importer(store: store).replay(captureAt: cut)) { error in
+        XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: cut)) { error in
             guard case ImportError.capture(.truncated) = error else { return XCTFail("unexpected \(error)") }
             XCTAssertTrue("\(error)".contains("cut.pcap: packet"), "\(error)")
             XCTAssertTrue("\(error)".contains("the file is cut short"), "\(error)")
@@ -183,7 +184,7 @@ final class ReceiverBehaviourTests: XCTestCase {
         var pages = simulated.pages[DexcomPartition.egvData.rawValue] ?? [:]
         pages[40_000] = pages[0]
         simulated.pages[DexcomPartition.egvData.rawValue] = pages
-        XCTAssertThrowsError(try Importer(store: store).importSession(over: simulated, driver: DexcomDriver.self, origin: "simulated")) {
+        XCTAssertThrowsError(try Importer(store: store).importOne(over: simulated, driver: DexcomDriver.self, origin: "simulated")) {
             XCTAssertTrue("\($0)".contains("pages 0–40000 are more than the 16384 a receiver holds"), "\($0)")
         }
         XCTAssertEqual(pagesRead(simulated), 0)

@@ -1,4 +1,5 @@
 import Foundation
+import ImportTestSupport
 import Importer
 import Model
 import Simulators
@@ -50,14 +51,14 @@ final class TwoReaderCaptureTests: XCTestCase {
 
         let (store, _) = try makeStore(zone: "America/New_York")
         let importer = Importer(store: store)
-        let outcomes = try importer.replayDevices(captureAt: bus)
+        let outcomes = try importer.run(.capture(bus)).devices.flatMap(\.glucose)
         XCTAssertEqual(Set(outcomes.map(\.source.family)), ["freestyle", "contour"])
         XCTAssertEqual(outcomes.map(\.summary.added).reduce(0, +), 3)
         XCTAssertEqual(outcomes.map(\.replayMode), [.conversation, .conversation])
         XCTAssertEqual(try store.glucose().map(\.time), [utc("2026-03-10 12:45:00"), utc("2026-03-10 13:00:00"), utc("2026-03-10 13:30:00")])
-        XCTAssertThrowsError(try importer.replay(captureAt: bus), "one device was asked for")
+        XCTAssertThrowsError(try importer.replayOne(captureAt: bus), "one device was asked for")
 
-        let again = try importer.replayDevices(captureAt: bus)
+        let again = try importer.run(.capture(bus)).devices.flatMap(\.glucose)
         XCTAssertEqual(again.map(\.summary.added), [0, 0])
         XCTAssertEqual(try store.glucose().count, 3)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ImportTestSupport
 import Importer
 import Model
 import Store
@@ -26,7 +27,7 @@ final class VendorSessionReplayTests: XCTestCase {
     func testStudioSessionImportsEveryValidReadingOnce() throws {
         let (store, _) = try makeStore()
         let importer = Importer(store: store)
-        let outcome = try importer.replay(captureAt: try sessionURL())
+        let outcome = try importer.replayOne(captureAt: try sessionURL())
 
         // Studio reads four pages per request and pings first without an answer: passive replay.
         guard case .passive = outcome.replayMode else { return XCTFail("expected passive replay, got \(String(describing: outcome.replayMode))") }
@@ -63,7 +64,7 @@ final class VendorSessionReplayTests: XCTestCase {
         XCTAssertEqual(byInstant[utc("2013-09-13 04:27:34")]?.first?.day.description, "2013-09-12")
         XCTAssertEqual(byInstant[utc("2013-09-13 04:27:34")]?.first?.displayTime, "2013-09-12T21:28:12")
 
-        let again = try importer.replay(captureAt: try sessionURL())
+        let again = try importer.replayOne(captureAt: try sessionURL())
         XCTAssertEqual(again.summary.added, 0)
         XCTAssertEqual(again.summary.alreadyStored, 283)
         XCTAssertEqual(try store.glucose().count, 283)
@@ -74,7 +75,7 @@ final class VendorSessionReplayTests: XCTestCase {
     /// in the vendor's capture, then meets a request the vendor never made.
     func testConversationReplayStopsAtTheFirstRequestTheVendorNeverMade() throws {
         let (store, _) = try makeStore()
-        let outcome = try Importer(store: store).replay(captureAt: try sessionURL(), driverName: "dexcom")
+        let outcome = try Importer(store: store).replayOne(captureAt: try sessionURL(), driverName: "dexcom")
         guard case .passive(let reason) = outcome.replayMode else { return XCTFail() }
         // ReadDatabasePages(EGVData, page 1472, 1 page): Studio asked for four pages at a time.
         XCTAssertTrue(reason.contains("01 0C 00 11 04 C0 05 00 00 01"), reason)

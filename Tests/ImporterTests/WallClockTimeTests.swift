@@ -1,6 +1,7 @@
 import Drivers
 import GRDB
 import Foundation
+import ImportTestSupport
 import Importer
 import Ingest
 import Model
@@ -47,9 +48,9 @@ final class WallClockTimeTests: XCTestCase {
         var description: String { "\(time) \(day) \(mgdl) \(tag)" }
     }
 
-    func replay(_ capture: URL, zone: String = "America/New_York") throws -> (ImportOutcome, [Stored], SharedStore) {
+    func replay(_ capture: URL, zone: String = "America/New_York") throws -> (GlucoseImport, [Stored], SharedStore) {
         let (store, _) = try makeStore(zone: zone)
-        let outcome = try Importer(store: store).replay(captureAt: capture)
+        let outcome = try Importer(store: store).replayOne(captureAt: capture)
         let rows = try store.database.read { db in
             try Row.fetchAll(db, sql: "SELECT g.time, d.date, g.mgdl, g.tag FROM glucose g JOIN day d ON d.id = g.day_id ORDER BY g.time")
         }
@@ -122,7 +123,7 @@ final class WallClockTimeTests: XCTestCase {
             arresult: [Self.result(6, "3,9,26", "12,0,0", kind: 0, 100)])
         let (_, stored, store) = try replay(capture)
         XCTAssertEqual(stored.count, 2)
-        let again = try Importer(store: store).replay(captureAt: capture)
+        let again = try Importer(store: store).replayOne(captureAt: capture)
         XCTAssertEqual(again.summary.added, 0)
     }
 
@@ -217,14 +218,14 @@ final class FreeStyleCursorTests: XCTestCase {
             "9,2,3,10,26,8,5,0,1,2,0,0,0,1,3,0,0,0,0,0,0,0,0,0,0,0,0,0,32768,\"\",\"\",\"\",\"\",\"\",\"\"",
             WallClockTimeTests.result(8, "3,10,26", "8,1,0", kind: 0, 100),
         ]
-        let first = try importer.importSession(over: reader(history: history, arresult: arresult), driver: FreeStyleDriver.self, origin: "simulated")
+        let first = try importer.importOne(over: reader(history: history, arresult: arresult), driver: FreeStyleDriver.self, origin: "simulated")
         XCTAssertEqual(first.summary.recordsRead, 4)
         XCTAssertEqual(first.summary.added, 3)
         XCTAssertEqual(try store.cursors(source: first.source), ["history": 2, "arresult": 9])
 
         history.insert(contentsOf: [WallClockTimeTests.history(4, "3,10,26", "8,45,0", 140), WallClockTimeTests.history(3, "3,10,26", "8,30,0", 130)], at: 0)
         arresult.insert(WallClockTimeTests.result(10, "3,10,26", "8,50,0", kind: 2, 150), at: 0)
-        let second = try importer.importSession(over: reader(history: history, arresult: arresult), driver: FreeStyleDriver.self, origin: "simulated")
+        let second = try importer.importOne(over: reader(history: history, arresult: arresult), driver: FreeStyleDriver.self, origin: "simulated")
         XCTAssertEqual(second.summary.recordsRead, 3, "only the records after the cursors")
         XCTAssertEqual(second.summary.added, 3)
         XCTAssertEqual(second.summary.alreadyStored, 0)

@@ -17,7 +17,7 @@ final class BLESimulatorTests: XCTestCase {
     func recordAndReplay(_ peripheral: SimulatedPeripheral, clock: SimulatedClock) throws -> [BLESessionResult] {
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("simulated.btsnoop")
         let recorder = try RecordingATTBearer(recording: peripheral, to: url, clock: { clock.now })
-        _ = try BLESession.run(ATTClient(bearer: recorder), mode: .conversation, limits: .replay, storedCursor: { _, _ in nil })
+        _ = try BLESession.run(ATTClient(bearer: recorder), mode: .conversation, limits: .replay, context: .fresh)
         XCTAssertNil(recorder.recordingError)
         let capture = try LECapture.read(contentsOf: url)
         XCTAssertEqual(capture.attConnections.count, 1)
@@ -26,7 +26,7 @@ final class BLESimulatorTests: XCTestCase {
             let bearer = ReplayATTBearer(
                 connection: connection, file: capture.name, name: capture.localName(of: connection.peerAddress), pacing: pacing)
             return try BLESession.run(
-                ATTClient(bearer: bearer), mode: mode, limits: .replay, storedCursor: { _, _ in nil },
+                ATTClient(bearer: bearer), mode: mode, limits: .replay, context: .fresh,
                 willListen: { bearer.pacing = .followDevice })
         }
     }

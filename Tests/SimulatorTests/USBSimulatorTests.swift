@@ -19,7 +19,7 @@ final class USBSimulatorTests: XCTestCase {
     ) throws -> (conversation: DeviceDownload, passive: DeviceDownload) {
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("simulated.pcap")
         let recorder = try RecordingUSBTransport(recording: simulator, to: url, clock: clock)
-        _ = try driver.download(over: recorder, after: { _ in [:] })
+        _ = try driver.download(over: recorder, context: .fresh)
         try recorder.finish()
         let devices = CapturedDevice.devices(in: try USBCaptureReader.read(contentsOf: url)).filter(\.hasDataTransfers)
         XCTAssertEqual(devices.count, 1)
@@ -27,7 +27,7 @@ final class USBSimulatorTests: XCTestCase {
         XCTAssertEqual(
             DriverRegistry.usbDriver(vendorID: device.description.vendorID, productID: device.description.productID)?.family, driver.family,
             "the recorded descriptors name the simulated product")
-        let conversation = try driver.download(over: ReplayUSBTransport(device, deadline: nil), after: { _ in [:] })
+        let conversation = try driver.download(over: ReplayUSBTransport(device, deadline: nil), context: .fresh)
         return (conversation, try driver.decode(recorded: device))
     }
 

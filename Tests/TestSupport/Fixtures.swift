@@ -30,19 +30,14 @@ public enum Fixtures {
 
     /// `glucobridge-tests-PID` in the system's temporary folder; removed at exit.
     private static let runFolder: URL = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glucobridge-tests-\(getpid())")
-        RunFolder.path = folder.path
-        atexit {
-            if let path = RunFolder.path { try? FileManager.default.removeItem(atPath: path) }
-        }
-        return folder
+        atexit { try? FileManager.default.removeItem(atPath: RunFolder.path) }
+        return URL(fileURLWithPath: RunFolder.path)
     }()
 }
 
-/// The folder `atexit` removes: a C function cannot capture it. Set once, before any test
-/// directory is made.
+/// The folder `atexit` removes (a C function cannot capture it): the same for the whole process.
 private enum RunFolder {
-    nonisolated(unsafe) static var path: String?
+    static let path = FileManager.default.temporaryDirectory.appendingPathComponent("glucobridge-tests-\(getpid())").path
 }
 
 /// Bytes from hex text (whitespace between byte pairs allowed); a test fixture that is not hex

@@ -182,22 +182,27 @@ func dexcom(_ bytes: [UInt8], asPages: Bool) {
     attempt { try DexcomPacket.decode(bytes, context: "fuzz") }
 }
 
-/// The store every `replay` run imports into (imports are idempotent, so it grows little).
-nonisolated(unsafe) var replayStore: SharedStore?
-nonisolated(unsafe) var replayFolder: URL?
+/// The target `FUZZ_TARGET` names.
+let selectedName = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
 
-/// The whole path: capture bytes in a file, replayed into a real store.
+/// The folder and store every `replay` run imports into (imports are idempotent, so it grows
+/// little); made on first use, only for that target.
+let replayPlace: (folder: URL, store: SharedStore)? = {
+    guard selectedName == "replay" else { return nil }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glucobridge-fuzz-\(getpid())")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    guard let store = try? SharedStore(path: folder.appendingPathComponent("store.sqlite").path, timeZone: TimeZone(identifier: "UTC"))
+    else { return nil }
+    return (folder, store)
+}()
+
+/// The whole path: capture bytes in a file, replayed into a real store through the one import
+/// pipeline (which tells a btsnoop file from a USB capture by its content).
 func replay(_ bytes: [UInt8]) {
-    guard let folder = replayFolder, let store = replayStore else { return }
-    let isBluetooth = bytes.starts(with: Array("btsnoop\0".utf8))
-    let file = folder.appendingPathComponent(isBluetooth ? "input.btsnoop" : "input.capture")
+    guard let (folder, store) = replayPlace else { return }
+    let file = folder.appendingPathComponent("input.capture")
     guard (try? Data(bytes).write(to: file)) != nil else { return }
-    let importer = Importer(store: store)
-    if isBluetooth {
-        attempt { try importer.replayBLE(captureAt: file, budget: .seconds(10)) }
-    } else {
-        attempt { try importer.replay(captureAt: file, budget: .seconds(10)) }
-    }
+    attempt { try Importer(store: store).run(.capture(file), context: ImportContext(budget: .seconds(10))) }
 }
 
 let targets: [String: @Sendable ([UInt8]) -> Void] = [
@@ -249,7 +254,8 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "replay": replay,
 ]
 
-nonisolated(unsafe) var selected: (@Sendable ([UInt8]) -> Void)?
+/// The target run on every input.
+let selected = targets[selectedName]
 
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>) -> CInt {
@@ -263,17 +269,13 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
             exit(1)
         }
     }
-    let name = environment["FUZZ_TARGET"] ?? ""
-    guard let target = targets[name] else {
+    guard selected != nil else {
         FileHandle.standardError.write(Data("set FUZZ_TARGET to one of: \(targets.keys.sorted().joined(separator: " "))\n".utf8))
         exit(2)
     }
-    selected = target
-    if name == "replay" {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glucobridge-fuzz-\(getpid())")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        replayFolder = folder
-        replayStore = try? SharedStore(path: folder.appendingPathComponent("store.sqlite").path, timeZone: TimeZone(identifier: "UTC"))
+    if selectedName == "replay", replayPlace == nil {
+        FileHandle.standardError.write(Data("cannot make the replay target's store\n".utf8))
+        exit(1)
     }
     return 0
 }

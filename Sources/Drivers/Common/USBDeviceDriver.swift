@@ -31,23 +31,24 @@ public protocol USBDeviceDriver: Sendable {
     /// What the driver reads and how, for README's table of supported devices.
     static var summary: String { get }
     /// Holds the device's conversation and returns what it read. Once the device has said who it
-    /// is, `cursors` gives the highest record index already stored per stream for it; those
-    /// streams are read only as far back as needed to reach it.
-    static func download(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload
+    /// is, the context's cursors give the highest record index already stored per stream for it;
+    /// those streams are read only as far back as needed to reach it. Progress goes to the
+    /// context's reporter.
+    static func download(over transport: any USBTransport, context: DownloadContext) throws -> DeviceDownload
     /// Decodes another program's recorded conversation with the device: every recorded answer is
     /// taken as the reply to the request recorded before it, whatever order and batching that
     /// program used.
     static func decode(recorded device: CapturedDevice) throws -> DeviceDownload
-    /// As ``decode(recorded:)``, but what the store already holds (`cursors`, asked once the
-    /// device has said who it is) need not be decoded again: a driver whose protocol says where
+    /// As ``decode(recorded:)``, but what the store already holds (the context's cursors, asked
+    /// once the device has said who it is) need not be decoded again: a driver whose protocol says where
     /// its records are may skip those at or below the cursors.
-    static func decode(recorded device: CapturedDevice, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload
+    static func decode(recorded device: CapturedDevice, context: DownloadContext) throws -> DeviceDownload
 }
 
 extension USBDeviceDriver {
     /// Decodes everything: for protocols that cannot tell which records are stored before
     /// decoding them.
-    public static func decode(recorded device: CapturedDevice, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload {
+    public static func decode(recorded device: CapturedDevice, context: DownloadContext) throws -> DeviceDownload {
         try decode(recorded: device)
     }
 

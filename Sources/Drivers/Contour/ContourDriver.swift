@@ -32,8 +32,8 @@ public enum ContourDriver: USBDeviceDriver {
     /// keeps talking past twice that is not ending its transfer.
     static let maximumReports = 10_000
 
-    public static func download(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload {
-        try readSession(over: transport).normalised()
+    public static func download(over transport: any USBTransport, context: DownloadContext) throws -> DeviceDownload {
+        try readSession(over: transport, progress: context.progress).normalised()
     }
 
     public static func decode(recorded device: CapturedDevice) throws -> DeviceDownload {
@@ -52,7 +52,7 @@ public enum ContourDriver: USBDeviceDriver {
 
     /// Holds the transfer: waits for (or wakes) the meter's ENQ, then acknowledges every frame
     /// until the meter's EOT after the terminator record.
-    public static func readSession(over transport: any USBTransport) throws(ContourError) -> ContourSession {
+    public static func readSession(over transport: any USBTransport, progress: DownloadProgress = .silent) throws(ContourError) -> ContourSession {
         let link = try ContourLink(transport: transport)
         var session = ContourSession()
         var decoder = ASTMLinkDecoder()
@@ -90,7 +90,7 @@ public enum ContourDriver: USBDeviceDriver {
                         // A frame sent before the meter's ENQ (its header, as it announces
                         // itself) is kept but not acknowledged: only the transfer is.
                         try session.absorb(frame, hostTime: read.hostTime)
-                        DownloadProgress.report("results", done: session.results.count, total: session.header?.resultCount)
+                        progress.report("results", done: session.results.count, total: session.header?.resultCount)
                         naks = 0
                         if established { try link.send(.ack) }
                     }

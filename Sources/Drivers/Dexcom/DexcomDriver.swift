@@ -23,8 +23,8 @@ public enum DexcomDriver: USBDeviceDriver {
     /// not answering.
     static var maximumReadsPerReply: Int { DexcomPacket.maximumLength }
 
-    public static func download(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload {
-        let session = try readSession(over: transport, after: cursors)
+    public static func download(over transport: any USBTransport, context: DownloadContext) throws -> DeviceDownload {
+        let session = try readSession(over: transport, context: context)
         return try normalise(session)
     }
 
@@ -34,15 +34,15 @@ public enum DexcomDriver: USBDeviceDriver {
 
     /// Decodes recorded exchanges, skipping every EGV and meter page whose records are all at or
     /// below the store's cursor for its stream (told from the page header alone).
-    public static func decode(recorded device: CapturedDevice, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload {
-        try normalise(decodeSession(device.exchanges, after: cursors))
+    public static func decode(recorded device: CapturedDevice, context: DownloadContext) throws -> DeviceDownload {
+        try normalise(decodeSession(device.exchanges, context: context))
     }
 
     /// Holds the receiver's conversation: identity, clock, the EGV and meter page ranges, then the
     /// EGV and meter pages from the newest back to the first one holding a record newer than the
     /// cursor. Both ranges are asked before any page, so a replayed capture that cannot answer the
     /// conversation is found out before its pages are decoded.
-    public static func readSession(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DexcomDownload {
+    public static func readSession(over transport: any USBTransport, context: DownloadContext) throws -> DexcomDownload {
         let link = try DexcomLink(transport: transport)
         var session = DexcomDownload()
         try link.exchange(.ping, into: &session)
@@ -53,7 +53,7 @@ public enum DexcomDriver: USBDeviceDriver {
         }
         try link.exchange(.readDisplayTimeOffset, into: &session)
         try link.exchange(.readSystemTime, into: &session)
-        let stored = try session.source.map(cursors) ?? [:]
+        let stored = try session.source.map(context.cursors) ?? [:]
         let partitions = [DexcomPartition.egvData, .meterData]
         let ranges = try partitions.map { partition throws(DexcomError) in try link.pageRange(partition, into: &session) }
         for (partition, range) in zip(partitions, ranges) {
@@ -67,7 +67,7 @@ public enum DexcomDriver: USBDeviceDriver {
             var page = range.upperBound
             while true {
                 try link.exchange(.readDatabasePages, [partition.rawValue] + page.littleEndianBytes + [1], into: &session)
-                DownloadProgress.report(
+                context.progress.report(
                     "\(partition.stream ?? "\(partition)") pages", done: Int(range.upperBound - page) + 1,
                     total: Int(range.upperBound - range.lowerBound) + 1)
                 guard let firstIndex = session.pageFirstIndex[partition.rawValue]?[page] else { break }
@@ -80,17 +80,17 @@ public enum DexcomDriver: USBDeviceDriver {
     }
 
     /// Decodes recorded exchanges (see `USBDeviceDriver.decode(recorded:)`). Once the receiver's
-    /// serial number is known, `cursors` is asked once for its streams, and the EGV and meter
+    /// serial number is known, the context's cursors are asked once for its streams, and the EGV and meter
     /// pages wholly at or below them are checked (frame and header CRCs) but not decoded.
     public static func decodeSession(
-        _ exchanges: [USBExchange], after cursors: (DeviceSource) throws -> [String: Int64] = { _ in [:] }
+        _ exchanges: [USBExchange], context: DownloadContext = .fresh
     ) throws -> DexcomDownload {
         var session = DexcomDownload()
         var asked = false
         for exchange in exchanges {
             if !asked, let source = session.source {
                 asked = true
-                for (stream, cursor) in try cursors(source) {
+                for (stream, cursor) in try context.cursors(source) {
                     guard let partition = DexcomPartition.forStream(stream), let index = UInt32(exactly: cursor) else { continue }
                     session.storedThrough[partition.rawValue] = index
                 }

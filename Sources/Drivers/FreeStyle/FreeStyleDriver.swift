@@ -37,9 +37,9 @@ public enum FreeStyleDriver: USBDeviceDriver {
     /// Reads the reader and keeps only the records after the store's cursors for it (the text
     /// protocol has no query for newer records, so the reader sends all of them). A Libre 2 or
     /// Libre 3 needs the keys (`FreeStyleKeys.locate()`): without them nothing is sent.
-    public static func download(over transport: any USBTransport, after cursors: (DeviceSource) throws -> [String: Int64]) throws -> DeviceDownload {
-        let session = try readSession(over: transport)
-        return try session.normalised(after: try cursors(try session.source()))
+    public static func download(over transport: any USBTransport, context: DownloadContext) throws -> DeviceDownload {
+        let session = try readSession(over: transport, progress: context.progress)
+        return try session.normalised(after: try context.cursors(try session.source()))
     }
 
     public static func decode(recorded device: CapturedDevice) throws -> DeviceDownload {
@@ -60,19 +60,19 @@ public enum FreeStyleDriver: USBDeviceDriver {
     public static func readSession(
         over transport: any USBTransport,
         keys: () throws(FreeStyleError) -> FreeStyleKeys = { () throws(FreeStyleError) in try FreeStyleKeys.locate() },
-        hostNonce: (([UInt8]) -> [UInt8])? = nil
+        hostNonce: (([UInt8]) -> [UInt8])? = nil, progress: DownloadProgress = .silent
     ) throws(FreeStyleError) -> FreeStyleSession {
         let model = model(of: transport.device)
         var session = FreeStyleSession(model: model)
         let link: FreeStyleLink
         if let model, model.isEncrypted {
             let keys = try keys()
-            link = try FreeStyleLink(transport: transport)
+            link = try FreeStyleLink(transport: transport, progress: progress)
             try openEncryptedSession(on: link, keys: keys, session: &session, hostNonce: hostNonce ?? { serial in
                 Self.hostNonce(for: transport, serial: serial, keys: keys)
             })
         } else {
-            link = try FreeStyleLink(transport: transport)
+            link = try FreeStyleLink(transport: transport, progress: progress)
             _ = try link.request(FreeStyleMessage.Kind.hello, expecting: FreeStyleMessage.Kind.helloReply)
             session.hidSerial = try link.request(FreeStyleMessage.Kind.serial, expecting: FreeStyleMessage.Kind.serialReply).nulTerminatedText
             session.softwareVersion = try link.request(FreeStyleMessage.Kind.version, expecting: FreeStyleMessage.Kind.versionReply).nulTerminatedText
@@ -191,8 +191,10 @@ public enum FreeStyleDriver: USBDeviceDriver {
 final class FreeStyleLink {
     let channel: HIDChannel
     var cipher: FreeStyleSessionCipher?
+    let progress: DownloadProgress
 
-    init(transport: any USBTransport) throws(FreeStyleError) {
+    init(transport: any USBTransport, progress: DownloadProgress) throws(FreeStyleError) {
+        self.progress = progress
         guard let channel = HIDChannel(transport: transport) else { throw .noHIDInterface(device: transport.device.idString) }
         self.channel = channel
         do {
@@ -271,7 +273,7 @@ final class FreeStyleLink {
             lines += message.payload.count(where: { $0 == 0x0A })
             let complete = FreeStyleText.isComplete(reply)
             if FreeStyleDriver.allRecordCommands.contains(command) {
-                DownloadProgress.report("\(command) rows", done: max(0, lines - (complete ? 3 : 2)))
+                progress.report("\(command) rows", done: max(0, lines - (complete ? 3 : 2)))
             }
             if complete { return (reply, hostTime) }
         }

@@ -96,7 +96,7 @@ public enum ContinuousGlucoseSensorDemo {
     public static func record(tenths: [Int], to url: URL) throws {
         let clock = SimulatedClock(connected)
         let recorder = try RecordingATTBearer(recording: sensor(tenths: tenths, clock: clock), to: url, clock: { clock.now })
-        _ = try BLESession.run(ATTClient(bearer: recorder), mode: .conversation, limits: .replay, storedCursor: { _, _ in nil })
+        _ = try BLESession.run(ATTClient(bearer: recorder), mode: .conversation, limits: .replay, context: .fresh)
         if let failure = recorder.recordingError { throw failure }
     }
 }

@@ -76,7 +76,7 @@ public enum HeartRateBandDemo {
     public static func record(to url: URL) throws {
         let clock = SimulatedClock(connected)
         let recorder = try RecordingATTBearer(recording: band(clock: clock), to: url, clock: { clock.now })
-        _ = try BLESession.run(ATTClient(bearer: recorder), mode: .conversation, limits: .replay, storedCursor: { _, _ in nil })
+        _ = try BLESession.run(ATTClient(bearer: recorder), mode: .conversation, limits: .replay, context: .fresh)
         if let failure = recorder.recordingError { throw failure }
     }
 }

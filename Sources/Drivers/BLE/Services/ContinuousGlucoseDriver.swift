@@ -30,6 +30,8 @@ public final class ContinuousGlucoseDriver: BLEDeviceDriver {
     private let sessionStart: GATTCharacteristic?
     private let controlPoint: GATTCharacteristic?
 
+    /// Where record counts go (the session's, from `start`).
+    private var progress = DownloadProgress.silent
     private var e2eCRC: Bool?
     private var startTime: CGMSessionStartTime?
     private var currentStatus: (status: CGMStatus, hostTime: Date)?
@@ -56,6 +58,7 @@ public final class ContinuousGlucoseDriver: BLEDeviceDriver {
     }
 
     public func start(on link: BLELink) throws(BLEDriverError) {
+        progress = link.context.progress
         if let value = try readable(feature, .cgmFeature, link) {
             do {
                 let decoded = try CGMFeature.decode(value.bytes)
@@ -104,7 +107,7 @@ public final class ContinuousGlucoseDriver: BLEDeviceDriver {
             return
         }
         for result in CGMMeasurement.recordResults(in: notification.value, e2eCRC: e2eCRC) {
-            DownloadProgress.advance("\(Self.service.name) records")
+            progress.advance("\(Self.service.name) records")
             switch result {
             case .success(let record):
                 records.append(record)

@@ -25,6 +25,8 @@ public final class GlucoseMeterDriver: BLEDeviceDriver {
     private let measurement: GATTCharacteristic?
     private let context: GATTCharacteristic?
     private let controlPoint: GATTCharacteristic?
+    /// Where record counts go (the session's, from `start`).
+    private var progress = DownloadProgress.silent
     private var measurements: [GlucoseMeasurement] = []
     private var contexts: [GlucoseMeasurementContext] = []
     private var badValues = 0
@@ -44,6 +46,7 @@ public final class GlucoseMeterDriver: BLEDeviceDriver {
     }
 
     public func start(on link: BLELink) throws(BLEDriverError) {
+        progress = link.context.progress
         for characteristic in [measurement, context].compactMap({ $0 }) where characteristic.properties.contains(.notify) {
             try link.subscribe(characteristic, to: .notifications)
         }
@@ -65,7 +68,7 @@ public final class GlucoseMeterDriver: BLEDeviceDriver {
             switch notification.handle {
             case measurement?.valueHandle:
                 measurements.append(try GlucoseMeasurement.decode(notification.value))
-                DownloadProgress.advance("\(Self.service.name) records")
+                progress.advance("\(Self.service.name) records")
             case context?.valueHandle:
                 contexts.append(try GlucoseMeasurementContext.decode(notification.value))
             default:

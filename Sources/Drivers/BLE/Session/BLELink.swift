@@ -16,19 +16,20 @@ public final class BLELink {
     public private(set) var firstHostTime: Date?
     public private(set) var lastHostTime: Date?
 
-    private let storedCursor: (DeviceSource, String) throws -> Int64?
+    /// What the store holds and where progress goes.
+    public let context: DownloadContext
     private var owners: [UInt16: any BLEDeviceDriver] = [:]
     private(set) var notes: [String] = []
 
     init(
         client: any GATTClient, mode: BLESessionMode, answerTimeout: Duration, identity: BLEDeviceIdentity,
-        storedCursor: @escaping (DeviceSource, String) throws -> Int64?
+        context: DownloadContext
     ) {
         self.client = client
         self.mode = mode
         self.answerTimeout = answerTimeout
         self.identity = identity
-        self.storedCursor = storedCursor
+        self.context = context
     }
 
     /// Whether drivers may write (subscribe, send control-point requests).
@@ -46,7 +47,7 @@ public final class BLELink {
     /// The highest record index the store holds for `stream` of this device under `family`.
     public func cursor(family: String, stream: String) throws(BLEDriverError) -> Int64? {
         do {
-            return try storedCursor(identity.source(family: family), stream)
+            return try context.cursor(identity.source(family: family), stream: stream)
         } catch {
             throw .storedPositionUnavailable(stream: stream, reason: "\(error)")
         }

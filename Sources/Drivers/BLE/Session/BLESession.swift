@@ -54,17 +54,17 @@ public struct BLESessionResult: Sendable {
 /// the device's services call for — started, then their stored records downloaded, then the
 /// notifications of the session taken until the device leaves, goes quiet, or the time limit.
 public enum BLESession {
-    /// Runs the session on `client` and closes it. `storedCursor` gives the highest record index
-    /// the store holds for a source's stream; `willListen` is called once the drivers only listen
+    /// Runs the session on `client` and closes it. The context gives the highest record index
+    /// the store holds for a source's stream, and takes the drivers' progress; `willListen` is called once the drivers only listen
     /// (a replay lets the capture run on from there).
     public static func run(
         _ client: any GATTClient, mode: BLESessionMode, limits: BLESessionLimits,
-        storedCursor: @escaping (DeviceSource, String) throws -> Int64?, willListen: () -> Void = {}
+        context: DownloadContext, willListen: () -> Void = {}
     ) throws(BLEDriverError) -> BLESessionResult {
         defer { client.disconnect() }
         let link = BLELink(
             client: client, mode: mode, answerTimeout: limits.answerTimeout, identity: BLEDeviceIdentity(peer: client.peer),
-            storedCursor: storedCursor)
+            context: context)
         do {
             let mtu = try client.exchangeMTU(preferred: limits.preferredMTU)
             if mtu < limits.preferredMTU { link.note("the device keeps the ATT MTU at \(mtu) bytes") }

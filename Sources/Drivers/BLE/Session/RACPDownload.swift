@@ -46,7 +46,7 @@ struct RACPDownload {
         switch try exchange(count) {
         case .answer(.numberOfStoredRecords(let stored)):
             outcome.storedCount = stored
-            DownloadProgress.expect(Int(stored), of: "\(service.name) records")
+            link.context.progress.expect(Int(stored), of: "\(service.name) records")
             link.note("\(service.name): the device holds \(stored) stored record\(stored == 1 ? "" : "s") for \(Self.hex(filter))")
             if stored == 0 {
                 outcome.completed = true

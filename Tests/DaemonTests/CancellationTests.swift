@@ -1,7 +1,9 @@
 import CaptureUSB
 import Drivers
 import Foundation
+import ImportTestSupport
 import Importer
+import Simulators
 import Store
 import TestSupport
 import Transport
@@ -11,8 +13,8 @@ import XCTest
 @testable import Daemon
 
 /// A reader that leaves (or a daemon that stops) in the middle of a download: the import stops
-/// at its next transfer and nothing of it is written.
-final class AbortTests: XCTestCase {
+/// at its next transfer or PDU, whatever the bus, and nothing of it is written.
+final class CancellationTests: XCTestCase {
     func receiver() throws -> CapturedDevice {
         let capture = try USBCaptureReader.read(contentsOf: Fixtures.url("dexcom/ecc1-g4-receiver.pcap"))
         return try XCTUnwrap(CapturedDevice.devices(in: capture).first(where: \.hasDataTransfers))
@@ -22,25 +24,24 @@ final class AbortTests: XCTestCase {
         let folder = try Fixtures.temporaryDirectory()
         let store = try SharedStore(path: folder.appendingPathComponent("s.sqlite").path, timeZone: TimeZone(identifier: "UTC"))
         let importer = Importer(store: store)
-        let abortSwitch = AbortSwitch()
+        let cancellation = ImportCancellation()
         let replay = ReplayUSBTransport(try receiver())
-        // The hotplug thread flips the switch when libusb reports the reader gone; here that
+        // The hotplug thread cancels the import when libusb reports the reader gone; here that
         // happens after the 6th transfer, in the middle of the page reads.
         let departing = TransferCounter(replay) { count in
-            if count == 6 { abortSwitch.abort(.disconnected("22a3:0047 on bus 1 address 5")) }
+            if count == 6 { cancellation.cancel(.transport(.disconnected("22a3:0047 on bus 1 address 5"))) }
         }
         XCTAssertThrowsError(
-            try importer.importSession(
-                over: AbortableTransport(departing, abortSwitch: abortSwitch), driver: DexcomDriver.self, origin: "test")
+            try importer.importOne(over: departing, driver: DexcomDriver.self, origin: "test", cancellation: cancellation)
         ) { error in
             XCTAssertEqual("\(error)", "the device was disconnected during a transfer (22a3:0047 on bus 1 address 5)")
         }
-        XCTAssertEqual(departing.count, 6, "no transfer after the switch")
+        XCTAssertEqual(departing.count, 6, "no transfer after the cancellation")
         XCTAssertEqual(try store.importRuns(limit: 10), [])
         XCTAssertEqual(try store.glucose(), [])
 
         // Plugged in again: everything is read and stored once.
-        let outcome = try importer.importSession(over: ReplayUSBTransport(try receiver()), driver: DexcomDriver.self, origin: "test")
+        let outcome = try importer.importOne(over: ReplayUSBTransport(try receiver()), driver: DexcomDriver.self, origin: "test")
         XCTAssertEqual(outcome.summary.added, 23)
         XCTAssertEqual(try store.glucose().count, 23)
     }
@@ -49,25 +50,45 @@ final class AbortTests: XCTestCase {
     func testAnImportPastItsLimitStoresNothing() throws {
         let folder = try Fixtures.temporaryDirectory()
         let store = try SharedStore(path: folder.appendingPathComponent("s.sqlite").path, timeZone: TimeZone(identifier: "UTC"))
-        let abortSwitch = AbortSwitch()
-        abortSwitch.startClock(limit: .zero)
+        let cancellation = ImportCancellation()
+        cancellation.startClock(limit: .zero)
         XCTAssertThrowsError(
-            try Importer(store: store).importSession(
-                over: AbortableTransport(ReplayUSBTransport(try receiver()), abortSwitch: abortSwitch), driver: DexcomDriver.self,
-                origin: "test")
+            try Importer(store: store).importOne(
+                over: ReplayUSBTransport(try receiver()), driver: DexcomDriver.self, origin: "test", cancellation: cancellation)
         ) { error in
             XCTAssertEqual("\(error)", "the import was not run: its time limit is 0 s (--import-limit 0 abandons every import); nothing of it was stored")
         }
         XCTAssertEqual(try store.glucose(), [])
-        XCTAssertEqual(abortSwitch.abortError, .deadlinePassed(.zero))
     }
 
-    func testSwitchKeepsTheFirstReason() {
-        let abortSwitch = AbortSwitch()
-        XCTAssertNil(abortSwitch.abortError)
-        abortSwitch.abort(.disconnected("reader"))
-        abortSwitch.abort(.noDevice)
-        XCTAssertEqual(abortSwitch.abortError, .disconnected("reader"))
+    /// The daemon stopping while a Bluetooth band is listened to: the session stops at its next
+    /// PDU, nothing of it is stored, and the error says why; the next read stores it whole.
+    func testStoppingDuringABluetoothSessionStoresNothing() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let store = try SharedStore(path: folder.appendingPathComponent("s.sqlite").path, timeZone: TimeZone(identifier: "UTC"))
+        let importer = Importer(store: store)
+        let cancellation = ImportCancellation()
+        let band = PDUCounter(HeartRateBandDemo.band(clock: SimulatedClock(HeartRateBandDemo.connected))) { count in
+            if count == 40 { cancellation.cancel(.cancelled("glucobridge is stopping; the read of the band was abandoned")) }
+        }
+        XCTAssertThrowsError(try importer.importOneBLE(over: band, origin: "simulated band", cancellation: cancellation)) { error in
+            XCTAssertEqual("\(error)", "glucobridge is stopping; the read of the band was abandoned")
+        }
+        XCTAssertEqual(band.count, 40, "no PDU after the cancellation")
+        XCTAssertEqual(try store.importRuns(limit: 10), [])
+        XCTAssertEqual(try store.activityMinutes().count, 0)
+
+        let outcome = try importer.importOneBLE(
+            over: HeartRateBandDemo.band(clock: SimulatedClock(HeartRateBandDemo.connected)), origin: "simulated band")
+        XCTAssertEqual(outcome.activity?.summary.samplesRead, HeartRateBandDemo.seconds)
+    }
+
+    func testCancellationKeepsTheFirstReason() {
+        let cancellation = ImportCancellation()
+        XCTAssertNil(cancellation.reason)
+        cancellation.cancel(.transport(.disconnected("reader")))
+        cancellation.cancel(.transport(.noDevice))
+        XCTAssertEqual("\(cancellation.reason.map { "\($0)" } ?? "none")", "\(ImportError.transport(.disconnected("reader")))")
     }
 
     func testInFlightImportsAreOnePerLocation() {
@@ -76,12 +97,36 @@ final class AbortTests: XCTestCase {
         let first = inFlight.begin(location)
         XCTAssertNotNil(first)
         XCTAssertNil(inFlight.begin(location), "libusb may report a device twice at start-up")
-        XCTAssertTrue(inFlight.abort(location, with: .noDevice))
-        XCTAssertEqual(first?.abortError, .noDevice)
-        XCTAssertFalse(inFlight.abort(USBDeviceLocation(bus: 1, address: 6), with: .noDevice))
+        XCTAssertTrue(inFlight.cancel(location, with: .transport(.noDevice)))
+        XCTAssertEqual(first?.reason.map { "\($0)" }, "\(ImportError.transport(.noDevice))")
+        XCTAssertFalse(inFlight.cancel(USBDeviceLocation(bus: 1, address: 6), with: .transport(.noDevice)))
         inFlight.end(location)
         XCTAssertNotNil(inFlight.begin(location))
     }
+}
+
+/// Passes every PDU through to a real bearer, counting those received.
+final class PDUCounter: ATTBearer {
+    let base: any ATTBearer
+    let onPDU: (Int) -> Void
+    private(set) var count = 0
+
+    init(_ base: any ATTBearer, onPDU: @escaping (Int) -> Void) {
+        self.base = base
+        self.onPDU = onPDU
+    }
+
+    var peer: BLEPeer { base.peer }
+    var connectionHandle: UInt16? { base.connectionHandle }
+    func send(_ pdu: [UInt8]) throws(BLEError) { try base.send(pdu) }
+    func receive(timeout: Duration) throws(BLEError) -> ATTBearerPDU? {
+        guard let pdu = try base.receive(timeout: timeout) else { return nil }
+        count += 1
+        onPDU(count)
+        return pdu
+    }
+    func raiseSecurity(after error: ATTErrorCode) throws(BLEError) -> Bool { try base.raiseSecurity(after: error) }
+    func close() { base.close() }
 }
 
 /// Passes every call through to a real transport, counting bulk, interrupt and control transfers.

@@ -1,0 +1,117 @@
+import Capture
+import CaptureBluetooth
+import CaptureUSB
+import Drivers
+import Foundation
+import Ingest
+import Model
+import Store
+import Transport
+
+/// What one import did: one ``DeviceImport`` per device read (a capture of a whole bus or of
+/// several Bluetooth links may hold more than one; a live device is one).
+public struct ImportResult: Sendable {
+    public var devices: [DeviceImport]
+
+    public init(devices: [DeviceImport]) {
+        self.devices = devices
+    }
+}
+
+/// What one device's import stored, whatever its bus: its glucose sources, its activity, and,
+/// for a Bluetooth device, its identity and the session as the drivers read it.
+public struct DeviceImport: Sendable {
+    public var mode: ImportMode
+    /// How a capture was played to the drivers; nil for a live device.
+    public var replayMode: ReplayMode?
+    /// Where the records came from: the capture's path, or the device as the import named it.
+    public var origin: String?
+    /// The USB capture's format; nil for a live device and for a btsnoop capture.
+    public var captureFormat: USBCaptureFormat?
+    /// The Bluetooth device's identity and session; nil for a USB device.
+    public var identity: BLEDeviceIdentity?
+    public var session: BLESessionResult?
+    /// Each glucose source's import: a USB reader's one, or one per Bluetooth glucose service.
+    public var glucose: [GlucoseImport]
+    /// Activity samples of every Bluetooth activity service, as one source.
+    public var activity: ActivityImport?
+    /// Exercise a Bluetooth meter logged with its readings.
+    public var meterExercise: ActivityImport?
+    /// Named problems the Bluetooth drivers met (values left out, refused or incomplete downloads).
+    public var problems: [BLEDriverError]
+    public var notes: [String]
+
+    /// A USB device's import: its one glucose source.
+    init(usb glucose: GlucoseImport) {
+        self.init(
+            mode: glucose.mode, replayMode: glucose.replayMode, origin: glucose.origin, captureFormat: glucose.captureFormat,
+            identity: nil, session: nil, glucose: [glucose], activity: nil, meterExercise: nil, problems: [], notes: [])
+    }
+
+    init(
+        mode: ImportMode, replayMode: ReplayMode?, origin: String?, captureFormat: USBCaptureFormat?, identity: BLEDeviceIdentity?,
+        session: BLESessionResult?, glucose: [GlucoseImport], activity: ActivityImport?, meterExercise: ActivityImport?,
+        problems: [BLEDriverError], notes: [String]
+    ) {
+        self.mode = mode
+        self.replayMode = replayMode
+        self.origin = origin
+        self.captureFormat = captureFormat
+        self.identity = identity
+        self.session = session
+        self.glucose = glucose
+        self.activity = activity
+        self.meterExercise = meterExercise
+        self.problems = problems
+        self.notes = notes
+    }
+
+    /// Notifications on characteristics no driver reads: handle, the characteristic's UUID when
+    /// discovery found one there, and how many arrived. Empty for a USB device.
+    public var unclaimed: [(handle: UInt16, uuid: BluetoothUUID?, count: Int)] {
+        guard let session else { return [] }
+        return session.unclaimed.sorted { $0.key < $1.key }.map { handle, count in
+            (handle, session.database.characteristic(valueHandle: handle)?.uuid, count)
+        }
+    }
+}
+
+/// The activity one Bluetooth import stored for one source.
+public struct ActivityImport: Sendable {
+    public var source: DeviceSource
+    public var summary: ActivityImportSummary
+    /// The sessions offered to the store (new or already stored), by start.
+    public var sessions: [ExerciseSession]
+    /// Samples or values left out, by reason.
+    public var events: [ImportEvent]
+    public var notes: [String]
+}
+
+extension Importer {
+    /// Imports from `source` into the store: the one way in for every bus, live or replayed.
+    ///
+    /// The source is read completely (a capture: every device it holds), normalised and checked
+    /// before anything is written; each device is then written in one store transaction. A
+    /// failure or a cancellation at any point before that leaves the store as it was.
+    public func run(_ source: ImportSource, context: ImportContext = ImportContext()) throws(ImportError) -> ImportResult {
+        try Self.checkCancelled(context)
+        switch source {
+        case let .capture(url, driver):
+            if Self.isBTSnoop(url) { return ImportResult(devices: try replayBluetoothCapture(at: url, context: context)) }
+            return ImportResult(devices: try replayUSBCapture(at: url, driverName: driver, context: context))
+        case .usb(let opening):
+            let opened = try opening.open()
+            logger.info("reading device", metadata: ["device": "\(opened.origin)", "driver": "\(opened.driver.family)"])
+            return ImportResult(devices: [try importUSB(opened, context: context)])
+        case .bluetooth(let connecting):
+            let connected = try connecting.connect()
+            logger.info("connected", metadata: ["peer": "\(connected.origin)"])
+            return ImportResult(devices: [try importBluetooth(connected, context: context)])
+        }
+    }
+
+    /// True when the file at `url` starts with the btsnoop magic, whatever its name.
+    package static func isBTSnoop(_ url: URL) -> Bool {
+        FileBytes.prefix(ofPath: url.path, count: 8) == Array("btsnoop\u{0}".utf8)
+    }
+}
