@@ -8,23 +8,26 @@ let package = Package(
         .executable(name: "glucobridge", targets: ["glucobridge"]),
         .library(name: "GlucoBridgeStore", targets: ["Store"]),
         // Every module that reads outside bytes, for the fuzz targets in Fuzz/ (a package of its own).
+        // Not API: the underscore says so (docs/public-api.md).
         .library(
-            name: "GlucoBridgeParsers",
+            name: "_GlucoBridgeParsers",
             targets: [
                 "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Store",
                 "Importer", "Model", "Simulators",
             ]),
     ],
+    // Ranges, not pins: an app that links GlucoBridgeStore resolves this whole graph with its own.
+    // The versions CI tests are in .ci/tested-versions; .ci/check-resolved compares.
     dependencies: [
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
-        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
-        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // TLS settings for the central PostgreSQL (Sync); the version postgres-nio resolves to.
-        .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // `swift package generate-documentation --target Store`: the library's DocC catalog.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // C libraries, through pkg-config.
@@ -42,28 +45,28 @@ let package = Package(
         .target(name: "Model"),
         // What the capture formats share: integer reads and appends, hex, whole-file reads, the
         // crash-safe capture file writer and the capture errors.
-        .target(name: "Capture"),
+        .target(name: "Capture", dependencies: ["Transport"]),
         // USB capture files, read and written: usbmon pcap/pcapng, USBPcap, the one-line-per-transfer
         // transcript; transfers assembled from their packets.
-        .target(name: "CaptureUSB", dependencies: ["Capture"]),
+        .target(name: "CaptureUSB", dependencies: ["Capture", "Transport"]),
         // Bluetooth capture files and their values: btsnoop read and written, HCI packets and events,
         // L2CAP reassembly, LE connections and their ATT PDUs, UUIDs, addresses, advertising data.
-        .target(name: "CaptureBluetooth", dependencies: ["Capture"]),
+        .target(name: "CaptureBluetooth", dependencies: ["Capture", "Transport"]),
         // The wire's abstractions, no C library: the USB transport protocol, descriptors, device
         // locations and HID framing; the ATT bearer protocol, the ATT PDU codec and the GATT client
         // over it; scan results; their errors.
-        .target(name: "Transport", dependencies: ["Capture", "CaptureUSB", "CaptureBluetooth"]),
+        .target(name: "Transport"),
         // Live USB through libusb: device listing, the transport, hotplug events.
-        .target(name: "TransportLibUSB", dependencies: ["Transport", "CaptureUSB", "CLibUSB"]),
+        .target(name: "TransportLibUSB", dependencies: ["Transport", "CLibUSB"]),
         // Live Bluetooth LE through BlueZ sockets (libbluetooth): the L2CAP ATT bearer, the LE scan,
         // the adapter probe.
-        .target(name: "TransportBlueZ", dependencies: ["Transport", "Capture", "CaptureBluetooth", "CBluetooth"]),
+        .target(name: "TransportBlueZ", dependencies: ["Transport", "CaptureBluetooth", "CBluetooth"]),
         // The test and replay twins, no C library: USB devices split from a capture, replayed and
         // recorded; ATT bearers replayed from and recorded to btsnoop; the replay deadline.
         .target(name: "TransportReplay", dependencies: ["Transport", "Capture", "CaptureUSB", "CaptureBluetooth"]),
         // One folder per device family (Dexcom, FreeStyle, Contour, BLE GATT services); each speaks to
         // a transport protocol and yields device records.
-        .target(name: "Drivers", dependencies: ["Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Model"]),
+        .target(name: "Drivers", dependencies: ["Transport", "Model"]),
         // Device records to store-ready values: UTC from device clocks, the plausible-time window;
         // heart-rate and step streams to exercise sessions.
         .target(name: "Ingest", dependencies: ["Model"]),
@@ -180,7 +183,7 @@ let package = Package(
 
         // Helpers shared by the tests: fixtures, capture cuts, the built binary and other processes,
         // the sqlite3 program, PNG reading, activity streams.
-        .target(name: "TestSupport", dependencies: ["Capture", "Model"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Capture", "Transport", "Model"], path: "Tests/TestSupport"),
         // The tests' shortcuts into the import pipeline, for sources that hold one device.
         .target(
             name: "ImportTestSupport", dependencies: ["Importer", "Drivers", "Transport", "Model"], path: "Tests/ImportTestSupport"),

@@ -13,7 +13,7 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "glucobridge-fuzz",
-            dependencies: [.product(name: "GlucoBridgeParsers", package: "glucobridge")]),
+            dependencies: [.product(name: "_GlucoBridgeParsers", package: "glucobridge")]),
     ],
     swiftLanguageModes: [.v6]
 )

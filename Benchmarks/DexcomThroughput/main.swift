@@ -20,6 +20,7 @@ import Logging
 import Report
 import Simulators
 import Store
+import Transport
 import TransportReplay
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -61,7 +62,7 @@ func freshPath(in folder: URL) -> String {
 /// The rows of the baseline: what the import stores of each reading, as four columns.
 func baselineRows(_ capture: URL) throws -> [(time: String, mgdl: Double, trend: String?, key: String)] {
     let parsed = try USBCaptureReader.read(contentsOf: capture)
-    guard let device = CapturedDevice.devices(in: parsed).first(where: \.hasDescriptors) else {
+    guard let device = RecordedUSBDevice.devices(in: parsed).first(where: \.hasDescriptors) else {
         throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: capture.path])
     }
     let download = try DexcomDriver.decode(recorded: device)

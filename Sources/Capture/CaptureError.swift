@@ -1,3 +1,4 @@
+import Transport
 import Foundation
 
 /// The part of a capture file that a `CaptureError.truncated` refers to.

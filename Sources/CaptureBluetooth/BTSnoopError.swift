@@ -1,3 +1,4 @@
+import Transport
 import Capture
 
 /// The part of a btsnoop file that a `BTSnoopError.truncated` refers to.

@@ -1,3 +1,4 @@
+import Transport
 import Capture
 
 /// The role of the local controller on an LE connection.

@@ -1,3 +1,4 @@
+import Transport
 import Capture
 
 /// Which way an HCI packet crossed the host–controller interface.

@@ -1,3 +1,4 @@
+import Transport
 import Capture
 
 /// A complete L2CAP basic frame: channel and payload [BlueZ monitor/l2cap.c].

@@ -1,3 +1,4 @@
+import Transport
 import Foundation
 
 /// One ATT PDU carried on the ATT fixed channel (CID 0x0004) of an LE connection.

@@ -1,3 +1,4 @@
+import Transport
 import Capture
 
 /// The one-transfer-per-line transcript: `out,<hex>` or `in,<hex>`, direction in any case, hex bytes

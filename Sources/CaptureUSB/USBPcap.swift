@@ -1,3 +1,4 @@
+import Transport
 import Capture
 
 /// Facts of the USBPcap (Windows) packet header, link type 249.

@@ -1,3 +1,4 @@
+import Transport
 import Capture
 
 /// Facts of the Linux usbmon binary header that libpcap stores in each packet.

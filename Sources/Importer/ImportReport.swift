@@ -5,6 +5,7 @@ import Ingest
 import Logging
 import Model
 import Store
+import Transport
 
 /// The report of one import, for a person and for the log: what the command line prints, what
 /// the daemon writes beside a spool file in `done/`, and the daemon's summary and log line. One

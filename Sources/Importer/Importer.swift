@@ -190,7 +190,7 @@ public struct Importer: Sendable {
     /// A captured device to replay, its driver, and (when the traffic had to be decoded to tell
     /// the driver) why it was chosen and that passive decode.
     struct SelectedDevice {
-        var device: CapturedDevice
+        var device: RecordedUSBDevice
         var driver: any USBDeviceDriver.Type
         var detection: String?
         var passive: DeviceDownload?
@@ -200,7 +200,7 @@ public struct Importer: Sendable {
     /// a driver supports (or that `driverName`'s driver supports); without descriptors, the
     /// device whose traffic a driver decodes whole.
     static func select(in capture: USBCapture, captureName: String, driverName: String?) throws(ImportError) -> [SelectedDevice] {
-        let devices = CapturedDevice.devices(in: capture).filter(\.hasDataTransfers)
+        let devices = RecordedUSBDevice.devices(in: capture).filter(\.hasDataTransfers)
         guard !devices.isEmpty else { throw .noConversation(capture: captureName) }
         if let driverName {
             guard let driver = DriverRegistry.usbDriver(named: driverName) else {
@@ -238,7 +238,7 @@ public struct Importer: Sendable {
         return supported
     }
 
-    private static func label(_ device: CapturedDevice) -> String {
+    private static func label(_ device: RecordedUSBDevice) -> String {
         "\(device.description.idString) on bus \(device.description.bus) address \(device.description.address)"
     }
 

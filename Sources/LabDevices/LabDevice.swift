@@ -147,7 +147,7 @@ extension LabDevice {
                 } catch {
                     throw LabDeviceError("\(error)")
                 }
-                let devices = CapturedDevice.devices(in: capture)
+                let devices = RecordedUSBDevice.devices(in: capture)
                 guard let recorded = devices.first(where: {
                     DriverRegistry.usbDriver(vendorID: $0.description.vendorID, productID: $0.description.productID) != nil
                 }) ?? devices.max(by: { $0.transfers.count < $1.transfers.count }) else {

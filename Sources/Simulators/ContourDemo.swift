@@ -1,6 +1,7 @@
 import Capture
 import Drivers
 import Foundation
+import Transport
 
 /// The Contour conversation transcript in `fixtures/contour/` (see its PROVENANCE.md): real
 /// frames and records, cut into HID reports, with the host's ACKs between them.

@@ -1,6 +1,7 @@
 import Capture
 import Drivers
 import Foundation
+import Transport
 import TransportReplay
 
 /// The demo capture shipped in `fixtures/dexcom/`: a receiver holding two real pages from

@@ -1,4 +1,3 @@
-import CaptureUSB
 
 /// Standard USB descriptors as bytes: parsed from captures, and written into recordings so a
 /// replay can tell which device it holds.

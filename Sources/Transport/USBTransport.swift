@@ -1,5 +1,3 @@
-import Capture
-import CaptureUSB
 import Foundation
 
 /// An endpoint as its descriptor describes it.

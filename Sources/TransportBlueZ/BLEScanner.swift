@@ -1,5 +1,5 @@
-import CBluetooth
 import CaptureBluetooth
+import CBluetooth
 import Foundation
 import Transport
 

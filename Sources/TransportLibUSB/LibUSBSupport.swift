@@ -1,5 +1,4 @@
 import CLibUSB
-import CaptureUSB
 import Transport
 
 /// Pure conversions between libusb's C world and the transport's Swift types: error codes,

@@ -6,6 +6,7 @@ import Importer
 import Model
 import Store
 import TestSupport
+import Transport
 import XCTest
 
 /// The synthetic heart-rate + CGM session (fixtures/ble/synthetic, values in its EXPECTED.md)

@@ -1,6 +1,7 @@
 import CaptureBluetooth
 import Foundation
 import TestSupport
+import Transport
 import XCTest
 
 @testable import Transport

@@ -1,6 +1,7 @@
 import CaptureBluetooth
 import Foundation
 import TestSupport
+import Transport
 
 /// Writes a btsnoop file (datalink 1002) of one LE connection from a list of ATT PDUs, each 5 ms
 /// after the previous one, the way the replay tests need small captures with one thing wrong.

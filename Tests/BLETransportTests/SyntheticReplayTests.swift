@@ -2,6 +2,7 @@ import Capture
 import CaptureBluetooth
 import Foundation
 import TestSupport
+import Transport
 import XCTest
 
 @testable import Transport

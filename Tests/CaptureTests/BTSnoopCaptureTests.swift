@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Transport
 import XCTest
 
 @testable import Capture

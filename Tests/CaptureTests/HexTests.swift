@@ -1,4 +1,5 @@
 import Capture
+import Transport
 import XCTest
 
 final class HexTests: XCTestCase {

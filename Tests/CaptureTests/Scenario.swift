@@ -2,6 +2,7 @@ import Capture
 import CaptureUSB
 import Foundation
 import TestSupport
+import Transport
 import XCTest
 
 /// The standard exchange used across reader tests: GET_DESCRIPTOR(device) answered with a

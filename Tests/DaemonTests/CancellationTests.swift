@@ -15,9 +15,9 @@ import XCTest
 /// A reader that leaves (or a daemon that stops) in the middle of a download: the import stops
 /// at its next transfer or PDU, whatever the bus, and nothing of it is written.
 final class CancellationTests: XCTestCase {
-    func receiver() throws -> CapturedDevice {
+    func receiver() throws -> RecordedUSBDevice {
         let capture = try USBCaptureReader.read(contentsOf: Fixtures.url("dexcom/ecc1-g4-receiver.pcap"))
-        return try XCTUnwrap(CapturedDevice.devices(in: capture).first(where: \.hasDataTransfers))
+        return try XCTUnwrap(RecordedUSBDevice.devices(in: capture).first(where: \.hasDataTransfers))
     }
 
     func testReaderLeavingMidDownloadStoresNothing() throws {

@@ -9,6 +9,7 @@ import Model
 import Simulators
 import Store
 import TestSupport
+import Transport
 import TransportReplay
 import XCTest
 
@@ -158,7 +159,7 @@ final class FreeStyleBehaviourTests: XCTestCase {
     /// The synthetic capture's conversation as a transcript, damaged by `edit`, replayed with the
     /// FreeStyle driver named.
     func replayDamagedTranscript(_ edit: (inout [String]) -> Void) throws -> (Error, SharedStore) {
-        let device = try XCTUnwrap(CapturedDevice.devices(in: try USBCaptureReader.read(contentsOf: Fixtures.url("freestyle/libre-synthetic.pcap"))).first)
+        let device = try XCTUnwrap(RecordedUSBDevice.devices(in: try USBCaptureReader.read(contentsOf: Fixtures.url("freestyle/libre-synthetic.pcap"))).first)
         var lines = device.conversation.map { ($0.direction == .out ? "out," : "in,") + Hex.encode($0.data) }
         edit(&lines)
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("damaged.txt")

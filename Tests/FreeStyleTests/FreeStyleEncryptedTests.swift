@@ -325,7 +325,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
     /// sent of type `type` (counting from 0), found in the pcap by its bytes.
     func damaged(_ url: URL, readerReportOfType type: UInt8, index: Int = 0, _ change: (inout [UInt8]) -> Void) throws -> (URL, packet: Int) {
         let capture = try USBCaptureReader.read(contentsOf: url)
-        let device = try XCTUnwrap(CapturedDevice.devices(in: capture).first { $0.hasDataTransfers })
+        let device = try XCTUnwrap(RecordedUSBDevice.devices(in: capture).first { $0.hasDataTransfers })
         let reports = device.conversation.filter { $0.direction == .in && $0.data.first == type }
         let target = reports[index]
         var bytes = [UInt8](try Data(contentsOf: url))
@@ -374,7 +374,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
         let capture = try record(FreeStyleDemo.encryptedReader(keys: keys), keys: keys)
         let bytes = [UInt8](try Data(contentsOf: capture))
         let cuts = try CaptureCuts.boundaries(of: bytes)
-        let device = try XCTUnwrap(CapturedDevice.devices(in: try USBCaptureReader.read(contentsOf: capture)).first { $0.hasDataTransfers })
+        let device = try XCTUnwrap(RecordedUSBDevice.devices(in: try USBCaptureReader.read(contentsOf: capture)).first { $0.hasDataTransfers })
         let challenge = try XCTUnwrap(device.conversation.first { $0.direction == .in && $0.data.prefix(3) == [0x33, 0x10, 0x16] })
         // Packets are numbered from 1: cut right after the challenge's packet.
         let cut = capture.deletingLastPathComponent().appendingPathComponent("cut.pcap")

@@ -88,7 +88,7 @@ final class FreeStyleReplayTests: XCTestCase {
     /// The reader is sent the init sequence and queries only, each as a SET_REPORT (the simulated
     /// Libre, like the InsuLinx, has no OUT endpoint).
     func testRecordedSessionHoldsOnlyQueries() throws {
-        let device = try XCTUnwrap(CapturedDevice.devices(in: try USBCaptureReader.read(contentsOf: demo)).first)
+        let device = try XCTUnwrap(RecordedUSBDevice.devices(in: try USBCaptureReader.read(contentsOf: demo)).first)
         XCTAssertEqual(device.description.idString, "1a61:3650")
         let sent = device.conversation.filter { $0.direction == .out }
         XCTAssertTrue(sent.allSatisfy { $0.type == .control && $0.setup == HIDChannel.setReport(interface: 0, length: 64).bytes })

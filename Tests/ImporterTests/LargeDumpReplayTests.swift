@@ -18,10 +18,10 @@ final class LargeDumpReplayTests: XCTestCase {
     /// 20 records a page: 5,760 records on 288 pages.
     static let egvPages = days * 288 / 20
 
-    func dump() throws -> (URL, CapturedDevice) {
+    func dump() throws -> (URL, RecordedUSBDevice) {
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("receiver-g6-\(Self.days)d.pcap")
         try DexcomVendorDump.record(days: Self.days, to: url)
-        let device = try XCTUnwrap(CapturedDevice.devices(in: try USBCaptureReader.read(contentsOf: url)).first(where: \.hasDescriptors))
+        let device = try XCTUnwrap(RecordedUSBDevice.devices(in: try USBCaptureReader.read(contentsOf: url)).first(where: \.hasDescriptors))
         return (url, device)
     }
 

@@ -7,6 +7,7 @@ import Model
 import Simulators
 import Store
 import TestSupport
+import Transport
 import TransportReplay
 import XCTest
 
@@ -113,7 +114,7 @@ final class ReceiverBehaviourTests: XCTestCase {
         XCTAssertEqual(a.map(\.mgdl), b.map(\.mgdl))
         XCTAssertEqual(a.map(\.recordKey), b.map(\.recordKey))
         // The capture knows its device from the descriptors the recorder wrote.
-        let device = try XCTUnwrap(CapturedDevice.devices(in: USBCaptureReader.read(contentsOf: capture)).first)
+        let device = try XCTUnwrap(RecordedUSBDevice.devices(in: USBCaptureReader.read(contentsOf: capture)).first)
         XCTAssertTrue(device.hasDescriptors)
         XCTAssertEqual(device.description.idString, "22a3:0047")
         XCTAssertEqual(device.description.interfaces.map(\.interfaceClass), [0x02, 0x0A])

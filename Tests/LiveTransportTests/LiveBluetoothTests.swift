@@ -3,6 +3,7 @@ import Capture
 import CaptureBluetooth
 import Foundation
 import TestSupport
+import Transport
 import XCTest
 
 @testable import Transport

@@ -21,7 +21,7 @@ final class USBSimulatorTests: XCTestCase {
         let recorder = try RecordingUSBTransport(recording: simulator, to: url, clock: clock)
         _ = try driver.download(over: recorder, context: .fresh)
         try recorder.finish()
-        let devices = CapturedDevice.devices(in: try USBCaptureReader.read(contentsOf: url)).filter(\.hasDataTransfers)
+        let devices = RecordedUSBDevice.devices(in: try USBCaptureReader.read(contentsOf: url)).filter(\.hasDataTransfers)
         XCTAssertEqual(devices.count, 1)
         let device = try XCTUnwrap(devices.first)
         XCTAssertEqual(

@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Transport
 
 /// Paths tests read from: the repository's `fixtures/` and, when present, the `shared/` folder
 /// beside the repository.

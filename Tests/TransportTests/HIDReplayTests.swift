@@ -2,6 +2,7 @@ import Capture
 import CaptureUSB
 import Foundation
 import TestSupport
+import Transport
 import XCTest
 
 @testable import Transport
@@ -50,7 +51,7 @@ final class HIDReplayTests: XCTestCase {
     func testSetReportsInAUsbmonCaptureAreRequests() throws {
         let url = try pcap(of: inOnly, exchanges: [([0x04, 0x00], [[0x34, 0x01, 0x0C]]), ([0x05, 0x00], [[0x22, 0x01, 0x03], [0x06, 0x02, 0x41, 0x00]])])
         let capture = try USBCaptureReader.read(contentsOf: url)
-        let device = try XCTUnwrap(CapturedDevice.devices(in: capture).first)
+        let device = try XCTUnwrap(RecordedUSBDevice.devices(in: capture).first)
         XCTAssertTrue(device.hasDescriptors)
         XCTAssertEqual(device.description.idString, "1a61:3450")
         XCTAssertEqual(device.conversation.count, 5)
@@ -89,12 +90,12 @@ final class HIDReplayTests: XCTestCase {
     /// have one), but a transcript line, which does not say how it was sent, answers both.
     func testRoutesMustAgreeExceptInTranscripts() throws {
         let url = try pcap(of: inOnly, exchanges: [([0x04, 0x00], [[0x34, 0x01, 0x0C]])])
-        let device = try XCTUnwrap(CapturedDevice.devices(in: try USBCaptureReader.read(contentsOf: url)).first)
+        let device = try XCTUnwrap(RecordedUSBDevice.devices(in: try USBCaptureReader.read(contentsOf: url)).first)
         let replay = ReplayUSBTransport(device)
         XCTAssertThrowsError(try replay.write(report([0x04, 0x00]), to: USBEndpoint(address: 0x02, type: .interrupt, maxPacketSize: 64), timeout: .seconds(1)))
 
         let transcript = "out," + Hex.encode(report([0x04, 0x00])) + "\nin," + Hex.encode(report([0x34, 0x01, 0x0C])) + "\n"
-        let captured = try XCTUnwrap(CapturedDevice.devices(in: try USBCaptureReader.parse(Array(transcript.utf8), name: "t.txt")).first)
+        let captured = try XCTUnwrap(RecordedUSBDevice.devices(in: try USBCaptureReader.parse(Array(transcript.utf8), name: "t.txt")).first)
         for viaSetReport in [true, false] {
             let replay = ReplayUSBTransport(captured)
             if viaSetReport {
@@ -109,7 +110,7 @@ final class HIDReplayTests: XCTestCase {
     /// What the recorder writes for a HID session replays request for request: SET_REPORTs as
     /// control transfers with their setup, reports as interrupt transfers.
     func testRecordedHIDSessionReplays() throws {
-        let source = try XCTUnwrap(CapturedDevice.devices(in: try USBCaptureReader.read(contentsOf: pcap(
+        let source = try XCTUnwrap(RecordedUSBDevice.devices(in: try USBCaptureReader.read(contentsOf: pcap(
             of: inOnly, exchanges: [([0x04, 0x00], [[0x34, 0x01, 0x0C]]), ([0x01, 0x00], [[0x71, 0x01, 0x01]])]))).first)
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("recorded.pcap")
         var tick = 0.0
@@ -127,7 +128,7 @@ final class HIDReplayTests: XCTestCase {
 
         let recorded = try USBCaptureReader.read(contentsOf: url)
         XCTAssertEqual(recorded.format, .pcap(linkType: 220))
-        let device = try XCTUnwrap(CapturedDevice.devices(in: recorded).first)
+        let device = try XCTUnwrap(RecordedUSBDevice.devices(in: recorded).first)
         XCTAssertEqual(device.description.idString, "1a61:3450")
         XCTAssertEqual(device.description.interfaces, inOnly.interfaces)
         let setReports = device.transfers.filter { $0.type == .control && $0.direction == .out }

@@ -112,7 +112,7 @@ func freeStyleHandshake(_ bytes: [UInt8]) {
     }
     let transcript = Array(("# fuzz\n" + lines.joined(separator: "\n") + "\n").utf8)
     guard let capture = try? USBCaptureReader.parse(transcript, name: "fuzz") else { return }
-    for device in CapturedDevice.devices(in: capture) {
+    for device in RecordedUSBDevice.devices(in: capture) {
         attempt { try FreeStyleDriver.decodeSession(device, keys: { () throws(FreeStyleError) in fuzzKeys }).normalised() }
     }
     // The handshake messages alone, as the reader and the host read them.
@@ -211,7 +211,7 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "transcript": { bytes in
         attempt { () throws -> Void in
             let capture = try USBCaptureReader.parse(bytes, name: "fuzz")
-            for device in CapturedDevice.devices(in: capture) { _ = device.exchanges }
+            for device in RecordedUSBDevice.devices(in: capture) { _ = device.exchanges }
         }
     },
     "usbmon": { bytes in attempt { try USBCaptureReader.parse(pcap(link: 220, packets: pieces(bytes)), name: "fuzz") } },

@@ -4,6 +4,7 @@ import CaptureUSB
 import Drivers
 import Foundation
 import Simulators
+import Transport
 import TransportReplay
 
 /// The starting corpus of each target, taken from the repository's `fixtures/`: whole captures
@@ -71,7 +72,7 @@ enum Seeds {
         try recorder.finish()
         defer { try? FileManager.default.removeItem(at: url) }
         let capture = try USBCaptureReader.read(contentsOf: url)
-        return CapturedDevice.devices(in: capture).first { $0.hasDataTransfers }?.conversation ?? []
+        return RecordedUSBDevice.devices(in: capture).first { $0.hasDataTransfers }?.conversation ?? []
     }
 
     /// Pieces as the fuzz targets cut them: a 2-byte little-endian length before each.

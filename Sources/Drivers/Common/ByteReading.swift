@@ -1,4 +1,4 @@
-import Capture
+import Transport
 
 /// Little-endian integer reads from byte arrays, bounds-checked by the caller.
 extension Array where Element == UInt8 {

@@ -1,6 +1,5 @@
 import Model
 import Transport
-import TransportReplay
 
 /// A USB product a driver supports.
 public struct USBProduct: Sendable, Equatable {
@@ -38,17 +37,17 @@ public protocol USBDeviceDriver: Sendable {
     /// Decodes another program's recorded conversation with the device: every recorded answer is
     /// taken as the reply to the request recorded before it, whatever order and batching that
     /// program used.
-    static func decode(recorded device: CapturedDevice) throws -> DeviceDownload
+    static func decode(recorded device: RecordedUSBDevice) throws -> DeviceDownload
     /// As ``decode(recorded:)``, but what the store already holds (the context's cursors, asked
     /// once the device has said who it is) need not be decoded again: a driver whose protocol says where
     /// its records are may skip those at or below the cursors.
-    static func decode(recorded device: CapturedDevice, context: DownloadContext) throws -> DeviceDownload
+    static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws -> DeviceDownload
 }
 
 extension USBDeviceDriver {
     /// Decodes everything: for protocols that cannot tell which records are stored before
     /// decoding them.
-    public static func decode(recorded device: CapturedDevice, context: DownloadContext) throws -> DeviceDownload {
+    public static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws -> DeviceDownload {
         try decode(recorded: device)
     }
 

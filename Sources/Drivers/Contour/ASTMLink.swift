@@ -1,4 +1,4 @@
-import Capture
+import Transport
 
 /// ASTM E1381 link-layer control bytes.
 public enum ASTMControl: UInt8, Sendable {

@@ -1,7 +1,6 @@
 import Foundation
 import Model
 import Transport
-import TransportReplay
 
 /// Ascensia / Bayer Contour meters: ASTM E1381/E1394 records in `ABC` HID reports. Read-only:
 /// the host only ever sends EOT, ACK and NAK, so the meter is never put in command mode.
@@ -36,7 +35,7 @@ public enum ContourDriver: USBDeviceDriver {
         try readSession(over: transport, progress: context.progress).normalised()
     }
 
-    public static func decode(recorded device: CapturedDevice) throws -> DeviceDownload {
+    public static func decode(recorded device: RecordedUSBDevice) throws -> DeviceDownload {
         var session = ContourSession()
         var decoder = ASTMLinkDecoder()
         for transfer in device.transfers where transfer.direction == .in && (transfer.type == .interrupt || transfer.type == .bulk) {

@@ -1,4 +1,3 @@
-import Capture
 import Transport
 
 /// What went wrong reading a Contour meter or its capture.

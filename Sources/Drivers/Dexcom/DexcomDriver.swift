@@ -1,7 +1,6 @@
 import Foundation
 import Model
 import Transport
-import TransportReplay
 
 /// Dexcom G4, G5 and G6 receivers (USB 22a3:0047): a CDC-ACM serial protocol over a bulk
 /// endpoint pair. Read-only: every request is built from `DexcomCommand`, which holds reads only.
@@ -28,13 +27,13 @@ public enum DexcomDriver: USBDeviceDriver {
         return try normalise(session)
     }
 
-    public static func decode(recorded device: CapturedDevice) throws -> DeviceDownload {
+    public static func decode(recorded device: RecordedUSBDevice) throws -> DeviceDownload {
         try normalise(decodeSession(device.exchanges))
     }
 
     /// Decodes recorded exchanges, skipping every EGV and meter page whose records are all at or
     /// below the store's cursor for its stream (told from the page header alone).
-    public static func decode(recorded device: CapturedDevice, context: DownloadContext) throws -> DeviceDownload {
+    public static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws -> DeviceDownload {
         try normalise(decodeSession(device.exchanges, context: context))
     }
 

@@ -1,8 +1,6 @@
-import Capture
 import Foundation
 import Model
 import Transport
-import TransportReplay
 
 /// Abbott FreeStyle readers speaking the shared HID protocol (USB 1A61): Libre and Libre Pro
 /// (`$history?` sensor readings, `$arresult?` scans, strips and time changes), Libre 2 and
@@ -42,7 +40,7 @@ public enum FreeStyleDriver: USBDeviceDriver {
         return try session.normalised(after: try context.cursors(try session.source()))
     }
 
-    public static func decode(recorded device: CapturedDevice) throws -> DeviceDownload {
+    public static func decode(recorded device: RecordedUSBDevice) throws -> DeviceDownload {
         try decodeSession(device).normalised()
     }
 
@@ -114,8 +112,8 @@ public enum FreeStyleDriver: USBDeviceDriver {
     /// nonce the recorded host chose (it travels encrypted in the recorded challenge response,
     /// and the authorisation keys open it), so that the replayed requests are the recorded ones.
     static func hostNonce(for transport: any USBTransport, serial: [UInt8], keys: FreeStyleKeys) -> [UInt8] {
-        if let replay = transport as? ReplayUSBTransport,
-           let recorded = try? FreeStyleCapturedHandshake.recordedHostNonce(in: replay.captured, keys: keys), recorded.serial == serial {
+        if let replay = transport as? any RecordedUSBTransport,
+           let recorded = try? FreeStyleCapturedHandshake.recordedHostNonce(in: replay.recorded, keys: keys), recorded.serial == serial {
             return recorded.nonce
         }
         var generator = SystemRandomNumberGenerator()
@@ -129,7 +127,7 @@ public enum FreeStyleDriver: USBDeviceDriver {
     /// (`FreeStyleCapturedHandshake`): the session keys come from the serial number and the two
     /// nonces the capture holds, with the master keys from `keys` (asked only then).
     public static func decodeSession(
-        _ device: CapturedDevice,
+        _ device: RecordedUSBDevice,
         keys: () throws(FreeStyleError) -> FreeStyleKeys = { () throws(FreeStyleError) in try FreeStyleKeys.locate() }
     ) throws(FreeStyleError) -> FreeStyleSession {
         var session = FreeStyleSession(model: device.hasDescriptors ? model(of: device.description) : nil)
@@ -223,7 +221,7 @@ final class FreeStyleLink {
                 throw .transport(error)
             }
             var context = "from the reader answering \(request)"
-            if let packet = (channel.transport as? ReplayUSBTransport)?.lastReadPacketNumber { context += " at capture packet \(packet)" }
+            if let packet = (channel.transport as? any RecordedUSBTransport)?.lastReadPacketNumber { context += " at capture packet \(packet)" }
             let message = try FreeStyleSessionCipher.open(read.bytes, with: cipher, from: .reader, context: context)
             if !message.isKeepAlive { return (message, read.hostTime) }
         }

@@ -1,4 +1,3 @@
-import Capture
 import Transport
 
 /// What went wrong reading an Abbott FreeStyle reader or its capture. Messages name the report,

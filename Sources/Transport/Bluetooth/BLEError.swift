@@ -1,5 +1,3 @@
-import Capture
-import CaptureBluetooth
 
 /// What went wrong talking to a Bluetooth LE device, live or replayed. `description` is one line
 /// that says what failed and, where there is something to do, what to do.
@@ -31,8 +29,7 @@ public enum BLEError: Error, Equatable, CustomStringConvertible {
     case deadlinePassed(Duration)
     /// Replay: the capture has no LE connection carrying ATT (matching the address asked for).
     case noConnectionInCapture(file: String, detail: String)
-    /// Replay: the capture could not be read.
-    case capture(BTSnoopError)
+
     /// Recording the session to a btsnoop file failed.
     case recordingFailed(String)
     /// The LE scan could not run.
@@ -70,8 +67,6 @@ public enum BLEError: Error, Equatable, CustomStringConvertible {
                 + "program that asked differently"
         case let .noConnectionInCapture(file, detail):
             return "\(file): \(detail)"
-        case .capture(let error):
-            return error.description
         case .recordingFailed(let why):
             return "cannot record the Bluetooth session: \(why)"
         case .scanFailed(let why):

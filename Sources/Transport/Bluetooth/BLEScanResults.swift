@@ -1,4 +1,3 @@
-import CaptureBluetooth
 import Foundation
 
 /// A device heard during an LE scan: every report from its address merged.
@@ -51,10 +50,5 @@ public struct BLEScanResults: Sendable, Equatable {
         }
         for uuid in data.serviceUUIDs where !device.serviceUUIDs.contains(uuid) { device.serviceUUIDs.append(uuid) }
         devices[index] = device
-    }
-
-    /// The devices the advertising reports of a capture describe.
-    public init(capture: LECapture) {
-        for captured in capture.advertisingReports { add(captured.report, at: captured.timestamp.date) }
     }
 }

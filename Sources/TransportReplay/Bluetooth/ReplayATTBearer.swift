@@ -116,14 +116,9 @@ public final class ReplayATTBearer: ATTBearer {
     }
 
     /// Reads the btsnoop file at `url` and replays its first ATT connection (to `address`).
-    public convenience init(contentsOf url: URL, address: BluetoothAddress? = nil, pacing: Pacing = .waitForClient) throws(BLEError) {
-        let capture: LECapture
-        do {
-            capture = try LECapture.read(contentsOf: url)
-        } catch {
-            throw .capture(error)
-        }
-        try self.init(capture: capture, address: address, pacing: pacing)
+    /// Throws the file's `BTSnoopError`, or `BLEError.noConnectionInCapture`.
+    public convenience init(contentsOf url: URL, address: BluetoothAddress? = nil, pacing: Pacing = .waitForClient) throws {
+        try self.init(capture: LECapture.read(contentsOf: url), address: address, pacing: pacing)
     }
 
     public func send(_ pdu: [UInt8]) throws(BLEError) {

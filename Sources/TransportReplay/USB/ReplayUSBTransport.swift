@@ -22,10 +22,10 @@ import Transport
 /// A HID SET_REPORT is a request like an OUT transfer: the device's interrupt IN reports that
 /// followed it are its answers. A transcript does not say how a report was sent, so its `out`
 /// lines answer both an OUT-endpoint write and a SET_REPORT carrying the same bytes.
-public final class ReplayUSBTransport: USBTransport {
+public final class ReplayUSBTransport: RecordedUSBTransport {
     public let device: USBDeviceDescription
     /// The device whose recorded traffic is played.
-    public let captured: CapturedDevice
+    public let recorded: RecordedUSBDevice
     private let dataTransfers: [USBTransfer]
     private var cursor = 0
     /// Capture positions of the requests served.
@@ -38,16 +38,16 @@ public final class ReplayUSBTransport: USBTransport {
 
     /// A device that speaks before the host writes anything (a meter announcing itself) has its
     /// leading IN transfers read first. `budget`, when given, is how long the replay may run.
-    public convenience init(_ captured: CapturedDevice, budget: Duration? = nil) {
+    public convenience init(_ captured: RecordedUSBDevice, budget: Duration? = nil) {
         self.init(captured, deadline: budget.map { ReplayDeadline(budget: $0) })
     }
 
     /// Replays `captured` until `deadline`, when given (an import's limit shared by its devices).
-    public init(_ captured: CapturedDevice, deadline: ReplayDeadline?) {
-        self.captured = captured
+    public init(_ captured: RecordedUSBDevice, deadline: ReplayDeadline?) {
+        self.recorded = captured
         self.deadline = deadline
-        device = captured.description
-        dataTransfers = captured.conversation
+        device = recorded.description
+        dataTransfers = recorded.conversation
         let leading = dataTransfers.prefix { $0.direction == .in }
         pending = Array(leading)
         cursor = leading.count
@@ -81,7 +81,7 @@ public final class ReplayUSBTransport: USBTransport {
         }
         let request = dataTransfers[position]
         if request.status != 0 {
-            throw transportError(forRecordedStatus: request.status, transfer: request)
+            throw TransportError.recorded(status: request.status, in: request)
         }
         lastMatchedPacket = request.packetNumber
         served.insert(position)
@@ -104,7 +104,7 @@ public final class ReplayUSBTransport: USBTransport {
             }
             pending.removeFirst()
             if transfer.status != 0 {
-                throw transportError(forRecordedStatus: transfer.status, transfer: transfer)
+                throw TransportError.recorded(status: transfer.status, in: transfer)
             }
             partial = (transfer.data[...], transfer)
         }
@@ -123,11 +123,11 @@ public final class ReplayUSBTransport: USBTransport {
             try answer(data, sentAs: .setReport(setup))
             return USBRead(bytes: [], hostTime: nil)
         }
-        if let recorded = captured.transfers.first(where: {
+        if let recorded = recorded.transfers.first(where: {
             $0.type == .control && $0.setup == setup.bytes && ($0.direction == .in || $0.data == data)
         }) {
             if recorded.status != 0 {
-                throw transportError(forRecordedStatus: recorded.status, transfer: recorded)
+                throw TransportError.recorded(status: recorded.status, in: recorded)
             }
             return USBRead(bytes: Array(recorded.data.prefix(Int(setup.length))), hostTime: recorded.timestamp)
         }

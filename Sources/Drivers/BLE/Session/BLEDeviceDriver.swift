@@ -1,4 +1,3 @@
-import CaptureBluetooth
 import Foundation
 import Model
 import Transport

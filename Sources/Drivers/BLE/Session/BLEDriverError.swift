@@ -1,5 +1,3 @@
-import Capture
-import CaptureBluetooth
 import Transport
 
 /// What went wrong reading a Bluetooth LE device above the ATT link. Every case names the

@@ -1,5 +1,4 @@
-import Capture
-import TransportReplay
+import Transport
 
 /// Follows an encrypted session through a capture of any host's conversation with a Libre 2 or
 /// Libre 3 reader: the serial number, the challenge, the host's response (whose CMAC is checked
@@ -128,7 +127,7 @@ struct FreeStyleCapturedHandshake {
 
     /// The host nonce of the capture's handshake and the serial it was made for, from the first
     /// challenge response (nil when the capture holds none).
-    static func recordedHostNonce(in device: CapturedDevice, keys: FreeStyleKeys) throws(FreeStyleError) -> (serial: [UInt8], nonce: [UInt8])? {
+    static func recordedHostNonce(in device: RecordedUSBDevice, keys: FreeStyleKeys) throws(FreeStyleError) -> (serial: [UInt8], nonce: [UInt8])? {
         var tracker = FreeStyleCapturedHandshake(encrypted: true)
         let source = { () throws(FreeStyleError) -> FreeStyleKeys in keys }
         for transfer in device.conversation {

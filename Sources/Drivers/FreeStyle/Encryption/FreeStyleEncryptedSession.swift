@@ -1,4 +1,4 @@
-import Capture
+import Transport
 
 /// Which side of the USB link sent a report.
 public enum FreeStyleSide: Sendable {

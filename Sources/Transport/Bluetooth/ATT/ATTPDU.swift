@@ -1,5 +1,3 @@
-import Capture
-import CaptureBluetooth
 
 /// A handle and the UUID of the attribute there (Find Information Response entries).
 public struct ATTHandleUUID: Sendable, Equatable {

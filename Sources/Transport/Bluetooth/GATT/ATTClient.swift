@@ -1,4 +1,3 @@
-import CaptureBluetooth
 import Foundation
 
 /// The GATT client: runs ATT over any bearer [BlueZ src/shared/att-types.h; procedures as BlueZ

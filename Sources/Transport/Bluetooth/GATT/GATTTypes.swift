@@ -1,4 +1,3 @@
-import CaptureBluetooth
 import Foundation
 
 extension BluetoothUUID {

@@ -1,4 +1,3 @@
-import Capture
 
 /// A 48-bit Bluetooth device address.
 public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConvertible {

@@ -1,34 +1,84 @@
-import CaptureUSB
 import Foundation
-import Transport
 
-/// One device's traffic in a capture, with what the capture tells of its identity.
-public struct CapturedDevice: Sendable {
+/// The four USB transfer types, numbered as usbmon and USBPcap number them.
+public enum USBTransferType: UInt8, Sendable, Codable, CaseIterable {
+    case isochronous = 0
+    case interrupt = 1
+    case control = 2
+    case bulk = 3
+}
+
+/// Which way a transfer's data moved.
+public enum USBDirection: String, Sendable, Codable {
+    /// Host to device.
+    case out
+    /// Device to host.
+    case `in`
+}
+
+/// One completed USB transfer as a capture recorded it: a submission paired with its completion,
+/// with the data from whichever of the two carried it.
+public struct USBTransfer: Sendable, Equatable {
+    /// The 1-based number of the capture record (pcap packet, pcapng block, transcript line) that
+    /// carried this transfer's data, for error messages.
+    public var packetNumber: Int
+    /// The bus number (0 when the capture does not say).
+    public var bus: UInt16
+    /// The device address on the bus (0 when the capture does not say).
+    public var device: UInt8
+    /// The endpoint address with the direction bit (0x80 = IN), or nil when the capture does not
+    /// say (transcripts).
+    public var endpoint: UInt8?
+    public var type: USBTransferType
+    public var direction: USBDirection
+    /// The 8-byte setup packet of a control transfer.
+    public var setup: [UInt8]?
+    /// The data that moved (OUT: what the host sent; IN: what the device returned).
+    public var data: [UInt8]
+    /// The completion status as a negative errno (0 = success; -108 = device gone; -32 = stall).
+    public var status: Int32
+    /// The capturing host's clock at completion, when the capture has timestamps.
+    public var timestamp: Date?
+    /// True when the capture holds less data than the transfer moved (the snapshot length cut the
+    /// record, or usbmon captured fewer bytes than the transfer's length): `data` is then only the
+    /// captured prefix, never padded.
+    public var isTruncated: Bool = false
+
+    public init(
+        packetNumber: Int, bus: UInt16 = 0, device: UInt8 = 0, endpoint: UInt8?, type: USBTransferType,
+        direction: USBDirection, setup: [UInt8]? = nil, data: [UInt8], status: Int32 = 0, timestamp: Date? = nil,
+        isTruncated: Bool = false
+    ) {
+        self.packetNumber = packetNumber
+        self.bus = bus
+        self.device = device
+        self.endpoint = endpoint
+        self.type = type
+        self.direction = direction
+        self.setup = setup
+        self.data = data
+        self.status = status
+        self.timestamp = timestamp
+        self.isTruncated = isTruncated
+    }
+}
+
+/// One device's recorded traffic, with what the recording tells of its identity: how a recorded
+/// device reaches a driver for a passive decode, whatever recorded it (a capture file of any
+/// format, or a recording transport).
+public struct RecordedUSBDevice: Sendable {
     /// The device as the capture describes it. Without descriptors in the capture the ids are
     /// 0000:0000 and the interfaces are inferred from the endpoints the traffic used.
     public var description: USBDeviceDescription
     /// Whether a device descriptor was found in the capture.
     public var hasDescriptors: Bool
-    /// The device's transfers in capture order.
+    /// The device's transfers in recorded order.
     public var transfers: [USBTransfer]
-    public var format: USBCaptureFormat
 
-    /// Splits a capture by (bus, device address); devices that only answered control requests
-    /// (hubs, other enumerated devices) are kept too, in the order they first appear.
-    public static func devices(in capture: USBCapture) -> [CapturedDevice] {
-        var order: [UInt32] = []
-        var groups: [UInt32: [USBTransfer]] = [:]
-        for transfer in capture.transfers {
-            let key = UInt32(transfer.bus) << 8 | UInt32(transfer.device)
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(transfer)
-        }
-        return order.map { CapturedDevice(transfers: groups[$0]!, format: capture.format) }
-    }
-
-    init(transfers: [USBTransfer], format: USBCaptureFormat) {
+    /// The device the transfers of one device (one bus and address) describe: its ids and
+    /// interfaces from the descriptors among them, else inferred from the endpoints they used.
+    public init(transfers: [USBTransfer]) {
         self.transfers = transfers
-        self.format = format
         let first = transfers.first
         var device = USBDeviceDescription(vendorID: 0, productID: 0, bus: first?.bus ?? 0, address: first?.device ?? 0)
         var found = false
@@ -99,7 +149,7 @@ public struct CapturedDevice: Sendable {
 }
 
 extension USBTransfer {
-    /// Whether the transfer is part of a device's conversation (see `CapturedDevice.conversation`).
+    /// Whether the transfer is part of a device's conversation (see `RecordedUSBDevice.conversation`).
     public var isConversation: Bool {
         switch type {
         case .bulk, .interrupt:
@@ -125,7 +175,7 @@ public struct USBExchange: Sendable {
 }
 
 /// Maps a recorded failure status (a negative errno) to the error a live transfer would raise.
-func transportError(forRecordedStatus status: Int32, transfer: USBTransfer) -> TransportError {
+private func transportError(forRecordedStatus status: Int32, transfer: USBTransfer) -> TransportError {
     let endpoint = transfer.endpoint ?? 0
     switch status {
     case -19, -108:
@@ -142,4 +192,14 @@ extension TransportError {
     public static func recorded(status: Int32, in transfer: USBTransfer) -> TransportError {
         transportError(forRecordedStatus: status, transfer: transfer)
     }
+}
+
+/// A transport that plays a recorded device back (a capture replayed): what it plays and where
+/// it is. A driver that needs the recording (a nonce the recorded host chose, the packet number
+/// for an error) asks for this protocol, never for a replay type.
+public protocol RecordedUSBTransport: USBTransport {
+    /// The device the transport plays back.
+    var recorded: RecordedUSBDevice { get }
+    /// The capture packet number of the last transfer read, for error messages.
+    var lastReadPacketNumber: Int? { get }
 }

@@ -24,7 +24,7 @@ public enum Hex {
 
     /// The value of one ASCII hex digit, or nil.
     @inline(__always)
-    static func nibble(_ c: UInt8) -> UInt8? {
+    package static func nibble(_ c: UInt8) -> UInt8? {
         switch c {
         case 0x30...0x39: c &- 0x30
         case 0x41...0x46: c &- 0x37
