@@ -3,7 +3,7 @@ import Capture
 import Foundation
 
 /// The datalink types this reader decodes [fte.com "BTSnoop File Format"; BlueZ src/shared/btsnoop.h].
-public enum BTSnoopDatalink: UInt32, Sendable, Equatable {
+package enum BTSnoopDatalink: UInt32, Sendable, Equatable {
     /// Un-encapsulated HCI (H1): the packet type comes from the flags.
     case hciUnencapsulated = 1001
     /// HCI UART (H4), as Android's `btsnoop_hci.log`: an H4 indicator byte precedes each packet.
@@ -13,40 +13,40 @@ public enum BTSnoopDatalink: UInt32, Sendable, Equatable {
 }
 
 /// A btsnoop record timestamp: microseconds since 0000-01-01 (nominal).
-public struct BTSnoopTimestamp: Sendable, Equatable, Hashable, Comparable {
+package struct BTSnoopTimestamp: Sendable, Equatable, Hashable, Comparable {
     /// The field as stored.
-    public var raw: UInt64
+    package var raw: UInt64
 
     /// The difference between the btsnoop epoch and 1970-01-01 in microseconds [LineageOS
     /// android_system_bt hci/src/btsnoop.cc `BTSNOOP_EPOCH_DELTA`]. BlueZ's writer computes the
     /// same value from a 2000-01-01 base.
-    public static let epochDelta: UInt64 = 0x00DC_DDB3_0F2F_8000
+    package static let epochDelta: UInt64 = 0x00DC_DDB3_0F2F_8000
 
-    public init(raw: UInt64) {
+    package init(raw: UInt64) {
         self.raw = raw
     }
 
     /// The timestamp of an instant, to the microsecond.
-    public init(_ date: Date) {
+    package init(_ date: Date) {
         let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
         raw = UInt64(bitPattern: micros &+ Int64(bitPattern: Self.epochDelta))
     }
 
     /// Microseconds since 1970-01-01 UTC.
-    public var unixMicroseconds: Int64 { Int64(bitPattern: raw &- Self.epochDelta) }
+    package var unixMicroseconds: Int64 { Int64(bitPattern: raw &- Self.epochDelta) }
 
     /// The instant on the host clock of the machine that made the capture.
-    public var date: Date {
+    package var date: Date {
         let micros = unixMicroseconds
         let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
         return Date(timeIntervalSince1970: Double(seconds) + Double(micros - seconds * 1_000_000) / 1_000_000)
     }
 
-    public static func < (lhs: BTSnoopTimestamp, rhs: BTSnoopTimestamp) -> Bool { lhs.raw < rhs.raw }
+    package static func < (lhs: BTSnoopTimestamp, rhs: BTSnoopTimestamp) -> Bool { lhs.raw < rhs.raw }
 }
 
 /// What a btsnoop record holds, once decoded.
-public enum BTSnoopContent: Sendable, Equatable {
+package enum BTSnoopContent: Sendable, Equatable {
     /// An HCI packet and the direction it crossed the interface.
     case hci(HCIPacket, HCIDirection)
     /// A monitor (2001) NEW_INDEX record: a controller appeared under the record's index.
@@ -62,35 +62,35 @@ public enum BTSnoopContent: Sendable, Equatable {
 /// One packet of a btsnoop file (the format calls it a packet record).
 public struct BTSnoopPacket: Sendable, Equatable {
     /// 1-based packet number.
-    public var number: Int
+    package var number: Int
     /// Byte offset of the packet record header in the file.
-    public var offset: Int
-    public var originalLength: Int
-    public var includedLength: Int
+    package var offset: Int
+    package var originalLength: Int
+    package var includedLength: Int
     /// The flags word as stored (its meaning depends on the datalink).
-    public var flags: UInt32
-    public var cumulativeDrops: UInt32
-    public var timestamp: BTSnoopTimestamp
+    package var flags: UInt32
+    package var cumulativeDrops: UInt32
+    package var timestamp: BTSnoopTimestamp
     /// The controller index: the upper 16 bits of the flags in monitor files, else 0.
-    public var controllerIndex: UInt16
+    package var controllerIndex: UInt16
     /// The packet's bytes as stored (H4 byte included in datalink 1002).
     public var data: [UInt8]
-    public var content: BTSnoopContent
+    package var content: BTSnoopContent
 
     /// The host clock when the packet was captured.
-    public var hostTime: Date { timestamp.date }
+    package var hostTime: Date { timestamp.date }
 
     /// Whether the capture cut this packet short.
-    public var isTruncated: Bool { includedLength < originalLength }
+    package var isTruncated: Bool { includedLength < originalLength }
 
     /// The HCI packet, if this packet holds one.
-    public var packet: HCIPacket? {
+    package var packet: HCIPacket? {
         if case .hci(let packet, _) = content { return packet }
         return nil
     }
 
     /// The direction of the HCI packet, if this packet holds one.
-    public var direction: HCIDirection? {
+    package var direction: HCIDirection? {
         if case .hci(_, let direction) = content { return direction }
         return nil
     }
@@ -99,8 +99,8 @@ public struct BTSnoopPacket: Sendable, Equatable {
 /// A btsnoop capture: its datalink and packets in file order.
 public struct BTSnoopFile: Sendable, Equatable {
     /// The file's name, used in error messages.
-    public var name: String
-    public var datalink: BTSnoopDatalink
+    package var name: String
+    package var datalink: BTSnoopDatalink
     public var packets: [BTSnoopPacket]
 }
 
@@ -108,31 +108,31 @@ public struct BTSnoopFile: Sendable, Equatable {
 /// big-endian header ("btsnoop\0", version 1, datalink), then records of a 24-byte big-endian
 /// header (original length, included length, flags, cumulative drops, timestamp) and data.
 public enum BTSnoopReader {
-    public static let identification: [UInt8] = Array("btsnoop".utf8) + [0]
-    public static let fileHeaderLength = 16
-    public static let recordHeaderLength = 24
+    package static let identification: [UInt8] = Array("btsnoop".utf8) + [0]
+    package static let fileHeaderLength = 16
+    package static let recordHeaderLength = 24
 
     /// Monitor (2001) opcodes [BlueZ src/shared/btsnoop.h `BTSNOOP_OPCODE_*`].
-    public enum MonitorOpcode {
-        public static let newIndex: UInt16 = 0
-        public static let deleteIndex: UInt16 = 1
-        public static let command: UInt16 = 2
-        public static let event: UInt16 = 3
-        public static let aclSent: UInt16 = 4
-        public static let aclReceived: UInt16 = 5
-        public static let scoSent: UInt16 = 6
-        public static let scoReceived: UInt16 = 7
-        public static let isoSent: UInt16 = 18
-        public static let isoReceived: UInt16 = 19
+    package enum MonitorOpcode {
+        package static let newIndex: UInt16 = 0
+        package static let deleteIndex: UInt16 = 1
+        package static let command: UInt16 = 2
+        package static let event: UInt16 = 3
+        package static let aclSent: UInt16 = 4
+        package static let aclReceived: UInt16 = 5
+        package static let scoSent: UInt16 = 6
+        package static let scoReceived: UInt16 = 7
+        package static let isoSent: UInt16 = 18
+        package static let isoReceived: UInt16 = 19
     }
 
     /// Whether `bytes` start with the btsnoop identification.
-    public static func isBTSnoop(_ bytes: [UInt8]) -> Bool {
+    package static func isBTSnoop(_ bytes: [UInt8]) -> Bool {
         bytes.count >= 8 && Array(bytes[0..<8]) == identification
     }
 
     /// Reads and parses the file at `url`; errors name the file by its last path component.
-    public static func read(contentsOf url: URL) throws(BTSnoopError) -> BTSnoopFile {
+    package static func read(contentsOf url: URL) throws(BTSnoopError) -> BTSnoopFile {
         let name = url.lastPathComponent
         switch FileBytes.contents(ofPath: url.path) {
         case .success(let bytes): return try parse(bytes, name: name)

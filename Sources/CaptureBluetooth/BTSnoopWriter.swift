@@ -6,12 +6,12 @@ import Foundation
 /// 1002 the way Android writes it (H4 byte first; flags 2 command, 3 event, 0/1 data sent/received)
 /// or 2001 the way `btmon -w` writes it (no H4 byte; flags = controller index << 16 | opcode).
 /// Every `append` goes straight to the operating system.
-public final class BTSnoopWriter {
-    public let datalink: BTSnoopDatalink
+package final class BTSnoopWriter {
+    package let datalink: BTSnoopDatalink
     private let file: CaptureFile
 
     /// Creates (or empties) the file at `url` and writes the header. Only 1002 and 2001 are written.
-    public init(url: URL, datalink: BTSnoopDatalink = .hciUART) throws(BTSnoopError) {
+    package init(url: URL, datalink: BTSnoopDatalink = .hciUART) throws(BTSnoopError) {
         guard datalink != .hciUnencapsulated else {
             throw .writeFailed(file: url.lastPathComponent, reason: "datalink 1001 is read but not written; use 1002 or 2001")
         }
@@ -29,7 +29,7 @@ public final class BTSnoopWriter {
 
     /// Appends `packet` crossing in `direction` at `time` (to the microsecond). `index` is the
     /// controller index of a monitor file.
-    public func append(_ packet: HCIPacket, direction: HCIDirection, at time: Date, index: UInt16 = 0) throws(BTSnoopError) {
+    package func append(_ packet: HCIPacket, direction: HCIDirection, at time: Date, index: UInt16 = 0) throws(BTSnoopError) {
         let body: [UInt8]
         let flags: UInt32
         switch datalink {
@@ -58,7 +58,7 @@ public final class BTSnoopWriter {
 
     /// Appends a monitor NEW_INDEX record (2001 only): controller `index` of `type` (0 primary) on
     /// `bus` (1 USB) with its address and name (at most 8 bytes kept).
-    public func appendNewIndex(
+    package func appendNewIndex(
         index: UInt16, type: UInt8 = 0, bus: UInt8 = 1, address: BluetoothAddress, name: String, at time: Date
     ) throws(BTSnoopError) {
         guard datalink == .monitor else {
@@ -71,7 +71,7 @@ public final class BTSnoopWriter {
     }
 
     /// Flushes the file to storage and closes it.
-    public func close() throws(BTSnoopError) {
+    package func close() throws(BTSnoopError) {
         do {
             try file.close()
         } catch {

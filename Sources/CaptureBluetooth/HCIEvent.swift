@@ -2,7 +2,7 @@ import Transport
 import Capture
 
 /// The role of the local controller on an LE connection.
-public enum LERole: UInt8, Sendable, Equatable {
+package enum LERole: UInt8, Sendable, Equatable {
     case central = 0
     case peripheral = 1
 }
@@ -11,20 +11,20 @@ public enum LERole: UInt8, Sendable, Equatable {
 /// [BlueZ lib/bluetooth/hci.h `evt_le_connection_complete`; monitor/bt.h].
 public struct LEConnectionComplete: Sendable, Equatable {
     /// 0 when the connection was made; otherwise the HCI error code and no connection exists.
-    public var status: UInt8
-    public var handle: UInt16
-    public var role: LERole
-    public var peerAddressType: LEAddressType
-    public var peerAddress: BluetoothAddress
+    package var status: UInt8
+    package var handle: UInt16
+    package var role: LERole
+    package var peerAddressType: LEAddressType
+    package var peerAddress: BluetoothAddress
     /// Connection interval in 1.25 ms units.
-    public var interval: UInt16
-    public var latency: UInt16
+    package var interval: UInt16
+    package var latency: UInt16
     /// Supervision timeout in 10 ms units.
-    public var supervisionTimeout: UInt16
+    package var supervisionTimeout: UInt16
     /// Whether the event was the enhanced form (0x0A).
-    public var isEnhanced: Bool
+    package var isEnhanced: Bool
 
-    public init(
+    package init(
         status: UInt8, handle: UInt16, role: LERole, peerAddressType: LEAddressType, peerAddress: BluetoothAddress,
         interval: UInt16, latency: UInt16, supervisionTimeout: UInt16, isEnhanced: Bool
     ) {
@@ -40,7 +40,7 @@ public struct LEConnectionComplete: Sendable, Equatable {
     }
 
     /// The 18 parameter bytes of the legacy subevent 0x01, subevent code included; clock accuracy 0.
-    public var legacyEventParameters: [UInt8] {
+    package var legacyEventParameters: [UInt8] {
         var out: [UInt8] = [HCIEvent.leConnectionCompleteSubevent, status]
         out.appendLE(handle)
         out.append(role.rawValue)
@@ -71,14 +71,14 @@ public enum HCIEvent: Sendable, Equatable {
     /// Any other event.
     case other(code: UInt8, parameters: [UInt8])
 
-    public static let disconnectionCompleteCode: UInt8 = 0x05
-    public static let commandCompleteCode: UInt8 = 0x0E
-    public static let commandStatusCode: UInt8 = 0x0F
-    public static let leMetaCode: UInt8 = 0x3E
-    public static let leConnectionCompleteSubevent: UInt8 = 0x01
-    public static let leAdvertisingReportSubevent: UInt8 = 0x02
-    public static let leEnhancedConnectionCompleteSubevent: UInt8 = 0x0A
-    public static let leExtendedAdvertisingReportSubevent: UInt8 = 0x0D
+    package static let disconnectionCompleteCode: UInt8 = 0x05
+    package static let commandCompleteCode: UInt8 = 0x0E
+    package static let commandStatusCode: UInt8 = 0x0F
+    package static let leMetaCode: UInt8 = 0x3E
+    package static let leConnectionCompleteSubevent: UInt8 = 0x01
+    package static let leAdvertisingReportSubevent: UInt8 = 0x02
+    package static let leEnhancedConnectionCompleteSubevent: UInt8 = 0x0A
+    package static let leExtendedAdvertisingReportSubevent: UInt8 = 0x0D
 
     /// Decodes an event's parameters; the events listed above must have their full layout
     /// [BlueZ lib/bluetooth/hci.h].
@@ -174,7 +174,7 @@ public enum HCIEvent: Sendable, Equatable {
     }
 
     /// A plain name for an HCI disconnection reason (Core spec error codes as BlueZ names them).
-    public static func reasonName(_ code: UInt8) -> String {
+    package static func reasonName(_ code: UInt8) -> String {
         switch code {
         case 0x05: "authentication failure"
         case 0x08: "connection timeout"

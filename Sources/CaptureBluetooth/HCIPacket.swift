@@ -2,7 +2,7 @@ import Transport
 import Capture
 
 /// Which way an HCI packet crossed the host–controller interface.
-public enum HCIDirection: String, Sendable, Equatable {
+package enum HCIDirection: String, Sendable, Equatable {
     /// Host to controller: commands and outgoing ACL data (toward the peer device).
     case sent
     /// Controller to host: events and incoming ACL data (from the peer device).
@@ -22,9 +22,9 @@ public enum HCIPacketType: UInt8, Sendable, Equatable {
 /// Why bytes could not be decoded as an HCI packet, an event's parameters or an L2CAP frame; the
 /// capture reader adds the file, record and offset.
 public struct HCIDecodeError: Error, Equatable, CustomStringConvertible {
-    public let problem: String
+    package let problem: String
 
-    public init(_ problem: String) {
+    package init(_ problem: String) {
         self.problem = problem
     }
 
@@ -35,20 +35,20 @@ public struct HCIDecodeError: Error, Equatable, CustomStringConvertible {
 /// [BlueZ lib/bluetooth/hci.h `hci_acl_hdr`, `acl_handle`, `acl_flags`].
 public struct HCIACLPacket: Sendable, Equatable {
     /// The connection handle (12 bits).
-    public var handle: UInt16
+    package var handle: UInt16
     /// The packet-boundary flag (bits 12–13): 0b00 first non-flushable (host start),
     /// 0b01 continuation, 0b10 first flushable (controller start).
-    public var boundary: UInt8
+    package var boundary: UInt8
     /// The broadcast flag (bits 14–15).
-    public var broadcast: UInt8
+    package var broadcast: UInt8
     /// The fragment.
-    public var data: [UInt8]
+    package var data: [UInt8]
 
-    public static let startNonFlushable: UInt8 = 0b00
-    public static let continuation: UInt8 = 0b01
-    public static let startFlushable: UInt8 = 0b10
+    package static let startNonFlushable: UInt8 = 0b00
+    package static let continuation: UInt8 = 0b01
+    package static let startFlushable: UInt8 = 0b10
 
-    public init(handle: UInt16, boundary: UInt8, broadcast: UInt8 = 0, data: [UInt8]) {
+    package init(handle: UInt16, boundary: UInt8, broadcast: UInt8 = 0, data: [UInt8]) {
         self.handle = handle & 0x0FFF
         self.boundary = boundary & 0b11
         self.broadcast = broadcast & 0b11
@@ -56,7 +56,7 @@ public struct HCIACLPacket: Sendable, Equatable {
     }
 
     /// Whether this fragment starts an L2CAP frame (any boundary flag but continuation).
-    public var isStart: Bool { boundary != Self.continuation }
+    package var isStart: Bool { boundary != Self.continuation }
 }
 
 /// One HCI packet, without the H4 indicator byte.
@@ -71,7 +71,7 @@ public enum HCIPacket: Sendable, Equatable {
     /// Isochronous data, kept raw.
     case iso([UInt8])
 
-    public var type: HCIPacketType {
+    package var type: HCIPacketType {
         switch self {
         case .command: .command
         case .event: .event
@@ -118,7 +118,7 @@ public enum HCIPacket: Sendable, Equatable {
     }
 
     /// The packet's bytes without the H4 indicator, length fields filled in.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         switch self {
         case let .command(opcode, parameters):
             return [UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(truncatingIfNeeded: parameters.count)] + parameters

@@ -7,13 +7,13 @@ public struct L2CAPFrame: Sendable, Equatable {
     public var channel: UInt16
     public var payload: [UInt8]
     /// How many ACL packets carried the frame.
-    public var fragments: Int
+    package var fragments: Int
 
     public static let attChannel: UInt16 = 0x0004
-    public static let leSignallingChannel: UInt16 = 0x0005
-    public static let smpChannel: UInt16 = 0x0006
+    package static let leSignallingChannel: UInt16 = 0x0005
+    package static let smpChannel: UInt16 = 0x0006
 
-    public init(channel: UInt16, payload: [UInt8], fragments: Int = 1) {
+    package init(channel: UInt16, payload: [UInt8], fragments: Int = 1) {
         self.channel = channel
         self.payload = payload
         self.fragments = fragments
@@ -22,7 +22,7 @@ public struct L2CAPFrame: Sendable, Equatable {
     /// The ACL packets that carry this frame from `direction`'s side when each packet holds at
     /// most `maxFragment` data bytes: a start fragment (0b00 from the host, 0b10 from the
     /// controller) and continuations.
-    public func aclPackets(handle: UInt16, direction: HCIDirection, maxFragment: Int = 27) -> [HCIACLPacket] {
+    package func aclPackets(handle: UInt16, direction: HCIDirection, maxFragment: Int = 27) -> [HCIACLPacket] {
         var frame: [UInt8] = []
         frame.appendLE(UInt16(truncatingIfNeeded: payload.count))
         frame.appendLE(channel)
@@ -49,12 +49,12 @@ public struct L2CAPReassembler: Sendable {
     private var expected: Int?
     /// Continuation fragments that arrived with no frame open (after a record the capture cut,
     /// or the capture starting mid-frame); they are dropped.
-    public private(set) var orphanFragments = 0
+    package private(set) var orphanFragments = 0
 
     public init() {}
 
     /// Whether a frame is partly received.
-    public var isPending: Bool { expected != nil || !buffer.isEmpty }
+    package var isPending: Bool { expected != nil || !buffer.isEmpty }
 
     /// Feeds one ACL packet; returns the frame it completes, if any. A start fragment while a
     /// frame is still incomplete, or fragments carrying more bytes than the frame's length, are
@@ -93,7 +93,7 @@ public struct L2CAPReassembler: Sendable {
     }
 
     /// Drops a partly received frame (its connection closed, or one of its records was cut).
-    public mutating func reset() {
+    package mutating func reset() {
         buffer = []
         fragments = 0
         expected = nil

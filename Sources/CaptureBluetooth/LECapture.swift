@@ -4,17 +4,17 @@ import Foundation
 /// One ATT PDU carried on the ATT fixed channel (CID 0x0004) of an LE connection.
 public struct CapturedATTPDU: Sendable, Equatable {
     /// `.sent` = host (the client) to the peer, `.received` = peer to host.
-    public var direction: HCIDirection
+    package var direction: HCIDirection
     /// When its first ACL fragment was captured.
-    public var timestamp: BTSnoopTimestamp
+    package var timestamp: BTSnoopTimestamp
     /// The record number of its first ACL fragment.
-    public var record: Int
+    package var record: Int
     /// The PDU: opcode and parameters.
     public var bytes: [UInt8]
     /// How many ACL packets carried it.
-    public var fragments: Int
+    package var fragments: Int
 
-    public init(direction: HCIDirection, timestamp: BTSnoopTimestamp, record: Int, bytes: [UInt8], fragments: Int = 1) {
+    package init(direction: HCIDirection, timestamp: BTSnoopTimestamp, record: Int, bytes: [UInt8], fragments: Int = 1) {
         self.direction = direction
         self.timestamp = timestamp
         self.record = record
@@ -23,39 +23,39 @@ public struct CapturedATTPDU: Sendable, Equatable {
     }
 
     /// The capturing host's clock when the PDU crossed the interface.
-    public var hostTime: Date { timestamp.date }
+    package var hostTime: Date { timestamp.date }
 }
 
 /// An LE connection seen in a capture, from its (Enhanced) Connection Complete to its
 /// Disconnection Complete, with the ATT PDUs exchanged on it.
 public struct LEConnection: Sendable, Equatable {
-    public var controllerIndex: UInt16
-    public var handle: UInt16
+    package var controllerIndex: UInt16
+    package var handle: UInt16
     /// The event that opened it.
-    public var opening: LEConnectionComplete
-    public var opened: BTSnoopTimestamp
-    public var openedAtRecord: Int
+    package var opening: LEConnectionComplete
+    package var opened: BTSnoopTimestamp
+    package var openedAtRecord: Int
     /// Set when a Disconnection Complete (or a later connection on the same handle) ended it.
-    public var closed: BTSnoopTimestamp?
-    public var closedAtRecord: Int?
+    package var closed: BTSnoopTimestamp?
+    package var closedAtRecord: Int?
     /// The HCI reason of its Disconnection Complete, when one was captured.
-    public var disconnectReason: UInt8?
+    package var disconnectReason: UInt8?
     /// ATT PDUs in capture order.
     public var att: [CapturedATTPDU] = []
     /// L2CAP frames on other channels (LE signalling, SMP, dynamic channels), counted per channel.
-    public var otherChannels: [UInt16: Int] = [:]
+    package var otherChannels: [UInt16: Int] = [:]
 
-    public var peerAddress: BluetoothAddress { opening.peerAddress }
-    public var peerAddressType: LEAddressType { opening.peerAddressType }
-    public var role: LERole { opening.role }
+    package var peerAddress: BluetoothAddress { opening.peerAddress }
+    package var peerAddressType: LEAddressType { opening.peerAddressType }
+    package var role: LERole { opening.role }
 }
 
 /// An advertising report seen in a capture.
-public struct CapturedAdvertisingReport: Sendable, Equatable {
-    public var record: Int
-    public var timestamp: BTSnoopTimestamp
-    public var controllerIndex: UInt16
-    public var report: AdvertisingReport
+package struct CapturedAdvertisingReport: Sendable, Equatable {
+    package var record: Int
+    package var timestamp: BTSnoopTimestamp
+    package var controllerIndex: UInt16
+    package var report: AdvertisingReport
 }
 
 /// What a btsnoop capture says about LE links: connections and their ATT streams (ACL reassembled
@@ -65,21 +65,21 @@ public struct CapturedAdvertisingReport: Sendable, Equatable {
 /// (classic BR/EDR links, links opened before the capture began) is counted and skipped. Handles
 /// are reused after a disconnection, so each connection is its own entry.
 public struct LECapture: Sendable, Equatable {
-    public var file: BTSnoopFile
+    package var file: BTSnoopFile
     public var connections: [LEConnection]
-    public var advertisingReports: [CapturedAdvertisingReport]
+    package var advertisingReports: [CapturedAdvertisingReport]
     /// LE Connection Complete events with a non-zero status (attempts that made no connection).
-    public var failedConnections: [LEConnectionComplete]
+    package var failedConnections: [LEConnectionComplete]
     /// ACL packets on handles with no open LE connection.
-    public var ignoredACLPackets: Int
+    package var ignoredACLPackets: Int
     /// Continuation fragments with no frame open (dropped).
-    public var orphanFragments: Int
+    package var orphanFragments: Int
 
     /// The file's name, for messages.
-    public var name: String { file.name }
+    package var name: String { file.name }
 
     /// Reads the btsnoop file at `url` and follows its LE connections.
-    public static func read(contentsOf url: URL) throws(BTSnoopError) -> LECapture {
+    package static func read(contentsOf url: URL) throws(BTSnoopError) -> LECapture {
         try LECapture(try BTSnoopReader.read(contentsOf: url))
     }
 
@@ -105,11 +105,11 @@ public struct LECapture: Sendable, Equatable {
     /// A `btmon -w` capture taken without `-i` on a machine with two controllers linked to each other
     /// holds both ends of each link: the central's connection, and the peripheral's connection on the
     /// other controller, whose ATT stream is the same PDUs the other way round. That far end is left out.
-    public var attConnections: [LEConnection] { connections.filter { !$0.att.isEmpty && !isFarEnd($0) } }
+    package var attConnections: [LEConnection] { connections.filter { !$0.att.isEmpty && !isFarEnd($0) } }
 
     /// Whether `connection` is the peripheral's end of a link whose central end this capture also
     /// holds on another controller: what that end sent is what this one received, in the same order.
-    public func isFarEnd(_ connection: LEConnection) -> Bool {
+    package func isFarEnd(_ connection: LEConnection) -> Bool {
         guard connection.role == .peripheral else { return false }
         let received = Array(connection.att.lazy.filter { $0.direction == .received }.prefix(4).map(\.bytes))
         guard !received.isEmpty else { return false }
@@ -120,7 +120,7 @@ public struct LECapture: Sendable, Equatable {
     }
 
     /// The last local name `address` advertised in the capture.
-    public func localName(of address: BluetoothAddress) -> String? {
+    package func localName(of address: BluetoothAddress) -> String? {
         advertisingReports.lazy.reversed().filter { $0.report.address == address }.compactMap { $0.report.advertisingData.localName }.first
     }
 

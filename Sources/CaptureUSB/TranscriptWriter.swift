@@ -5,17 +5,17 @@ import Foundation
 /// Writes transfers as a transcript: one `out,<hex>` / `in,<hex>` line each, uppercase hex bytes
 /// separated by spaces. A transcript keeps only direction and data: setup packets, endpoints,
 /// statuses and times are not written.
-public final class TranscriptWriter {
+package final class TranscriptWriter {
     private let file: CaptureFile
 
     /// Creates (or empties) the file at `url`.
-    public init(url: URL) throws(CaptureError) {
+    package init(url: URL) throws(CaptureError) {
         file = try CaptureFile(url: url)
     }
 
     /// Appends the transfer's line; the times and `requestedLength` are accepted for symmetry with
     /// `UsbmonPcapWriter` and ignored.
-    public func append(
+    package func append(
         _ transfer: USBTransfer, submittedAt: Date, completedAt: Date, requestedLength: Int? = nil
     ) throws(CaptureError) {
         let line = (transfer.direction == .out ? "out," : "in,") + Hex.encode(transfer.data) + "\n"
@@ -23,7 +23,7 @@ public final class TranscriptWriter {
     }
 
     /// Flushes the file to storage and closes it.
-    public func close() throws(CaptureError) {
+    package func close() throws(CaptureError) {
         try file.close()
     }
 }

@@ -1,7 +1,7 @@
 import Transport
 
 /// The container format a capture was read from.
-public enum USBCaptureFormat: Sendable, Equatable, CustomStringConvertible {
+package enum USBCaptureFormat: Sendable, Equatable, CustomStringConvertible {
     /// Classic pcap with the given link type (220 usbmon mmapped, 189 usbmon, 249 USBPcap).
     case pcap(linkType: UInt32)
     /// pcapng; the link type of the interface(s) that carried USB packets.
@@ -9,7 +9,7 @@ public enum USBCaptureFormat: Sendable, Equatable, CustomStringConvertible {
     /// One line per transfer: `out,<hex>` / `in,<hex>`.
     case transcript
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .pcap(let lt): "pcap (link type \(lt))"
         case .pcapng(let lt): "pcapng (link type \(lt))"
@@ -18,15 +18,15 @@ public enum USBCaptureFormat: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether the format carries the capturing host's timestamps.
-    public var hasTimestamps: Bool { self != .transcript }
+    package var hasTimestamps: Bool { self != .transcript }
 }
 
 /// A USB capture, read: its completed transfers in capture order.
 public struct USBCapture: Sendable, Equatable {
-    public var format: USBCaptureFormat
+    package var format: USBCaptureFormat
     public var transfers: [USBTransfer]
 
-    public init(format: USBCaptureFormat, transfers: [USBTransfer]) {
+    package init(format: USBCaptureFormat, transfers: [USBTransfer]) {
         self.format = format
         self.transfers = transfers
     }

@@ -6,17 +6,17 @@ import Foundation
 /// microsecond timestamps, link type 220 (64-byte usbmon headers), snapshot length 262144. Each
 /// transfer becomes a submission ('S') and a completion ('C') record sharing a fresh URB id, so
 /// `USBCaptureReader` reads back exactly the transfers appended.
-public final class UsbmonPcapWriter {
+package final class UsbmonPcapWriter {
     private let file: CaptureFile
     private let bus: UInt16
     private let device: UInt8
     private var nextURB: UInt64 = 0xFFFF_8880_0000_0000
 
-    public static let snapshotLength: UInt32 = 262_144
+    package static let snapshotLength: UInt32 = 262_144
 
     /// Creates (or empties) the file at `url` and writes the pcap header. `bus` and `device` are
     /// used for transfers whose own bus/device are 0.
-    public init(url: URL, bus: UInt16, device: UInt8) throws(CaptureError) {
+    package init(url: URL, bus: UInt16, device: UInt8) throws(CaptureError) {
         file = try CaptureFile(url: url)
         self.bus = bus
         self.device = device
@@ -36,7 +36,7 @@ public final class UsbmonPcapWriter {
     /// OUT data travels on the submission, IN data on the completion; a control transfer's setup
     /// is on the submission. `requestedLength` is the IN submission's length (default: the data
     /// count). An endpoint of nil becomes 0 for control and 1 otherwise, with the direction bit.
-    public func append(
+    package func append(
         _ transfer: USBTransfer, submittedAt: Date, completedAt: Date, requestedLength: Int? = nil
     ) throws(CaptureError) {
         nextURB &+= 0x100
@@ -60,7 +60,7 @@ public final class UsbmonPcapWriter {
     }
 
     /// Flushes the file to storage and closes it.
-    public func close() throws(CaptureError) {
+    package func close() throws(CaptureError) {
         try file.close()
     }
 

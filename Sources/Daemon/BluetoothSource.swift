@@ -8,25 +8,25 @@ import Transport
 /// each read connects, imports what the sensor gives — glucose records newer than the last one
 /// stored, activity for at most `listenMinutes` — and disconnects. While it listens, other
 /// imports wait in the queue, so the listen is kept short.
-public struct BluetoothSource: PolledSource {
-    public var peer: BLEPeer
+package struct BluetoothSource: PolledSource {
+    package var peer: BLEPeer
     /// The adapter to connect with (`hci0`); nil: the kernel's choice.
-    public var adapter: String?
-    public var interval: Duration
-    public var listenMinutes: Int
+    package var adapter: String?
+    package var interval: Duration
+    package var listenMinutes: Int
 
-    public init(peer: BLEPeer, adapter: String? = nil, interval: Duration, listenMinutes: Int) {
+    package init(peer: BLEPeer, adapter: String? = nil, interval: Duration, listenMinutes: Int) {
         self.peer = peer
         self.adapter = adapter
         self.interval = interval
         self.listenMinutes = listenMinutes
     }
 
-    public var name: String { "bluetooth \(peer.address)" }
+    package var name: String { "bluetooth \(peer.address)" }
 
-    public func importSource() -> ImportSource {
+    package func importSource() -> ImportSource {
         .bluetooth(BlueZPeer(peer, adapter: adapter))
     }
 
-    public var limits: BLESessionLimits { .live(minutes: listenMinutes) }
+    package var limits: BLESessionLimits { .live(minutes: listenMinutes) }
 }

@@ -11,22 +11,22 @@ import TransportLibUSB
 #endif
 
 /// What `glucobridge daemon` runs.
-public struct DaemonConfiguration: Sendable {
+package struct DaemonConfiguration: Sendable {
     /// The spool folder, when capture files are to be imported from one.
-    public var spool: URL?
+    package var spool: URL?
     /// Whether to import readers that libusb reports arriving (off when udev starts
     /// `glucobridge-import@.service` for them instead).
-    public var usbHotplug: Bool
-    public var spoolTiming: SpoolTiming
+    package var usbHotplug: Bool
+    package var spoolTiming: SpoolTiming
     /// Sources read on a schedule: Bluetooth sensors (`BluetoothSource`).
-    public var polledSources: [any PolledSource]
-    public var backOff: BackOff
+    package var polledSources: [any PolledSource]
+    package var backOff: BackOff
     /// Where to send the store after every change (`--sync-to`), if anywhere.
-    public var uploader: (any StoreUploader)?
+    package var uploader: (any StoreUploader)?
     /// How often the store is checked for changes to sync.
-    public var syncPoll: Duration
+    package var syncPoll: Duration
 
-    public init(
+    package init(
         spool: URL?, usbHotplug: Bool, spoolTiming: SpoolTiming = SpoolTiming(), polledSources: [any PolledSource] = [],
         backOff: BackOff = BackOff(), uploader: (any StoreUploader)? = nil, syncPoll: Duration = .seconds(2)
     ) {
@@ -46,8 +46,8 @@ public struct DaemonConfiguration: Sendable {
 /// SIGTERM and SIGINT start a graceful shutdown: the spool finishes the file in progress, USB
 /// imports in flight are abandoned before they write, the hotplug thread stops; then the status
 /// file says the daemon stopped, the store is closed, and libusb is released.
-public enum GlucoBridgeDaemon {
-    public static func run(_ configuration: DaemonConfiguration, store: SharedStore, logger: Logger) async throws {
+package enum GlucoBridgeDaemon {
+    package static func run(_ configuration: DaemonConfiguration, store: SharedStore, logger: Logger) async throws {
         let importer = Importer(store: store)
         let queue = ImportQueue()
         var usbStatus: String

@@ -5,40 +5,40 @@ import Logging
 /// `glucobridge status` can tell without a network port. Import results themselves are in the
 /// store's `import_run` table; this file adds what the store cannot hold: whether the daemon
 /// runs, what it watches, and the imports that failed (they write nothing to the store).
-public struct DaemonState: Codable, Sendable, Equatable {
-    public struct Failure: Codable, Sendable, Equatable {
-        public var time: Date
+package struct DaemonState: Codable, Sendable, Equatable {
+    package struct Failure: Codable, Sendable, Equatable {
+        package var time: Date
         /// `spool corrupt.pcap`, `usb 22a3:0047 on bus 1 address 5`.
-        public var what: String
-        public var error: String
+        package var what: String
+        package var error: String
     }
 
-    public var pid: Int32
-    public var startedAt: Date
-    public var updatedAt: Date
+    package var pid: Int32
+    package var startedAt: Date
+    package var updatedAt: Date
     /// False once the daemon has stopped cleanly.
-    public var running: Bool
-    public var spool: String?
+    package var running: Bool
+    package var spool: String?
     /// How USB readers are noticed: `hotplug`, or why not.
-    public var usb: String
-    public var bluetooth: String
+    package var usb: String
+    package var bluetooth: String
     /// The import in progress, if any.
-    public var activity: String?
-    public var spoolImported = 0
-    public var spoolFailed = 0
-    public var usbImported = 0
-    public var usbFailed = 0
+    package var activity: String?
+    package var spoolImported = 0
+    package var spoolFailed = 0
+    package var usbImported = 0
+    package var usbFailed = 0
     /// The sources read on a schedule (`--ble`), in the order they started; nil in a file written
     /// by a daemon that had none.
-    public var polled: [PolledSourceStatus]?
+    package var polled: [PolledSourceStatus]?
     /// The sync after every change (`--sync-to`); nil when the daemon does not sync.
-    public var sync: SyncStatus?
+    package var sync: SyncStatus?
     /// The most recent failures, newest last, at most `failureLimit`.
-    public var failures: [Failure] = []
+    package var failures: [Failure] = []
 
-    public static let failureLimit = 10
+    package static let failureLimit = 10
 
-    public init(pid: Int32, startedAt: Date, spool: String?, usb: String, bluetooth: String) {
+    package init(pid: Int32, startedAt: Date, spool: String?, usb: String, bluetooth: String) {
         self.pid = pid
         self.startedAt = startedAt
         self.updatedAt = startedAt
@@ -49,12 +49,12 @@ public struct DaemonState: Codable, Sendable, Equatable {
     }
 
     /// The state file of the store at `storePath`: `store.sqlite.daemon.json` beside it.
-    public static func fileURL(forStore storePath: String) -> URL {
+    package static func fileURL(forStore storePath: String) -> URL {
         URL(fileURLWithPath: storePath + ".daemon.json")
     }
 
     /// The state a daemon last wrote for this store, or nil when none ever ran (or the file is unreadable).
-    public static func read(forStore storePath: String) -> DaemonState? {
+    package static func read(forStore storePath: String) -> DaemonState? {
         guard let data = FileManager.default.contents(atPath: fileURL(forStore: storePath).path) else { return nil }
         return try? decoder.decode(DaemonState.self, from: data)
     }
@@ -89,38 +89,38 @@ public struct DaemonState: Codable, Sendable, Equatable {
 }
 
 /// How one source read on a schedule is doing.
-public struct PolledSourceStatus: Codable, Sendable, Equatable {
+package struct PolledSourceStatus: Codable, Sendable, Equatable {
     /// `bluetooth C0:FF:EE:00:00:01`.
-    public var name: String
+    package var name: String
     /// Reads that succeeded and failed since the daemon started.
-    public var read = 0
-    public var failed = 0
+    package var read = 0
+    package var failed = 0
     /// Failures since the last read that succeeded; the back-off grows with them.
-    public var failuresInARow = 0
-    public var lastRead: Date?
+    package var failuresInARow = 0
+    package var lastRead: Date?
     /// When the daemon will read the source next.
-    public var nextAttempt: Date?
+    package var nextAttempt: Date?
 
-    public init(name: String) {
+    package init(name: String) {
         self.name = name
     }
 }
 
 /// Keeps the state file up to date: every change is written at once, atomically (a reader
 /// never sees half a file).
-public actor StateFileWriter {
-    public private(set) var state: DaemonState
+package actor StateFileWriter {
+    package private(set) var state: DaemonState
     private let url: URL
     private let logger: Logger
     private var lastSaveFailed = false
 
-    public init(storePath: String, initial: DaemonState, logger: Logger) {
+    package init(storePath: String, initial: DaemonState, logger: Logger) {
         url = DaemonState.fileURL(forStore: storePath)
         state = initial
         self.logger = logger
     }
 
-    public func update(_ change: @Sendable (inout DaemonState) -> Void) {
+    package func update(_ change: @Sendable (inout DaemonState) -> Void) {
         change(&state)
         state.updatedAt = Date()
         save()
@@ -128,7 +128,7 @@ public actor StateFileWriter {
 
     /// Writes the state file. A failure is logged (once until a write succeeds again) and does
     /// not stop imports; `status` then shows the last state written.
-    public func save() {
+    package func save() {
         do {
             try DaemonState.encoder.encode(state).write(to: url, options: .atomic)
             lastSaveFailed = false

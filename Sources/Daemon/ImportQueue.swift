@@ -6,13 +6,13 @@ import Foundation
 /// than on Swift's cooperative threads; awaiting `run` suspends the caller without holding a
 /// thread. One queue serves USB arrivals, spool files and (later) Bluetooth sources, so two
 /// imports never run at once and never share a transaction.
-public final class ImportQueue: Sendable {
+package final class ImportQueue: Sendable {
     private let queue = DispatchQueue(label: "glucobridge.imports")
 
-    public init() {}
+    package init() {}
 
     /// Runs `body` after every import queued before it has finished.
-    public func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    package func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: body()) }
         }

@@ -12,31 +12,31 @@ import Logging
 /// Under systemd (`JOURNAL_STREAM` is set) each line starts with the syslog priority (`<6>` for
 /// info), which journald turns into the entry's priority, and carries no timestamp of its own
 /// (journald adds one). Elsewhere it starts with an ISO 8601 UTC timestamp and the level.
-public struct LineLogHandler: LogHandler {
-    public var logLevel: Logger.Level
-    public var metadata: Logger.Metadata = [:]
-    public var metadataProvider: Logger.MetadataProvider?
-    public let label: String
+package struct LineLogHandler: LogHandler {
+    package var logLevel: Logger.Level
+    package var metadata: Logger.Metadata = [:]
+    package var metadataProvider: Logger.MetadataProvider?
+    package let label: String
     /// Whether lines carry a syslog priority prefix instead of a timestamp.
-    public let forJournal: Bool
+    package let forJournal: Bool
 
-    public init(label: String, level: Logger.Level, forJournal: Bool) {
+    package init(label: String, level: Logger.Level, forJournal: Bool) {
         self.label = label
         self.logLevel = level
         self.forJournal = forJournal
     }
 
     /// Whether this process's stderr goes to the systemd journal.
-    public static var stderrIsJournal: Bool {
+    package static var stderrIsJournal: Bool {
         ProcessInfo.processInfo.environment["JOURNAL_STREAM"].map { !$0.isEmpty } ?? false
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
@@ -57,7 +57,7 @@ public struct LineLogHandler: LogHandler {
     }
 
     /// `2026-11-22T10:00:00Z info glucobridge.daemon: spool import stored added=23 file=x.pcap`.
-    public static func format(
+    package static func format(
         level: Logger.Level, label: String, message: String, metadata: Logger.Metadata, timestamp: Date?
     ) -> String {
         var parts: [String] = []

@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// `DaemonConfiguration.polledSources`; the daemon reads it every `interval` through the shared
 /// `ImportQueue` (never at the same time as another import), backs off after failures, and logs
 /// and records each result like any other import.
-public protocol PolledSource: Sendable {
+package protocol PolledSource: Sendable {
     /// How the source is named in logs and status, e.g. `bluetooth AA:BB:CC:DD:EE:FF`.
     var name: String { get }
     /// The time between two reads that succeeded.
@@ -21,17 +21,17 @@ public protocol PolledSource: Sendable {
 }
 
 /// Exponential back-off after failures: `base`, 2×, 4×, … up to `limit`.
-public struct BackOff: Sendable, Equatable {
-    public var base: Duration
-    public var limit: Duration
+package struct BackOff: Sendable, Equatable {
+    package var base: Duration
+    package var limit: Duration
 
-    public init(base: Duration = .seconds(30), limit: Duration = .seconds(30 * 60)) {
+    package init(base: Duration = .seconds(30), limit: Duration = .seconds(30 * 60)) {
         self.base = base
         self.limit = limit
     }
 
     /// The wait after `failures` consecutive failures (1 or more).
-    public func delay(afterFailures failures: Int) -> Duration {
+    package func delay(afterFailures failures: Int) -> Duration {
         var delay = base
         for _ in 1..<max(failures, 1) {
             if delay >= limit { break }

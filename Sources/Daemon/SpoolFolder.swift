@@ -8,18 +8,18 @@ import Foundation
 /// when events were lost) only once it has not changed for `settle`. Names that programs use
 /// while they write — hidden names (`.x`), and `.part`, `.partial`, `.tmp`, `.crdownload`, `~`
 /// endings — are never taken, so "write under a temporary name, then rename" always works.
-public struct SpoolFolder: Sendable {
-    public let url: URL
+package struct SpoolFolder: Sendable {
+    package let url: URL
 
-    public init(url: URL) {
+    package init(url: URL) {
         self.url = url.standardizedFileURL
     }
 
-    public var done: URL { url.appendingPathComponent("done", isDirectory: true) }
-    public var failed: URL { url.appendingPathComponent("failed", isDirectory: true) }
+    package var done: URL { url.appendingPathComponent("done", isDirectory: true) }
+    package var failed: URL { url.appendingPathComponent("failed", isDirectory: true) }
 
     /// Creates the folder and its `done/` and `failed/` subfolders when missing.
-    public func prepare() throws(DaemonError) {
+    package func prepare() throws(DaemonError) {
         for folder in [url, done, failed] {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -30,20 +30,20 @@ public struct SpoolFolder: Sendable {
     }
 
     /// Whether a file of this name may be a finished capture (see the type's documentation).
-    public static func isCandidate(name: String) -> Bool {
+    package static func isCandidate(name: String) -> Bool {
         guard !name.isEmpty, !name.hasPrefix("."), !name.hasSuffix("~") else { return false }
         let lowered = name.lowercased()
         return ![".part", ".partial", ".tmp", ".crdownload"].contains { lowered.hasSuffix($0) }
     }
 
     /// A regular file waiting in the folder.
-    public struct Entry: Sendable, Equatable {
-        public var name: String
-        public var modified: Date
+    package struct Entry: Sendable, Equatable {
+        package var name: String
+        package var modified: Date
     }
 
     /// The candidate files in the folder now, oldest first (then by name).
-    public func entries() -> [Entry] {
+    package func entries() -> [Entry] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
         return names.filter(Self.isCandidate).compactMap { name -> Entry? in
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(name).path),
@@ -55,7 +55,7 @@ public struct SpoolFolder: Sendable {
     }
 
     /// Whether `name` is still a candidate file in the folder (it may have been taken already).
-    public func isWaiting(_ name: String) -> Bool {
+    package func isWaiting(_ name: String) -> Bool {
         var isDirectory: ObjCBool = false
         return Self.isCandidate(name: name)
             && FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory)
@@ -63,13 +63,13 @@ public struct SpoolFolder: Sendable {
     }
 
     /// Moves an imported file to `done/`, with `NAME.report.txt` holding `report`. Returns where it went.
-    public func markDone(_ name: String, report: String) throws(DaemonError) -> URL {
+    package func markDone(_ name: String, report: String) throws(DaemonError) -> URL {
         try move(name, to: done, note: report, noteSuffix: ".report.txt")
     }
 
     /// Moves a file that could not be imported to `failed/`, with `NAME.reason.txt` holding
     /// `reason`. Returns where it went.
-    public func markFailed(_ name: String, reason: String) throws(DaemonError) -> URL {
+    package func markFailed(_ name: String, reason: String) throws(DaemonError) -> URL {
         try move(name, to: failed, note: reason, noteSuffix: ".reason.txt")
     }
 
@@ -102,12 +102,12 @@ public struct SpoolFolder: Sendable {
 }
 
 /// Why the daemon cannot go on.
-public enum DaemonError: Error, Equatable, CustomStringConvertible {
+package enum DaemonError: Error, Equatable, CustomStringConvertible {
     case spoolUnusable(path: String, reason: String)
     /// The spool folder was removed or renamed while the daemon watched it.
     case spoolGone(path: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .spoolUnusable(path, reason): "the spool folder \(path) cannot be used: \(reason)"
         case .spoolGone(let path):

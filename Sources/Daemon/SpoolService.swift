@@ -19,7 +19,7 @@ import Store
 ///
 /// On graceful shutdown the import in progress finishes (a replay reads a file, not a device)
 /// and no further file is started.
-public final class SpoolService: Service {
+package final class SpoolService: Service {
     let folder: SpoolFolder
     let importer: Importer
     let queue: ImportQueue
@@ -27,7 +27,7 @@ public final class SpoolService: Service {
     let logger: Logger
     let timing: SpoolTiming
 
-    public init(folder: SpoolFolder, importer: Importer, queue: ImportQueue, state: StateFileWriter, timing: SpoolTiming, logger: Logger) {
+    package init(folder: SpoolFolder, importer: Importer, queue: ImportQueue, state: StateFileWriter, timing: SpoolTiming, logger: Logger) {
         self.folder = folder
         self.importer = importer
         self.queue = queue
@@ -36,7 +36,7 @@ public final class SpoolService: Service {
         self.logger = logger
     }
 
-    public func run() async throws {
+    package func run() async throws {
         try folder.prepare()
         let watcher = SpoolWatcher(folder: folder.url, pollInterval: timing.pollInterval)
         defer { watcher.stop() }
@@ -138,17 +138,17 @@ public final class SpoolService: Service {
 }
 
 /// How patiently the spool waits.
-public struct SpoolTiming: Sendable {
+package struct SpoolTiming: Sendable {
     /// A file found by a scan is taken once it has not been modified for this long.
-    public var settle: Duration
+    package var settle: Duration
     /// How long a file waits after the store was unavailable.
-    public var retryInterval: Duration
+    package var retryInterval: Duration
     /// The rescan interval when inotify cannot be used.
-    public var pollInterval: Duration
+    package var pollInterval: Duration
     /// How long one file's import may run before it is abandoned (nothing stored, file to `failed/`).
-    public var importLimit: Duration
+    package var importLimit: Duration
 
-    public init(
+    package init(
         settle: Duration = .seconds(2), retryInterval: Duration = .seconds(60), pollInterval: Duration = .seconds(5),
         importLimit: Duration = .seconds(600)
     ) {

@@ -10,8 +10,8 @@ import Store
 /// last import of every source (from the store's `import_run` table, through the import report's
 /// formatter), times in the store's zone.
 /// Reads files only; there is no port to ask.
-public enum StatusReport {
-    public static func text(storePath: String) throws(StoreError) -> String {
+package enum StatusReport {
+    package static func text(storePath: String) throws(StoreError) -> String {
         var lines: [String] = []
         let storeExists = FileManager.default.fileExists(atPath: storePath)
         let store = storeExists ? try SharedStore(path: storePath, mode: .existing) : nil

@@ -5,7 +5,7 @@ import Store
 
 /// Sends the store somewhere after it changes (the daemon's `--sync-to`). The daemon knows
 /// nothing of where: the command line gives it one of these.
-public protocol StoreUploader: Sendable {
+package protocol StoreUploader: Sendable {
     /// Where the store goes, for the status (no password).
     var name: String { get }
     /// Sends what the destination does not hold yet; returns a one-line summary.
@@ -13,18 +13,18 @@ public protocol StoreUploader: Sendable {
 }
 
 /// How the daemon's sync is doing, for `glucobridge status`.
-public struct SyncStatus: Codable, Sendable, Equatable {
-    public var target: String
-    public var lastAttempt: Date?
-    public var lastSuccess: Date?
+package struct SyncStatus: Codable, Sendable, Equatable {
+    package var target: String
+    package var lastAttempt: Date?
+    package var lastSuccess: Date?
     /// What the last sync that worked sent.
-    public var lastSummary: String?
+    package var lastSummary: String?
     /// Why the last sync failed; nil once one works again.
-    public var lastError: String?
-    public var failuresInARow = 0
-    public var nextAttempt: Date?
+    package var lastError: String?
+    package var failuresInARow = 0
+    package var nextAttempt: Date?
 
-    public init(target: String) {
+    package init(target: String) {
         self.target = target
     }
 }

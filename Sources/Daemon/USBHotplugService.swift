@@ -14,7 +14,7 @@ import TransportLibUSB
 /// anything is written; one that leaves while still queued is skipped. On graceful shutdown every import
 /// in flight is aborted the same way, the hotplug thread stops, and `run` returns once the
 /// aborted imports have closed their devices (releasing the interfaces and re-binding kernel drivers).
-public final class USBHotplugService: Service {
+package final class USBHotplugService: Service {
     let context: LibUSBContext
     let monitor: LibUSBHotplugMonitor
     let importer: Importer
@@ -25,7 +25,7 @@ public final class USBHotplugService: Service {
     let importLimit: Duration
     private let inFlight = InFlightImports()
 
-    public init(
+    package init(
         context: LibUSBContext, monitor: LibUSBHotplugMonitor, importer: Importer, queue: ImportQueue, state: StateFileWriter,
         logger: Logger, importLimit: Duration = .seconds(600)
     ) {
@@ -38,7 +38,7 @@ public final class USBHotplugService: Service {
         self.logger = logger
     }
 
-    public func run() async {
+    package func run() async {
         let inFlight = self.inFlight
         let monitor = self.monitor
         await withGracefulShutdownHandler {

@@ -9,23 +9,23 @@ import Foundation
 /// computed from its readings (linear between order statistics, R's type 7), then each
 /// percentile curve is smoothed by a moving average over 5 bins (the bin and two either side,
 /// 75 minutes, wrapping round midnight), weighted by the readings in each bin.
-public struct AmbulatoryProfile: Sendable, Equatable {
-    public static let binMinutes = 15
-    public static let smoothingBins = 5
-    public static let percentiles: [Double] = [5, 25, 50, 75, 95]
+package struct AmbulatoryProfile: Sendable, Equatable {
+    package static let binMinutes = 15
+    package static let smoothingBins = 5
+    package static let percentiles: [Double] = [5, 25, 50, 75, 95]
 
     /// One point per bin, at the bin's centre (minutes after local midnight); nil for a bin
     /// without readings within the smoothing window.
-    public struct Point: Sendable, Equatable {
-        public var minute: Double
+    package struct Point: Sendable, Equatable {
+        package var minute: Double
         /// The 5th, 25th, 50th, 75th and 95th percentiles, in mg/dL.
-        public var values: [Double]
+        package var values: [Double]
     }
 
-    public var points: [Point?]
+    package var points: [Point?]
 
     /// `readings`: (minute of the local day 0..<1440, mg/dL).
-    public init(readings: [(minute: Double, mgdl: Double)]) {
+    package init(readings: [(minute: Double, mgdl: Double)]) {
         let binCount = 1440 / Self.binMinutes
         var bins = [[Double]](repeating: [], count: binCount)
         for reading in readings {
@@ -52,7 +52,7 @@ public struct AmbulatoryProfile: Sendable, Equatable {
     }
 
     /// The `p` quantile (0…1) of ascending `values`, linear between order statistics (type 7).
-    public static func quantile(_ sorted: [Double], _ p: Double) -> Double {
+    package static func quantile(_ sorted: [Double], _ p: Double) -> Double {
         guard sorted.count > 1 else { return sorted[0] }
         let position = p * Double(sorted.count - 1)
         let lower = Int(position.rounded(.down))

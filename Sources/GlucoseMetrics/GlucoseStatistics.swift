@@ -16,26 +16,26 @@ import Store
 /// - Events: ``EventDetector``.
 ///
 /// The values are unrounded; ``rounded(_:)`` gives them as reported.
-public struct GlucoseStatistics: Sendable, Equatable {
-    public var period: DateInterval
-    public var readings: Int
-    public var fingersticksExcluded: Int
+package struct GlucoseStatistics: Sendable, Equatable {
+    package var period: DateInterval
+    package var readings: Int
+    package var fingersticksExcluded: Int
     /// The interval of the device with the most readings (5 minutes without readings).
-    public var interval: TimeInterval
-    public var coveragePercent: Double
-    public var mean: Double?
-    public var sd: Double?
-    public var cvPercent: Double?
-    public var gmiPercent: Double?
+    package var interval: TimeInterval
+    package var coveragePercent: Double
+    package var mean: Double?
+    package var sd: Double?
+    package var cvPercent: Double?
+    package var gmiPercent: Double?
     /// The share of readings with each tag, in percent (every tag present; 0 without readings).
-    public var timeInRanges: [GlucoseTag: Double]
-    public var events: [GlycaemicEvent]
+    package var timeInRanges: [GlucoseTag: Double]
+    package var events: [GlycaemicEvent]
 
     /// Below this coverage GMI is not given and the report says the metrics mean little.
-    public static let minimumCoveragePercent = 70.0
+    package static let minimumCoveragePercent = 70.0
 
     /// The metrics of the readings with `period.start ≤ time < period.end`; others are ignored.
-    public init(readings all: [StoredGlucose], period: DateInterval, thresholds: GlucoseThresholds) {
+    package init(readings all: [StoredGlucose], period: DateInterval, thresholds: GlucoseThresholds) {
         self.period = period
         let inPeriod = all.filter { $0.time >= period.start && $0.time < period.end }.sorted { $0.time < $1.time }
         let cgm = inPeriod.filter { $0.kind == .sensor }
@@ -77,10 +77,10 @@ public struct GlucoseStatistics: Sendable, Equatable {
     }
 
     /// The number of events of `kind`.
-    public func count(_ kind: GlycaemicEventKind) -> Int { events.filter { $0.kind == kind }.count }
+    package func count(_ kind: GlycaemicEventKind) -> Int { events.filter { $0.kind == kind }.count }
 
     /// `value` as reported: one decimal (percentages, mg/dL, GMI). The AGP report prints time
     /// in ranges and mean glucose as whole numbers; one decimal keeps a share such as 0.4 %
     /// below 54 mg/dL from reading as 0 against a target of < 1 %.
-    public static func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }
+    package static func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }
 }

@@ -3,7 +3,7 @@ import Model
 
 /// The kinds of CGM-based event of the 2023 international consensus on CGM metrics for
 /// clinical trials (Battelino et al., Lancet Diabetes Endocrinol 2023;11(1):42–57).
-public enum GlycaemicEventKind: String, Sendable, CaseIterable, Codable {
+package enum GlycaemicEventKind: String, Sendable, CaseIterable, Codable {
     /// Below the low threshold (70 mg/dL): level 1 hypoglycaemia, including the events that also
     /// reach level 2, as the reference implementation iglu (`episode_calculation`) counts them.
     case hypoLevel1 = "hypo_l1"
@@ -24,24 +24,24 @@ public enum GlycaemicEventKind: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    public var isHypo: Bool { self == .hypoLevel1 || self == .hypoLevel2 }
+    package var isHypo: Bool { self == .hypoLevel1 || self == .hypoLevel2 }
 }
 
 /// One CGM-based event: from its first reading beyond the threshold to its last one before
 /// the readings came back (or the data stopped).
-public struct GlycaemicEvent: Sendable, Equatable {
-    public var kind: GlycaemicEventKind
-    public var start: Date
+package struct GlycaemicEvent: Sendable, Equatable {
+    package var kind: GlycaemicEventKind
+    package var start: Date
     /// The last reading beyond the threshold.
-    public var end: Date
+    package var end: Date
     /// The lowest value of a hypo, the highest of a hyper, in mg/dL (readings only, not the
     /// values filled into short gaps).
-    public var extreme: Double
+    package var extreme: Double
     /// Whether the data stopped (end of the period, or a gap over 45 minutes) before the event ended.
-    public var endedByGap: Bool
+    package var endedByGap: Bool
 
     /// The event's length, counting each reading for one sensor interval.
-    public func duration(interval: TimeInterval) -> TimeInterval { end.timeIntervalSince(start) + interval }
+    package func duration(interval: TimeInterval) -> TimeInterval { end.timeIntervalSince(start) + interval }
 }
 
 /// Finds the consensus events in a CGM trace.
@@ -55,15 +55,15 @@ public struct GlycaemicEvent: Sendable, Equatable {
 ///   below the hyper one); shorter returns do not end it;
 /// - a gap in the data longer than 45 minutes ends any event and starts a new trace; shorter
 ///   gaps are filled at the sensor interval by straight lines between the readings around them.
-public struct EventDetector: Sendable {
-    public var interval: TimeInterval
-    public var thresholds: GlucoseThresholds
+package struct EventDetector: Sendable {
+    package var interval: TimeInterval
+    package var thresholds: GlucoseThresholds
     /// 15 minutes, for start and end alike.
-    public static let minimumDuration: TimeInterval = 15 * 60
+    package static let minimumDuration: TimeInterval = 15 * 60
     /// A gap longer than this splits the trace.
-    public static let maximumGap: TimeInterval = 45 * 60
+    package static let maximumGap: TimeInterval = 45 * 60
 
-    public init(interval: TimeInterval, thresholds: GlucoseThresholds) {
+    package init(interval: TimeInterval, thresholds: GlucoseThresholds) {
         self.interval = interval
         self.thresholds = thresholds
     }
@@ -78,7 +78,7 @@ public struct EventDetector: Sendable {
 
     /// The events of every kind in `readings` (CGM readings, ascending by time), each kind's in
     /// time order.
-    public func events(in readings: [(time: Date, mgdl: Double, tag: GlucoseTag)]) -> [GlycaemicEvent] {
+    package func events(in readings: [(time: Date, mgdl: Double, tag: GlucoseTag)]) -> [GlycaemicEvent] {
         let segments = self.segments(readings)
         return GlycaemicEventKind.allCases.flatMap { kind in segments.flatMap { events(of: kind, in: $0) } }
     }

@@ -2,13 +2,13 @@ import Foundation
 import Store
 
 /// How often a CGM reports: found from the readings themselves, per device.
-public enum SensorInterval {
+package enum SensorInterval {
     /// Used for a device with fewer than two readings: the 5 minutes of Dexcom and most sensors.
-    public static let fallback: TimeInterval = 300
+    package static let fallback: TimeInterval = 300
 
     /// The median spacing of consecutive readings of one device, to the whole minute (1 to 15
     /// minutes): 5 min for a Dexcom G4–G7, 15 min for a FreeStyle Libre's history.
-    public static func of(_ times: [Date]) -> TimeInterval {
+    package static func of(_ times: [Date]) -> TimeInterval {
         guard times.count >= 2 else { return fallback }
         let sorted = times.sorted()
         let gaps = zip(sorted.dropFirst(), sorted).map { $0.timeIntervalSince($1) }.filter { $0 > 0 }.sorted()

@@ -9,23 +9,23 @@ public final class ImportCancellation: @unchecked Sendable {
     private var error: ImportError?
     private var deadline: (at: ContinuousClock.Instant, limit: Duration)?
 
-    public init() {}
+    package init() {}
 
     /// Starts the import's clock: from `limit` on, the import is cancelled with
     /// `TransportError.deadlinePassed`; a limit of zero cancels it at once.
-    public func startClock(limit: Duration) {
+    package func startClock(limit: Duration) {
         lock.withLock { deadline = (ContinuousClock.now + limit, limit) }
     }
 
     /// Cancels the import with `error`. The first call wins; later calls keep the first reason.
-    public func cancel(_ error: ImportError) {
+    package func cancel(_ error: ImportError) {
         lock.withLock {
             if self.error == nil { self.error = error }
         }
     }
 
     /// Why the import must stop, once cancelled or past its time limit; nil while it may go on.
-    public var reason: ImportError? {
+    package var reason: ImportError? {
         lock.withLock {
             if error == nil, let deadline, deadline.limit <= .zero || ContinuousClock.now >= deadline.at {
                 error = .transport(.deadlinePassed(deadline.limit))

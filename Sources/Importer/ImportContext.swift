@@ -7,17 +7,17 @@ import Model
 public struct ImportContext {
     /// Also write the live session here: a usbmon pcap for USB, a btsnoop file for Bluetooth.
     /// Ignored for a capture.
-    public var recordTo: URL?
+    package var recordTo: URL?
     /// The clock that stamps what a recorded Bluetooth session sends.
-    public var recordingClock: () -> Date
+    package var recordingClock: () -> Date
     /// A capture's replay still running after this long stops, storing nothing.
-    public var budget: Duration?
+    package var budget: Duration?
     /// How long a live Bluetooth session listens.
-    public var limits: BLESessionLimits
+    package var limits: BLESessionLimits
     /// Where drivers report how far the download has come.
-    public var progress: DownloadProgress
+    package var progress: DownloadProgress
     /// Stops the import from another thread; nothing of it is stored.
-    public var cancellation: ImportCancellation?
+    package var cancellation: ImportCancellation?
 
     public init(
         recordTo: URL? = nil, recordingClock: @escaping () -> Date = Date.init, budget: Duration? = nil,

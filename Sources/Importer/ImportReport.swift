@@ -10,19 +10,19 @@ import Transport
 /// The report of one import, for a person and for the log: what the command line prints, what
 /// the daemon writes beside a spool file in `done/`, and the daemon's summary and log line. One
 /// formatter for every bus.
-public struct ImportReport: Sendable {
+package struct ImportReport: Sendable {
     /// The report's lines; for several devices, a section each (`device 1 of 2:`).
-    public let text: String
+    package let text: String
     /// The device, as `family serial (model)`; a Bluetooth import names each source it stored
     /// under; several devices are joined with `; `.
-    public let device: String
+    package let device: String
     /// What was read and stored, one line per source: `23 records read: 0 new, 23 already stored`.
-    public let counts: [String]
+    package let counts: [String]
     /// The source, serial and counts, for the import's single log line.
-    public let logMetadata: Logger.Metadata
+    package let logMetadata: Logger.Metadata
 
     /// The report of an import: one section per device.
-    public init(_ result: ImportResult, store: SharedStore) {
+    package init(_ result: ImportResult, store: SharedStore) {
         let each = result.devices.map { Self.text($0, store: store) }
         text = each.count == 1 ? each[0] : each.enumerated().map { "device \($0.offset + 1) of \(each.count):\n\($0.element)" }
             .joined(separator: "\n\n")
@@ -142,7 +142,7 @@ public struct ImportReport: Sendable {
     /// One stored import, as `status` lists the last of every source, its time in `zone` like
     /// every other output: `dexcom SM44792675 (G4Receiver): 2024-05-01 08:30:15 live from usb …:
     /// 23 records read: 0 new, 23 already stored`.
-    public static func lastImport(_ run: ImportRun, zone: TimeZone) -> String {
+    package static func lastImport(_ run: ImportRun, zone: TimeZone) -> String {
         let origin = run.origin.map { " from \($0)" } ?? ""
         return "\(device(run.source)): \(LocalTimeText.text(run.finishedAt, zone: zone, seconds: true)) \(run.mode)\(origin): "
             + counts(read: run.recordsRead, added: run.added, alreadyStored: run.alreadyStored, skipped: run.skipped, events: run.events)

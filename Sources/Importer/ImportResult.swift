@@ -11,35 +11,35 @@ import Transport
 /// What one import did: one ``DeviceImport`` per device read (a capture of a whole bus or of
 /// several Bluetooth links may hold more than one; a live device is one).
 public struct ImportResult: Sendable {
-    public var devices: [DeviceImport]
+    package var devices: [DeviceImport]
 
-    public init(devices: [DeviceImport]) {
+    package init(devices: [DeviceImport]) {
         self.devices = devices
     }
 }
 
 /// What one device's import stored, whatever its bus: its glucose sources, its activity, and,
 /// for a Bluetooth device, its identity and the session as the drivers read it.
-public struct DeviceImport: Sendable {
-    public var mode: ImportMode
+package struct DeviceImport: Sendable {
+    package var mode: ImportMode
     /// How a capture was played to the drivers; nil for a live device.
-    public var replayMode: ReplayMode?
+    package var replayMode: ReplayMode?
     /// Where the records came from: the capture's path, or the device as the import named it.
-    public var origin: String?
+    package var origin: String?
     /// The USB capture's format; nil for a live device and for a btsnoop capture.
-    public var captureFormat: USBCaptureFormat?
+    package var captureFormat: USBCaptureFormat?
     /// The Bluetooth device's identity and session; nil for a USB device.
-    public var identity: BLEDeviceIdentity?
-    public var session: BLESessionResult?
+    package var identity: BLEDeviceIdentity?
+    package var session: BLESessionResult?
     /// Each glucose source's import: a USB reader's one, or one per Bluetooth glucose service.
-    public var glucose: [GlucoseImport]
+    package var glucose: [GlucoseImport]
     /// Activity samples of every Bluetooth activity service, as one source.
-    public var activity: ActivityImport?
+    package var activity: ActivityImport?
     /// Exercise a Bluetooth meter logged with its readings.
-    public var meterExercise: ActivityImport?
+    package var meterExercise: ActivityImport?
     /// Named problems the Bluetooth drivers met (values left out, refused or incomplete downloads).
-    public var problems: [BLEDriverError]
-    public var notes: [String]
+    package var problems: [BLEDriverError]
+    package var notes: [String]
 
     /// A USB device's import: its one glucose source.
     init(usb glucose: GlucoseImport) {
@@ -68,7 +68,7 @@ public struct DeviceImport: Sendable {
 
     /// Notifications on characteristics no driver reads: handle, the characteristic's UUID when
     /// discovery found one there, and how many arrived. Empty for a USB device.
-    public var unclaimed: [(handle: UInt16, uuid: BluetoothUUID?, count: Int)] {
+    package var unclaimed: [(handle: UInt16, uuid: BluetoothUUID?, count: Int)] {
         guard let session else { return [] }
         return session.unclaimed.sorted { $0.key < $1.key }.map { handle, count in
             (handle, session.database.characteristic(valueHandle: handle)?.uuid, count)
@@ -77,14 +77,14 @@ public struct DeviceImport: Sendable {
 }
 
 /// The activity one Bluetooth import stored for one source.
-public struct ActivityImport: Sendable {
-    public var source: DeviceSource
-    public var summary: ActivityImportSummary
+package struct ActivityImport: Sendable {
+    package var source: DeviceSource
+    package var summary: ActivityImportSummary
     /// The sessions offered to the store (new or already stored), by start.
-    public var sessions: [ExerciseSession]
+    package var sessions: [ExerciseSession]
     /// Samples or values left out, by reason.
-    public var events: [ImportEvent]
-    public var notes: [String]
+    package var events: [ImportEvent]
+    package var notes: [String]
 }
 
 extension Importer {

@@ -25,11 +25,11 @@ public protocol USBDeviceOpening {
 /// A USB device ready to be read: its transport, the driver for it, and how reports name it
 /// (`usb 22a3:0047 on bus 1 address 5`).
 public struct OpenedUSBDevice: USBDeviceOpening {
-    public var transport: any USBTransport
-    public var driver: any USBDeviceDriver.Type
-    public var origin: String
+    package var transport: any USBTransport
+    package var driver: any USBDeviceDriver.Type
+    package var origin: String
 
-    public init(_ transport: any USBTransport, driver: any USBDeviceDriver.Type, origin: String) {
+    package init(_ transport: any USBTransport, driver: any USBDeviceDriver.Type, origin: String) {
         self.transport = transport
         self.driver = driver
         self.origin = origin
@@ -47,10 +47,10 @@ public protocol BluetoothConnecting {
 
 /// A Bluetooth LE link ready for a GATT session, and how reports name it (`bluetooth AA:…`).
 public struct ConnectedPeer: BluetoothConnecting {
-    public var bearer: any ATTBearer
-    public var origin: String
+    package var bearer: any ATTBearer
+    package var origin: String
 
-    public init(_ bearer: any ATTBearer, origin: String) {
+    package init(_ bearer: any ATTBearer, origin: String) {
         self.bearer = bearer
         self.origin = origin
     }

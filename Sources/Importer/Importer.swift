@@ -10,14 +10,14 @@ import Transport
 import TransportReplay
 
 /// How a capture was played to its driver.
-public enum ReplayMode: Sendable, Equatable, CustomStringConvertible {
+package enum ReplayMode: Sendable, Equatable, CustomStringConvertible {
     /// The driver held its normal conversation and the capture answered every request.
     case conversation
     /// The capture was made by another program; every recorded answer was decoded as the reply to
     /// the request recorded before it. `reason` says why conversation replay was not possible.
     case passive(reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .conversation: "conversation replay"
         case .passive(let reason): "passive replay (\(reason))"
@@ -27,27 +27,27 @@ public enum ReplayMode: Sendable, Equatable, CustomStringConvertible {
 
 /// What one import stored for one glucose source: a USB reader or its capture, or one glucose
 /// service of a Bluetooth device (see ``DeviceImport/glucose``).
-public struct GlucoseImport: Sendable {
-    public var summary: ImportSummary
-    public var source: DeviceSource
-    public var mode: ImportMode
-    public var origin: String?
-    public var replayMode: ReplayMode?
-    public var captureFormat: USBCaptureFormat?
-    public var clock: ClockReport
+package struct GlucoseImport: Sendable {
+    package var summary: ImportSummary
+    package var source: DeviceSource
+    package var mode: ImportMode
+    package var origin: String?
+    package var replayMode: ReplayMode?
+    package var captureFormat: USBCaptureFormat?
+    package var clock: ClockReport
     /// Records read but not stored, by reason (special values, CRC failures, implausible times …).
-    public var events: [ImportEvent]
-    public var notes: [String]
+    package var events: [ImportEvent]
+    package var notes: [String]
     /// The Bluetooth service the records came from; nil for a USB device.
-    public var service: BLEService?
+    package var service: BLEService?
 }
 
 /// Runs imports: a transport (hardware or capture) → the device's driver → normalising → one
 /// store transaction. The device is read completely before anything is written, so a failure at
 /// any point leaves the store as it was.
 public struct Importer: Sendable {
-    public let store: SharedStore
-    public var logger: Logger
+    package let store: SharedStore
+    package var logger: Logger
 
     public init(store: SharedStore, logger: Logger = Logger(label: "glucobridge.import")) {
         self.store = store

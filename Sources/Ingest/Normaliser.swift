@@ -3,9 +3,9 @@ import Model
 
 /// Turns what a driver read into what the store takes: UTC instants from the device's clock,
 /// canonical mg/dL, the counts and cursors of the import.
-public enum Normaliser {
+package enum Normaliser {
     /// A device clock further than this from the host's is called out in the import report.
-    public static let clockWarningThreshold: TimeInterval = 15 * 60
+    package static let clockWarningThreshold: TimeInterval = 15 * 60
 
     /// The import batch for `download`, holding only readings inside `window`.
     ///
@@ -20,7 +20,7 @@ public enum Normaliser {
     ///   (universal clocks) or as a wall clock in `timeZone`, and the report says so.
     ///
     /// Throws when the device's clock would put every reading outside `window`.
-    public static func batch(
+    package static func batch(
         from download: DeviceDownload, mode: ImportMode, origin: String?, startedAt: Date, timeZone: TimeZone,
         window: PlausibleWindow
     ) throws(ImplausibleClockError) -> ImportBatch {

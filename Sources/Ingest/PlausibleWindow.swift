@@ -5,32 +5,32 @@ import Model
 /// tolerance. No supported device records earlier, and nothing is recorded after the session that
 /// read it; anything outside comes from a damaged record or a wrong clock, and is counted and
 /// named in the import report instead of stored.
-public struct PlausibleWindow: Sendable, Equatable {
+package struct PlausibleWindow: Sendable, Equatable {
     /// 2000-01-01T00:00:00Z.
-    public static let earliest = Date(timeIntervalSince1970: 946_684_800)
+    package static let earliest = Date(timeIntervalSince1970: 946_684_800)
     /// How far after the capture's time a record may fall (a device clock a little ahead of the
     /// host's, a reading made during the download).
-    public static let tolerance: TimeInterval = 5 * 60
+    package static let tolerance: TimeInterval = 5 * 60
     /// The event name records outside the window are counted under.
-    public static let eventName = "implausible-time"
+    package static let eventName = "implausible-time"
 
     /// The capture's own time: the last packet's host time, or now.
-    public var captureTime: Date
+    package var captureTime: Date
 
-    public init(captureTime: Date) {
+    package init(captureTime: Date) {
         self.captureTime = captureTime
     }
 
-    public var latest: Date { captureTime.addingTimeInterval(Self.tolerance) }
+    package var latest: Date { captureTime.addingTimeInterval(Self.tolerance) }
 
-    public func contains(_ instant: Date) -> Bool {
+    package func contains(_ instant: Date) -> Bool {
         instant >= Self.earliest && instant <= latest
     }
 
     /// The window of a capture whose packets carry `timestamps`: the latest of them that is itself
     /// plausible (after 2000, not after `now`), or `now` when none is (a transcript, or a damaged
     /// last timestamp).
-    public static func forCapture(timestamps: [Date], now: Date = Date()) -> PlausibleWindow {
+    package static func forCapture(timestamps: [Date], now: Date = Date()) -> PlausibleWindow {
         var latest: Date?
         for time in timestamps where time >= earliest && time <= now {
             if latest.map({ time > $0 }) ?? true { latest = time }
@@ -39,12 +39,12 @@ public struct PlausibleWindow: Sendable, Equatable {
     }
 
     /// "2000-01-01 to 2026-03-10T15:05:00Z".
-    public var description: String {
+    package var description: String {
         "2000-01-01 to \(Self.utc(latest))"
     }
 
     /// `2026-03-10T15:05:00Z`, or the seconds since 1970 when the year is out of ISO 8601's range.
-    public static func utc(_ instant: Date) -> String {
+    package static func utc(_ instant: Date) -> String {
         let seconds = instant.timeIntervalSince1970
         guard seconds.isFinite, abs(seconds) < 2.5e11 else { return "\(seconds) s since 1970" }
         return CivilDate.wallClock(Int64(seconds.rounded(.down))) + "Z"
@@ -70,7 +70,7 @@ public struct PlausibleWindow: Sendable, Equatable {
 
     /// The batch with only the readings inside the window; the others are counted as
     /// ``eventName`` and named in a note.
-    public func filter(_ batch: ImportBatch) -> ImportBatch {
+    package func filter(_ batch: ImportBatch) -> ImportBatch {
         var batch = batch
         let (kept, outside, note) = keep(batch.glucose, what: "readings", time: \.time, name: \.recordKey)
         guard let note else { return batch }
@@ -82,13 +82,13 @@ public struct PlausibleWindow: Sendable, Equatable {
 
     /// The samples inside the window, with a count and note for the others (a damaged capture
     /// timestamp puts a sample in another century).
-    public func filter(_ samples: [ActivitySample]) -> (samples: [ActivitySample], event: ImportEvent?, note: String?) {
+    package func filter(_ samples: [ActivitySample]) -> (samples: [ActivitySample], event: ImportEvent?, note: String?) {
         let (kept, outside, note) = keep(samples, what: "sensor samples", time: \.time, name: { "\($0.sensor.rawValue) sample" })
         return (kept, outside.isEmpty ? nil : ImportEvent(name: Self.eventName, count: outside.count), note)
     }
 
     /// The activity batch with only the minutes and sessions inside the window.
-    public func filter(_ batch: ActivityBatch) -> ActivityBatch {
+    package func filter(_ batch: ActivityBatch) -> ActivityBatch {
         var batch = batch
         let minutes = keep(batch.minutes, what: "activity minutes", time: \.start, name: { _ in "minute" })
         let sessions = keep(batch.sessions, what: "exercise sessions", time: \.start, name: \.recordKey)
@@ -105,12 +105,12 @@ public struct PlausibleWindow: Sendable, Equatable {
 /// window: the import is refused and nothing is written.
 public struct ImplausibleClockError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What the device said, as read (`the device's clock read 2043-05-01T10:00:00`).
-    public var clock: String
+    package var clock: String
     /// How many records it would have placed, and where the first and last would have landed.
-    public var records: Int
-    public var first: Date
-    public var last: Date
-    public var window: PlausibleWindow
+    package var records: Int
+    package var first: Date
+    package var last: Date
+    package var window: PlausibleWindow
 
     public var description: String {
         let span = first == last ? "at \(PlausibleWindow.utc(first))" : "between \(PlausibleWindow.utc(first)) and \(PlausibleWindow.utc(last))"

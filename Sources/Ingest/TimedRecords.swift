@@ -11,7 +11,7 @@ extension Normaliser {
     /// clock report, so the offset between the two shows, but the readings are not moved by it.
     /// Only readings inside `window` are kept; an implausible time base (a CGM's Session Start
     /// Time) that would put all of them outside is an error.
-    public static func batch(
+    package static func batch(
         timedByDevice download: DeviceDownload, mode: ImportMode, origin: String?, startedAt: Date, timeZone: TimeZone,
         window: PlausibleWindow
     ) throws(ImplausibleClockError) -> ImportBatch {
@@ -45,7 +45,7 @@ extension Normaliser {
     /// without saying of what; it is read on the heart-rate-reserve scale of the activity
     /// guidelines (ACSM 2018, as ``IntensityClassifier`` uses it): below 40 % light, 40–59 %
     /// moderate, 60 % and above vigorous.
-    public static func exerciseSessions(_ exercise: [DeviceExercise], clock: DeviceClock, timeZone: TimeZone) -> [ExerciseSession] {
+    package static func exerciseSessions(_ exercise: [DeviceExercise], clock: DeviceClock, timeZone: TimeZone) -> [ExerciseSession] {
         let epoch = clock.epoch.timeIntervalSince1970
         return exercise.map { noted in
             let end = deviceInstant(epoch + TimeInterval(noted.deviceSeconds), clock.basis, timeZone)

@@ -13,13 +13,13 @@ import Model
 /// compared at that resolution, so a minute-resolution meter read 40 s after the minute is on time.
 /// See Tidepool's uploader, https://github.com/tidepool-org/uploader `docs/BootstrappingToUTC.md`
 /// and `lib/TimezoneOffsetUtil.js`.
-public enum WallClock {
+package enum WallClock {
     /// The instant a wall clock shows in `zone`. A wall time the zone's clocks skip (02:30 on the
     /// day clocks go forward) is read with the UTC offset in force before the change, so it
     /// lands where a clock not yet moved forward would put it (02:30 EST = 03:30 EDT); a wall time
     /// they repeat is the earlier of the two instants (01:30 on the day clocks go back is the
     /// daylight-time 01:30).
-    public static func instant(wall seconds: Int64, in zone: TimeZone) -> Date {
+    package static func instant(wall seconds: Int64, in zone: TimeZone) -> Date {
         let wall = TimeInterval(seconds)
         let before = zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall - 86_400))
         let offsets = Set([before, zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall)),
@@ -36,7 +36,7 @@ public enum WallClock {
 
     /// Device wall clock − host wall clock in `zone`, in seconds; 0 when smaller than the clock's
     /// `resolution`, otherwise compared with the host's wall time cut to that resolution.
-    public static func error(deviceWall: Int64, host: Date, zone: TimeZone, resolution: Int64) -> Int64 {
+    package static func error(deviceWall: Int64, host: Date, zone: TimeZone, resolution: Int64) -> Int64 {
         let hostWall = wall(of: host, in: zone)
         guard abs(TimeInterval(deviceWall) - hostWall) >= TimeInterval(resolution) else { return 0 }
         let cut = CivilDate.floorDiv(Int64(hostWall.rounded(.down)), resolution) * resolution
@@ -73,7 +73,7 @@ public enum WallClock {
     }
 
     /// `+1 h 0 min`, `−3 h 10 min`, `+7 min`, `0 s`.
-    public static func signed(_ seconds: Int64) -> String {
+    package static func signed(_ seconds: Int64) -> String {
         let sign = seconds > 0 ? "+" : seconds < 0 ? "−" : ""
         let magnitude = seconds.magnitude
         if magnitude >= 3600 { return "\(sign)\(magnitude / 3600) h \(magnitude / 60 % 60) min" }

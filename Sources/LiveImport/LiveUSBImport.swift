@@ -6,7 +6,7 @@ import TransportLibUSB
 
 /// A reader on this machine's USB bus, opened through libusb when the import starts:
 /// `importer.run(.usb(LibUSBDevice.first(in: context)))`.
-public struct LibUSBDevice: USBDeviceOpening {
+package struct LibUSBDevice: USBDeviceOpening {
     private enum Choice {
         case first
         case at(USBDeviceLocation)
@@ -16,20 +16,20 @@ public struct LibUSBDevice: USBDeviceOpening {
     private let context: LibUSBContext
 
     /// The first supported reader found on the bus.
-    public static func first(in context: LibUSBContext) -> LibUSBDevice {
+    package static func first(in context: LibUSBContext) -> LibUSBDevice {
         LibUSBDevice(choice: .first, context: context)
     }
 
     /// The reader at `location` (as udev names it to `glucobridge-import@.service`, or as a
     /// hotplug event reports it).
-    public static func at(_ location: USBDeviceLocation, in context: LibUSBContext) -> LibUSBDevice {
+    package static func at(_ location: USBDeviceLocation, in context: LibUSBContext) -> LibUSBDevice {
         LibUSBDevice(choice: .at(location), context: context)
     }
 
     /// Opens the device and picks its driver. Throws `.transport(.noDevice)` when no supported
     /// reader is plugged in, and `.transport(.openFailed)` when nothing is at the location, it
     /// cannot be opened, or no driver supports the device there.
-    public func open() throws(ImportError) -> OpenedUSBDevice {
+    package func open() throws(ImportError) -> OpenedUSBDevice {
         let location: USBDeviceLocation
         switch choice {
         case .first:

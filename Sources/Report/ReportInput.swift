@@ -4,21 +4,21 @@ import Model
 import Store
 
 /// Everything the report shows, read from the store for one period.
-public struct ReportInput: Sendable {
-    public var period: DateInterval
-    public var zone: TimeZone
+package struct ReportInput: Sendable {
+    package var period: DateInterval
+    package var zone: TimeZone
     /// The unit axes and values are shown in.
-    public var unit: GlucoseUnit
-    public var thresholds: GlucoseThresholds
+    package var unit: GlucoseUnit
+    package var thresholds: GlucoseThresholds
     /// Every glucose reading of the period (fingersticks are left out of the metrics and the curves).
-    public var readings: [StoredGlucose]
-    public var meals: [Stored<MealLog>]
-    public var insulin: [Stored<InsulinLog>]
-    public var exercise: [Stored<ExerciseLog>]
+    package var readings: [StoredGlucose]
+    package var meals: [Stored<MealLog>]
+    package var insulin: [Stored<InsulinLog>]
+    package var exercise: [Stored<ExerciseLog>]
     /// When the report was made, shown in its footer.
-    public var generated: Date
+    package var generated: Date
 
-    public init(
+    package init(
         period: DateInterval, zone: TimeZone, unit: GlucoseUnit, thresholds: GlucoseThresholds, readings: [StoredGlucose],
         meals: [Stored<MealLog>], insulin: [Stored<InsulinLog>], exercise: [Stored<ExerciseLog>], generated: Date
     ) {
@@ -34,7 +34,7 @@ public struct ReportInput: Sendable {
     }
 
     /// Reads the period's readings and logs from `store`.
-    public init(store: SharedStore, period: DateInterval, unit: GlucoseUnit, generated: Date = Date()) throws(StoreError) {
+    package init(store: SharedStore, period: DateInterval, unit: GlucoseUnit, generated: Date = Date()) throws(StoreError) {
         self.init(
             period: period, zone: store.timeZone, unit: unit, thresholds: try store.thresholds(),
             readings: try store.glucose(from: period.start, to: period.end),

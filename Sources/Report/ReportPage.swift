@@ -12,28 +12,28 @@ import Store
 ///
 /// Every part of the page reads each reading a bounded number of times: a year's page costs
 /// about four times a quarter's.
-public enum ReportPage {
+package enum ReportPage {
     /// The most Days drawn as daily profiles: four weeks of seven. A longer period shows these
     /// last Days, after a summary of every week.
-    public static let profileDays = 28
+    package static let profileDays = 28
 
     /// The fills the page uses, fixed so that a rendering can be checked by its colours.
-    public enum Colour {
-        public static let veryHigh = "#e8771e"
-        public static let high = "#f5c242"
-        public static let inRange = "#2f9e44"
-        public static let low = "#e03131"
-        public static let veryLow = "#8f1010"
-        public static let outerBand = "#b9d3ee"
-        public static let innerBand = "#5b8fd1"
-        public static let median = "#0b3a7a"
-        public static let targetBand = "#e4f3e6"
-        public static let exercise = "#f08c00"
-        public static let meal = "#7a5230"
-        public static let insulin = "#7b2cbf"
+    package enum Colour {
+        package static let veryHigh = "#e8771e"
+        package static let high = "#f5c242"
+        package static let inRange = "#2f9e44"
+        package static let low = "#e03131"
+        package static let veryLow = "#8f1010"
+        package static let outerBand = "#b9d3ee"
+        package static let innerBand = "#5b8fd1"
+        package static let median = "#0b3a7a"
+        package static let targetBand = "#e4f3e6"
+        package static let exercise = "#f08c00"
+        package static let meal = "#7a5230"
+        package static let insulin = "#7b2cbf"
     }
 
-    public static func html(_ input: ReportInput) -> String {
+    package static func html(_ input: ReportInput) -> String {
         let statistics = GlucoseStatistics(readings: input.readings, period: input.period, thresholds: input.thresholds)
         let days = input.days
         let title = "AGP report: \(days.first.map(String.init(describing:)) ?? "") to \(days.last.map(String.init(describing:)) ?? "")"

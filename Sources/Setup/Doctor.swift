@@ -10,8 +10,8 @@ import TransportLibUSB
 #endif
 
 /// One thing `glucobridge doctor` checked.
-public struct DoctorFinding: Sendable, Equatable {
-    public enum Status: String, Sendable {
+package struct DoctorFinding: Sendable, Equatable {
+    package enum Status: String, Sendable {
         /// Works.
         case ok
         /// Worth knowing; nothing to fix.
@@ -20,13 +20,13 @@ public struct DoctorFinding: Sendable, Equatable {
         case fail
     }
 
-    public var status: Status
+    package var status: Status
     /// What was checked: `store`, `usb`, `reader 22a3:0047`, `bluetooth`, `udev rules`, …
-    public var subject: String
-    public var message: String
-    public var fix: String?
+    package var subject: String
+    package var message: String
+    package var fix: String?
 
-    public init(_ status: Status, _ subject: String, _ message: String, fix: String? = nil) {
+    package init(_ status: Status, _ subject: String, _ message: String, fix: String? = nil) {
         self.status = status
         self.subject = subject
         self.message = message
@@ -37,16 +37,16 @@ public struct DoctorFinding: Sendable, Equatable {
 /// Checks that glucobridge can do its work on this machine, and says how to fix what it cannot:
 /// the store, libusb and the USB bus, access to each connected reader, kernel drivers and
 /// ModemManager, Bluetooth, and the installed udev rules and systemd units.
-public struct Doctor {
-    public var storePath: String
-    public var environment: [String: String]
+package struct Doctor {
+    package var storePath: String
+    package var environment: [String: String]
     /// The file system root the installed rules and units are looked for under (`/`, or a
     /// `--destdir` staging folder).
-    public var installRoot: String
+    package var installRoot: String
     /// The running binary, compared with the one the installed units start.
-    public var binaryPath: String?
+    package var binaryPath: String?
 
-    public init(storePath: String, environment: [String: String], installRoot: String = "/", binaryPath: String? = nil) {
+    package init(storePath: String, environment: [String: String], installRoot: String = "/", binaryPath: String? = nil) {
         self.storePath = storePath
         self.environment = environment
         self.installRoot = installRoot
@@ -54,7 +54,7 @@ public struct Doctor {
     }
 
     /// Runs every check, in the order they are printed.
-    public func run() -> [DoctorFinding] {
+    package func run() -> [DoctorFinding] {
         let installed = InstalledFiles(root: installRoot, environment: environment)
         return storeFindings() + usbFindings(installed: installed) + [freeStyleKeysFinding()] + [bluetoothFinding()]
             + installFindings(installed)
@@ -62,7 +62,7 @@ public struct Doctor {
 
     /// The findings as lines for a terminal, each failure followed by its fix, and a last line
     /// counting the problems.
-    public static func render(_ findings: [DoctorFinding]) -> String {
+    package static func render(_ findings: [DoctorFinding]) -> String {
         var lines: [String] = []
         for finding in findings {
             let status = finding.status == .fail ? "FAIL" : finding.status.rawValue

@@ -16,23 +16,23 @@ import Foundation
 ///   libusb hotplug (the udev rules, which need root once, give the logged-in user access) and
 ///   watches a spool folder, into the store in `~/.local/share/glucobridge`. No capabilities, so
 ///   no Bluetooth in the background.
-public enum InstallMode: String, Sendable, CaseIterable {
+package enum InstallMode: String, Sendable, CaseIterable {
     case system, user
 }
 
 /// Where everything goes for one mode and prefix.
-public struct InstallLayout: Sendable, Equatable {
-    public var mode: InstallMode
+package struct InstallLayout: Sendable, Equatable {
+    package var mode: InstallMode
     /// The binary goes to `prefix/bin`.
-    public var prefix: String
-    public var home: String
+    package var prefix: String
+    package var home: String
     /// `$XDG_CONFIG_HOME`, else `~/.config` (user units go to its `systemd/user`).
-    public var configHome: String
+    package var configHome: String
 
     /// - Parameters:
     ///   - prefix: `/usr/local` for the system and `~/.local` for a user when nil.
     ///   - environment: where `HOME` and `XDG_CONFIG_HOME` are read.
-    public init(mode: InstallMode, prefix: String?, environment: [String: String]) throws(SetupError) {
+    package init(mode: InstallMode, prefix: String?, environment: [String: String]) throws(SetupError) {
         self.mode = mode
         home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "\(home)/.config"
@@ -40,29 +40,29 @@ public struct InstallLayout: Sendable, Equatable {
         self.prefix = try Self.validated(prefix: chosen)
     }
 
-    public var binary: String { "\(prefix)/bin/glucobridge" }
+    package var binary: String { "\(prefix)/bin/glucobridge" }
 
     /// The binary path written into `ExecStart=`: `%h/.local/bin/glucobridge` stays as in the
     /// repository's user unit when that is where the binary goes.
-    public var execBinary: String {
+    package var execBinary: String {
         mode == .user && binary == "\(home)/.local/bin/glucobridge" ? "%h/.local/bin/glucobridge" : binary
     }
 
-    public var unitFolder: String { mode == .system ? "/etc/systemd/system" : "\(configHome)/systemd/user" }
+    package var unitFolder: String { mode == .system ? "/etc/systemd/system" : "\(configHome)/systemd/user" }
 
     /// The system's rules file, or for a user install the copy beside the binary's share folder
     /// that an administrator installs with the printed command.
-    public var rulesPath: String {
+    package var rulesPath: String {
         mode == .system ? "/etc/udev/rules.d/60-glucobridge.rules" : "\(prefix)/share/glucobridge/60-glucobridge.rules"
     }
 
-    public static let sysusersPath = "/etc/sysusers.d/glucobridge.conf"
+    package static let sysusersPath = "/etc/sysusers.d/glucobridge.conf"
 
     /// The folder of the store the units use.
-    public var storeFolder: String { mode == .system ? "/var/lib/glucobridge" : "\(home)/.local/share/glucobridge" }
+    package var storeFolder: String { mode == .system ? "/var/lib/glucobridge" : "\(home)/.local/share/glucobridge" }
 
     /// The units this mode installs.
-    public var units: [SystemFile] { mode == .system ? [.importUnit, .daemonUnit] : [.userDaemonUnit] }
+    package var units: [SystemFile] { mode == .system ? [.importUnit, .daemonUnit] : [.userDaemonUnit] }
 
     static func validated(prefix: String) throws(SetupError) -> String {
         guard prefix.hasPrefix("/") else { throw .invalidPrefix(prefix, "it must be an absolute path") }
@@ -76,7 +76,7 @@ public struct InstallLayout: Sendable, Equatable {
 }
 
 /// One step of an install or uninstall.
-public enum InstallAction: Sendable, Equatable, CustomStringConvertible {
+package enum InstallAction: Sendable, Equatable, CustomStringConvertible {
     /// Copies the running binary (mode 0755), replacing the target atomically.
     case copyBinary(from: String, to: String)
     /// Writes one of the system files (mode 0644), rendered for this install.
@@ -87,7 +87,7 @@ public enum InstallAction: Sendable, Equatable, CustomStringConvertible {
     case run([String], required: Bool)
     case note(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .copyBinary(from, to): "copy \(from) to \(to) (mode 0755)"
         case let .write(file, to, _): "write \(to) (mode 0644) from \(file.repositoryPath)"
@@ -101,8 +101,8 @@ public enum InstallAction: Sendable, Equatable, CustomStringConvertible {
 
 /// The steps of `glucobridge install` and `uninstall`, decided before anything is done so that
 /// `--dry-run` shows exactly what a real run does.
-public enum InstallPlan {
-    public static func install(_ layout: InstallLayout, binarySource: String) -> [InstallAction] {
+package enum InstallPlan {
+    package static func install(_ layout: InstallLayout, binarySource: String) -> [InstallAction] {
         var steps: [InstallAction] = []
         if resolved(binarySource) == resolved(layout.binary) {
             steps.append(.note("\(layout.binary) is this binary already; it is kept"))
@@ -136,7 +136,7 @@ public enum InstallPlan {
         return steps
     }
 
-    public static func uninstall(_ layout: InstallLayout) -> [InstallAction] {
+    package static func uninstall(_ layout: InstallLayout) -> [InstallAction] {
         var steps: [InstallAction] = []
         switch layout.mode {
         case .system:
@@ -169,15 +169,15 @@ public enum InstallPlan {
 }
 
 /// Carries out install steps, printing each before it is done.
-public struct InstallRunner {
+package struct InstallRunner {
     /// Prints the steps and does nothing.
-    public var dryRun: Bool
+    package var dryRun: Bool
     /// Stages every file under this folder (as packagers' `DESTDIR`) and runs no commands.
-    public var destdir: String?
+    package var destdir: String?
     /// Where commands are looked up.
-    public var searchPath: [String]
+    package var searchPath: [String]
 
-    public init(dryRun: Bool, destdir: String?, environment: [String: String]) {
+    package init(dryRun: Bool, destdir: String?, environment: [String: String]) {
         self.dryRun = dryRun
         self.destdir = destdir
         searchPath = (environment["PATH"] ?? "").split(separator: ":").map(String.init)
@@ -186,7 +186,7 @@ public struct InstallRunner {
 
     /// Performs `steps` in order; stops at the first failure of a required step. Returns whether
     /// every required step succeeded.
-    public func perform(_ steps: [InstallAction], output: (String) -> Void) -> Bool {
+    package func perform(_ steps: [InstallAction], output: (String) -> Void) -> Bool {
         for step in steps {
             if case .run = step, destdir != nil, !dryRun {
                 output("skip (files staged in \(destdir!)): \(step)")
@@ -302,14 +302,14 @@ public struct InstallRunner {
 }
 
 /// Why an install, uninstall or check could not be done.
-public enum SetupError: Error, Equatable, CustomStringConvertible {
+package enum SetupError: Error, Equatable, CustomStringConvertible {
     case invalidPrefix(String, String)
     case needsRoot
     case fileFailed(String, String)
     case commandMissing(String)
     case commandFailed(String, String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .invalidPrefix(prefix, reason): "cannot use the prefix \(prefix): \(reason)"
         case .needsRoot:

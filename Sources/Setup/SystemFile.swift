@@ -5,7 +5,7 @@ import Foundation
 /// bytes into the binary at build time (`.embedInCode` through the symlinks in
 /// `Sources/Setup/Files`), so an installed binary can install them without the source tree and
 /// without a resource bundle beside it.
-public enum SystemFile: String, CaseIterable, Sendable {
+package enum SystemFile: String, CaseIterable, Sendable {
     case udevRules
     case importUnit
     case daemonUnit
@@ -13,7 +13,7 @@ public enum SystemFile: String, CaseIterable, Sendable {
     case sysusers
 
     /// Where the file lives in the repository.
-    public var repositoryPath: String {
+    package var repositoryPath: String {
         switch self {
         case .udevRules: "udev/60-glucobridge.rules"
         case .importUnit: "systemd/glucobridge-import@.service"
@@ -24,7 +24,7 @@ public enum SystemFile: String, CaseIterable, Sendable {
     }
 
     /// The file's name once installed.
-    public var installedName: String {
+    package var installedName: String {
         switch self {
         case .udevRules: "60-glucobridge.rules"
         case .importUnit: "glucobridge-import@.service"
@@ -34,7 +34,7 @@ public enum SystemFile: String, CaseIterable, Sendable {
     }
 
     /// The file's text, exactly as in the repository when this binary was built.
-    public var contents: String {
+    package var contents: String {
         let bytes: [UInt8] = switch self {
         case .udevRules: PackageResources._0_glucobridge_rules
         case .importUnit: PackageResources.glucobridge_import__service
@@ -47,7 +47,7 @@ public enum SystemFile: String, CaseIterable, Sendable {
 
     /// The binary path the repository's unit file names in `ExecStart=` (nil for files that name
     /// none). `install --prefix` puts its own path in its place.
-    public var defaultBinaryPath: String? {
+    package var defaultBinaryPath: String? {
         switch self {
         case .importUnit, .daemonUnit: "/usr/local/bin/glucobridge"
         case .userDaemonUnit: "%h/.local/bin/glucobridge"
@@ -56,19 +56,19 @@ public enum SystemFile: String, CaseIterable, Sendable {
     }
 
     /// The text to install when the binary lives at `binaryPath`.
-    public func rendered(binaryPath: String?) -> String {
+    package func rendered(binaryPath: String?) -> String {
         guard let binaryPath, let defaultPath = defaultBinaryPath, binaryPath != defaultPath else { return contents }
         return contents.replacingOccurrences(of: "ExecStart=\(defaultPath) ", with: "ExecStart=\(binaryPath) ")
     }
 
     /// The release named in a file's header line (`# glucobridge 0.1.0 …`), or nil when there is none.
-    public static func headerVersion(of text: String) -> String? {
+    package static func headerVersion(of text: String) -> String? {
         guard let first = text.split(separator: "\n", maxSplits: 1).first, first.hasPrefix("# glucobridge ") else { return nil }
         return first.dropFirst("# glucobridge ".count).split(separator: " ").first.map(String.init)
     }
 
     /// The binary an installed unit starts: the first word after `ExecStart=`.
-    public static func execBinary(of text: String) -> String? {
+    package static func execBinary(of text: String) -> String? {
         for line in text.split(separator: "\n") where line.hasPrefix("ExecStart=") {
             return line.dropFirst("ExecStart=".count).split(separator: " ").first.map(String.init)
         }
@@ -76,14 +76,14 @@ public enum SystemFile: String, CaseIterable, Sendable {
     }
 
     /// How an installed copy compares with what this binary would install.
-    public func compare(installed text: String) -> Comparison {
+    package func compare(installed text: String) -> Comparison {
         if text == rendered(binaryPath: Self.execBinary(of: text)) { return .same }
         let version = Self.headerVersion(of: text)
         if version != GlucoBridgeVersion.current { return .otherRelease(version) }
         return .modified
     }
 
-    public enum Comparison: Equatable, Sendable {
+    package enum Comparison: Equatable, Sendable {
         /// Identical but for the binary path in `ExecStart=`.
         case same
         /// Installed by another release (nil: the file names none).

@@ -2,26 +2,26 @@ import Drivers
 import Foundation
 
 /// A vendor and product id pair, `22a3:0047`.
-public struct USBID: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public var vendor: UInt16
-    public var product: UInt16
+package struct USBID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    package var vendor: UInt16
+    package var product: UInt16
 
-    public init(vendor: UInt16, product: UInt16) {
+    package init(vendor: UInt16, product: UInt16) {
         self.vendor = vendor
         self.product = product
     }
 
-    public var description: String { String(format: "%04x:%04x", vendor, product) }
+    package var description: String { String(format: "%04x:%04x", vendor, product) }
 
-    public static func < (a: USBID, b: USBID) -> Bool { (a.vendor, a.product) < (b.vendor, b.product) }
+    package static func < (a: USBID, b: USBID) -> Bool { (a.vendor, a.product) < (b.vendor, b.product) }
 }
 
 /// Reads what a glucobridge rules file grants, so tests and `doctor` can hold it against the drivers.
-public enum UdevRules {
+package enum UdevRules {
     /// The devices the rules mark as readers (`ENV{GLUCOBRIDGE_DRIVER}="…"` on a line matching
     /// `ATTR{idVendor}` and `ATTR{idProduct}`, alternatives separated by `|`), with the driver
     /// name each line gives.
-    public static func readers(in text: String) -> [USBID: String] {
+    package static func readers(in text: String) -> [USBID: String] {
         var found: [USBID: String] = [:]
         for line in ruleLines(text) {
             guard let driver = value(of: "ENV{GLUCOBRIDGE_DRIVER}=", in: line),
@@ -37,7 +37,7 @@ public enum UdevRules {
 
     /// The readers the rules should mark: every product of the registry's USB drivers, with its
     /// driver's family.
-    public static var expectedReaders: [USBID: String] {
+    package static var expectedReaders: [USBID: String] {
         var expected: [USBID: String] = [:]
         for driver in DriverRegistry.usb {
             for product in driver.products { expected[USBID(vendor: product.vendorID, product: product.productID)] = driver.family }
@@ -48,7 +48,7 @@ public enum UdevRules {
     /// How the readers in `text` differ from the driver registry's, one sentence each: a
     /// supported reader missing, a reader no driver supports, or one given to another driver.
     /// Empty when they agree.
-    public static func drift(in text: String) -> [String] {
+    package static func drift(in text: String) -> [String] {
         let listed = readers(in: text)
         let expected = expectedReaders
         var problems: [String] = []
@@ -66,14 +66,14 @@ public enum UdevRules {
     }
 
     /// Every `MODE` the rules assign (`MODE="0660"`, `MODE:="0666"`), as written.
-    public static func modes(in text: String) -> [String] {
+    package static func modes(in text: String) -> [String] {
         ruleLines(text).flatMap { line in
             ["MODE=", "MODE:="].compactMap { value(of: $0, in: line) }
         }
     }
 
     /// Whether a `MODE` value lets users outside the owner and group read or write the device.
-    public static func grantsOthers(mode: String) -> Bool {
+    package static func grantsOthers(mode: String) -> Bool {
         guard let bits = Int(mode, radix: 8) else { return true }
         return bits & 0o007 != 0
     }

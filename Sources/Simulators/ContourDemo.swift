@@ -5,9 +5,9 @@ import Transport
 
 /// The Contour conversation transcript in `fixtures/contour/` (see its PROVENANCE.md): real
 /// frames and records, cut into HID reports, with the host's ACKs between them.
-public enum ContourDemo {
+package enum ContourDemo {
     /// The transcript text from the fixture folder `contour`.
-    public static func transcript(fixtures folder: URL) throws -> String {
+    package static func transcript(fixtures folder: URL) throws -> String {
         let header = [UInt8](try Data(contentsOf: folder.appendingPathComponent("glucometerutils/header-reply.bin")))
         let record = try String(contentsOf: folder.appendingPathComponent("glucometerutils/result-record.txt"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)

@@ -8,16 +8,16 @@ import TransportReplay
 /// host's ACK one frame per record (header again, results, terminator), each after the host's
 /// ACK of the one before, then EOT. Everything it serves is synthetic; the record layouts are
 /// those of ``ContourHeader`` and ``ContourResult``.
-public final class ContourMeterSimulator: USBTransport {
-    public let device: USBDeviceDescription
+package final class ContourMeterSimulator: USBTransport {
+    package let device: USBDeviceDescription
     /// The host's clock, read when a report is delivered.
-    public var hostClock: () -> Date
+    package var hostClock: () -> Date
     private var pending: [[UInt8]]
     private var outbox: [[UInt8]] = []
 
     /// A meter with serial `serial`, unit code `unit` (`U=0` mg/dL, `U=1` mmol/L), clock `clock`
     /// (`YYYYMMDDhhmm`) and result records `results` (`R|seq|^^^Glucose|value|unit^P||markers||time`).
-    public init(serial: String, unit: Int, clock: String, results: [String], hostClock: @escaping () -> Date) {
+    package init(serial: String, unit: Int, clock: String, results: [String], hostClock: @escaping () -> Date) {
         device = USBDeviceDescription(
             vendorID: 0x1A79, productID: 0x6002, bus: 3, address: 7, manufacturer: "Bayer", product: "Simulated Contour",
             serialNumber: nil,
@@ -37,27 +37,27 @@ public final class ContourMeterSimulator: USBTransport {
         queueNext()
     }
 
-    public func claimInterface(_ number: UInt8) throws(TransportError) {
+    package func claimInterface(_ number: UInt8) throws(TransportError) {
         guard number == 0 else { throw .claimFailed(interface: number, reason: "the simulated meter has only interface 0") }
     }
 
-    public func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
+    package func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
         guard endpoint.address == 0x01 else { throw .transferFailed(endpoint: endpoint.address, reason: "not the OUT endpoint") }
         let payload = (try? ContourReport.payload(of: bytes, context: "from the host")).map(Array.init) ?? []
         if payload == [ASTMControl.ack.rawValue] { queueNext() }
     }
 
-    public func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
+    package func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
         throw .transferFailed(endpoint: 0, reason: "the simulated meter answers no control requests")
     }
 
-    public func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
+    package func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
         guard endpoint.address == 0x81 else { throw .transferFailed(endpoint: endpoint.address, reason: "not the IN endpoint") }
         guard !outbox.isEmpty else { throw .timeout(endpoint: endpoint.address) }
         return USBRead(bytes: Array(outbox.removeFirst().prefix(maxLength)), hostTime: hostClock())
     }
 
-    public func close() {}
+    package func close() {}
 
     private func queueNext() {
         guard !pending.isEmpty else { return }
@@ -66,7 +66,7 @@ public final class ContourMeterSimulator: USBTransport {
 
     /// Records a session with `meter` to `output` as a usbmon pcap, as `glucobridge import
     /// --record` does.
-    public static func record(_ meter: ContourMeterSimulator, to output: URL) throws {
+    package static func record(_ meter: ContourMeterSimulator, to output: URL) throws {
         let recorder = try RecordingUSBTransport(recording: meter, to: output, clock: meter.hostClock)
         _ = try ContourDriver.download(over: recorder, context: .fresh)
         try recorder.finish()

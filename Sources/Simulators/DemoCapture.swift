@@ -8,13 +8,13 @@ import TransportReplay
 /// ecc1/dexcom's test data (manufacturing page 0 and EGV page 312 of the same G4 receiver), served
 /// by the simulator and recorded as `glucobridge import --record` records a live session. The host
 /// clock is simulated: at download it reads the receiver's system clock plus `hostOffset`.
-public enum DemoCapture {
+package enum DemoCapture {
     /// Seconds the simulated host clock runs ahead of the receiver's system clock.
-    public static let hostOffset: TimeInterval = 14_400
+    package static let hostOffset: TimeInterval = 14_400
 
     /// Records the demo capture to `output` from the ecc1 page files in `pagesFolder`
     /// (`0.0.data`, `4.312.data`: 528 bytes each as hex text).
-    public static func record(pagesFolder: URL, to output: URL) throws {
+    package static func record(pagesFolder: URL, to output: URL) throws {
         func page(_ name: String) throws -> [UInt8] {
             let text = try String(contentsOf: pagesFolder.appendingPathComponent(name), encoding: .utf8)
             guard let bytes = Hex.decode(Substring(text.filter { !$0.isNewline })), bytes.count == DexcomPage.size else {

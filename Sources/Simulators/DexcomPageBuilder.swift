@@ -3,9 +3,9 @@ import Drivers
 
 /// Builds database pages the way a receiver lays them out: header with CRC, records each ending
 /// in their CRC, 0xFF fill.
-public enum DexcomPageBuilder {
+package enum DexcomPageBuilder {
     /// A 528-byte page holding `records` (each without its CRC; the CRC is appended).
-    public static func page(partition: DexcomPartition, revision: UInt8, pageNumber: UInt32, firstIndex: UInt32, records: [[UInt8]]) -> [UInt8] {
+    package static func page(partition: DexcomPartition, revision: UInt8, pageNumber: UInt32, firstIndex: UInt32, records: [[UInt8]]) -> [UInt8] {
         var header = firstIndex.littleEndianBytes + UInt32(records.count).littleEndianBytes
         header += [partition.rawValue, revision] + pageNumber.littleEndianBytes + [UInt8](repeating: 0, count: 12)
         header += CRC16XMODEM.checksum(header).littleEndianBytes
@@ -18,35 +18,35 @@ public enum DexcomPageBuilder {
     }
 
     /// A G4 (revision 2, 13-byte) EGV record without its CRC.
-    public static func egvRecord(systemSeconds: UInt32, displaySeconds: UInt32, glucoseWord: UInt16, trendByte: UInt8) -> [UInt8] {
+    package static func egvRecord(systemSeconds: UInt32, displaySeconds: UInt32, glucoseWord: UInt16, trendByte: UInt8) -> [UInt8] {
         systemSeconds.littleEndianBytes + displaySeconds.littleEndianBytes + glucoseWord.littleEndianBytes + [trendByte]
     }
 
     /// A G6 (revision 5, 25-byte) EGV record without its CRC: the G4 fields, with the trend byte
     /// at offset 19 and the bytes glucobridge does not decode left zero.
-    public static func g6EGVRecord(systemSeconds: UInt32, displaySeconds: UInt32, glucoseWord: UInt16, trendByte: UInt8) -> [UInt8] {
+    package static func g6EGVRecord(systemSeconds: UInt32, displaySeconds: UInt32, glucoseWord: UInt16, trendByte: UInt8) -> [UInt8] {
         var record = systemSeconds.littleEndianBytes + displaySeconds.littleEndianBytes + glucoseWord.littleEndianBytes
         record += [UInt8](repeating: 0, count: 9) + [trendByte] + [0, 0, 0]
         return record
     }
 
     /// The EGV record layouts the generator writes.
-    public enum EGVLayout: Sendable {
+    package enum EGVLayout: Sendable {
         /// Revision 2, 13 bytes: 38 records a page.
         case g4
         /// Revision 5, 25 bytes: 20 records a page.
         case g6
 
-        public var revision: UInt8 { self == .g4 ? 2 : 5 }
+        package var revision: UInt8 { self == .g4 ? 2 : 5 }
         /// Bytes per record, CRC included.
-        public var recordLength: Int { self == .g4 ? 13 : 25 }
-        public var recordsPerPage: Int { DexcomPage.dataSize / recordLength }
+        package var recordLength: Int { self == .g4 ? 13 : 25 }
+        package var recordsPerPage: Int { DexcomPage.dataSize / recordLength }
     }
 
     /// EGV pages for `count` records every 5 minutes ending at `lastSystemSeconds`, with a
     /// deterministic glucose trace between 40 and 400 mg/dL. Every index in `special` holds the
     /// special value 5 (SENSOR_NOT_CALIBRATED) instead of a reading.
-    public static func generatedEGVPages(
+    package static func generatedEGVPages(
         count: Int, lastSystemSeconds: UInt32, displayOffset: Int32, firstPageNumber: UInt32 = 0,
         layout: EGVLayout = .g4, special: Set<Int> = []
     ) -> [UInt32: [UInt8]] {
@@ -61,7 +61,7 @@ public enum DexcomPageBuilder {
     }
 
     /// EGV pages in `layout` holding `readings` in order.
-    public static func egvPages(
+    package static func egvPages(
         _ readings: [(systemSeconds: UInt32, glucose: UInt16, trendByte: UInt8)], displayOffset: Int32, firstPageNumber: UInt32 = 0,
         layout: EGVLayout = .g4
     ) -> [UInt32: [UInt8]] {
@@ -87,7 +87,7 @@ public enum DexcomPageBuilder {
     }
 
     /// A manufacturing-data page holding one XML record with `serial`.
-    public static func manufacturingPage(serial: String, systemSeconds: UInt32) -> [UInt8] {
+    package static func manufacturingPage(serial: String, systemSeconds: UInt32) -> [UInt8] {
         var xml = Array("<ManufacturingParameters SerialNumber=\"\(serial)\" HardwarePartNumber=\"SIMULATED\" />".utf8)
         xml += [UInt8](repeating: 0, count: 490 - xml.count)
         let record = systemSeconds.littleEndianBytes + systemSeconds.littleEndianBytes + xml

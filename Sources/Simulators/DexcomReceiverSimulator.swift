@@ -5,8 +5,8 @@ import Transport
 /// A Dexcom G4 receiver in software: it answers the read commands from the pages it holds, with
 /// a system clock and a host clock under the caller's control. Used to record demo and benchmark
 /// captures and to test behaviour that needs a device to change between sessions.
-public final class DexcomReceiverSimulator: USBTransport {
-    public let device = USBDeviceDescription(
+package final class DexcomReceiverSimulator: USBTransport {
+    package let device = USBDeviceDescription(
         vendorID: 0x22A3, productID: 0x0047, bus: 1, address: 7,
         manufacturer: "DexCom", product: "DexCom Gen4 USB Serial",
         interfaces: [
@@ -18,38 +18,38 @@ public final class DexcomReceiverSimulator: USBTransport {
         ])
 
     /// Pages by partition id and page number.
-    public var pages: [UInt8: [UInt32: [UInt8]]]
+    package var pages: [UInt8: [UInt32: [UInt8]]]
     /// The receiver's system clock, seconds since 2009-01-01.
-    public var systemTime: UInt32
-    public var displayTimeOffset: Int32
+    package var systemTime: UInt32
+    package var displayTimeOffset: Int32
     /// The host's clock, read when a reply is delivered.
-    public var hostClock: () -> Date
+    package var hostClock: () -> Date
     /// After this many more replies the receiver behaves as unplugged.
-    public var repliesBeforeUnplug: Int?
-    public var firmwareHeader =
+    package var repliesBeforeUnplug: Int?
+    package var firmwareHeader =
         "<FirmwareHeader SchemaVersion='1' ApiVersion='2.2.0.0' ProductId='G4Receiver' ProductName='Dexcom G4 Receiver' FirmwareVersion='2.0.1.104'/>"
     /// The EGV record layout PartitionInfo announces (the meter layout follows: G4 revision 1,
     /// G6 revision 3).
-    public var egvLayout: DexcomPageBuilder.EGVLayout = .g4
+    package var egvLayout: DexcomPageBuilder.EGVLayout = .g4
 
     /// Every command id the host sent, in order.
-    public private(set) var commandsReceived: [UInt8] = []
-    public private(set) var claimed: Set<UInt8> = []
+    package private(set) var commandsReceived: [UInt8] = []
+    package private(set) var claimed: Set<UInt8> = []
     private var outbox: [UInt8] = []
     private var inbox = DexcomPacketAssembler(context: "request to the simulated receiver")
 
-    public init(pages: [UInt8: [UInt32: [UInt8]]], systemTime: UInt32, displayTimeOffset: Int32, hostClock: @escaping () -> Date) {
+    package init(pages: [UInt8: [UInt32: [UInt8]]], systemTime: UInt32, displayTimeOffset: Int32, hostClock: @escaping () -> Date) {
         self.pages = pages
         self.systemTime = systemTime
         self.displayTimeOffset = displayTimeOffset
         self.hostClock = hostClock
     }
 
-    public func claimInterface(_ number: UInt8) throws(TransportError) {
+    package func claimInterface(_ number: UInt8) throws(TransportError) {
         claimed.insert(number)
     }
 
-    public func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
+    package func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
         guard endpoint.address == 0x02 else { throw .transferFailed(endpoint: endpoint.address, reason: "not the bulk OUT endpoint") }
         inbox.append(bytes)
         do {
@@ -62,7 +62,7 @@ public final class DexcomReceiverSimulator: USBTransport {
         }
     }
 
-    public func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
+    package func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
         if let remaining = repliesBeforeUnplug {
             guard remaining > 0 else { throw .disconnected("simulated receiver unplugged") }
             repliesBeforeUnplug = remaining - 1
@@ -73,11 +73,11 @@ public final class DexcomReceiverSimulator: USBTransport {
         return USBRead(bytes: chunk, hostTime: hostClock())
     }
 
-    public func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
+    package func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
         throw .transferFailed(endpoint: 0, reason: "the simulated receiver answers no control requests")
     }
 
-    public func close() {
+    package func close() {
         claimed.removeAll()
     }
 

@@ -10,28 +10,28 @@ import TransportReplay
 /// EGV pages one at a time from the newest back to the first) but never reads the meter
 /// partition, so a conversation replay stops at glucobridge's meter page-range request and the
 /// capture is decoded passively.
-public enum DexcomVendorDump {
+package enum DexcomVendorDump {
     /// The receiver's system clock at the end of every generated history.
-    public static let lastSystemSeconds: UInt32 = 560_000_000
+    package static let lastSystemSeconds: UInt32 = 560_000_000
     /// Seconds between the receiver's display clock and its system clock.
-    public static let displayOffset: Int32 = -25_200
-    public static let serial = "SMBENCH01"
+    package static let displayOffset: Int32 = -25_200
+    package static let serial = "SMBENCH01"
 
     /// The generated history of `days` days: 288 records a day, one in every 5,000 (from the
     /// 1,000th) a special value rather than a reading.
-    public static func records(days: Int) -> (count: Int, special: Set<Int>) {
+    package static func records(days: Int) -> (count: Int, special: Set<Int>) {
         let count = days * 288
         return (count, Set(stride(from: 999, to: count, by: 5_000)))
     }
 
     /// The number of readings (records that are not special values) in `days` days.
-    public static func readings(days: Int) -> Int {
+    package static func readings(days: Int) -> Int {
         let (count, special) = records(days: days)
         return count - special.count
     }
 
     /// Records the download of a `days`-day G6 history to `url`.
-    public static func record(days: Int, to url: URL) throws {
+    package static func record(days: Int, to url: URL) throws {
         let (count, special) = records(days: days)
         let egv = DexcomPageBuilder.generatedEGVPages(
             count: count, lastSystemSeconds: lastSystemSeconds, displayOffset: displayOffset, layout: .g6, special: special)

@@ -9,15 +9,15 @@ import TransportReplay
 /// real reader.
 public enum FreeStyleDemo {
     /// The reader's clock: 2025-03-14 09:30 on its wall clock.
-    public static let date = "3,14,25"
-    public static let time = "9,30"
+    package static let date = "3,14,25"
+    package static let time = "9,30"
     /// The simulated host clock at the start of the session: 2025-03-14 08:32:00 UTC, that is
     /// 09:32 in Central European Time, two minutes ahead of the reader.
-    public static let hostStart = Date(timeIntervalSince1970: 1_741_941_120)
+    package static let hostStart = Date(timeIntervalSince1970: 1_741_941_120)
 
     /// `$history?`, newest first: `id,12,M,D,YY,h,m,s,1,0,0,0,first,glucose,age,errors`.
     /// Row 410 is flagged invalid (0x8000 = 32768); row 407 is the first of its sensor.
-    public static let history = [
+    package static let history = [
         "412,12,3,14,25,9,16,5,1,0,0,0,0,112,7246,0",
         "411,12,3,14,25,9,1,5,1,0,0,0,0,118,7231,0",
         "410,12,3,14,25,8,46,5,1,0,0,0,0,0,7216,32768",
@@ -29,7 +29,7 @@ public enum FreeStyleDemo {
     /// `$arresult?`, newest first. Type 2 rows: 9 reading type (0 strip, 1 ketone, 2 scan),
     /// 12 value, 13 strip/sensor, 14 trend arrow, 28 error bits, 29–34 comments. Type 5 rows:
     /// 2–7 new time, 9–14 old time.
-    public static let arresult = [
+    package static let arresult = [
         "1205,2,3,14,25,9,12,40,1,2,0,0,115,1,4,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\"\",\"\",\"\",\"\",\"\",\"\"",
         "1204,2,3,14,25,8,50,2,1,2,0,0,126,1,4,0,0,0,0,0,0,0,0,0,0,0,0,0,32768,\"\",\"\",\"\",\"\",\"\",\"\"",
         "1203,2,3,14,25,7,56,30,1,1,0,0,9,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\"\",\"\",\"\",\"\",\"\",\"\"",
@@ -38,10 +38,10 @@ public enum FreeStyleDemo {
         "1200,2,3,13,25,20,41,9,1,2,0,0,500,1,5,0,0,0,0,0,0,0,0,0,0,0,0,0,0,\"\",\"\",\"\",\"\",\"\",\"\"",
     ]
 
-    public static let serial = "JCMV000-S0001"
+    package static let serial = "JCMV000-S0001"
 
     /// The simulated reader, its host clock advancing 1 ms at each reading of it.
-    public static func reader() -> FreeStyleReaderSimulator {
+    package static func reader() -> FreeStyleReaderSimulator {
         var tick = 0.0
         let clock = { () -> Date in
             tick += 0.001
@@ -64,13 +64,13 @@ public enum FreeStyleDemo {
     }
 
     /// Records the demo session to `output` as a usbmon pcap.
-    public static func record(to output: URL) throws {
+    package static func record(to output: URL) throws {
         try record(reader(), to: output)
     }
 
     /// Records a session with `reader` to `output` as a usbmon pcap, as `glucobridge import
     /// --record` does.
-    public static func record(_ reader: FreeStyleReaderSimulator, to output: URL) throws {
+    package static func record(_ reader: FreeStyleReaderSimulator, to output: URL) throws {
         let recorder = try RecordingUSBTransport(recording: reader, to: output, clock: reader.hostClock)
         _ = try FreeStyleDriver.download(over: recorder, context: .fresh)
         try recorder.finish()

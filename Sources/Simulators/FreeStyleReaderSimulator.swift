@@ -8,63 +8,63 @@ import Transport
 /// are whatever the caller gives it: everything it serves is synthetic.
 public final class FreeStyleReaderSimulator: USBTransport {
     public let device: USBDeviceDescription
-    public var serial: String
-    public var softwareVersion: String
+    package var serial: String
+    package var softwareVersion: String
     /// What `$date?` answers (`M,D,YY`) and `$time?` answers (`H,M`).
-    public var date: String
-    public var time: String
+    package var date: String
+    package var time: String
     /// Record lines (without line ends) of each records command, newest first as readers list
     /// them; a records command not listed here is refused with `CMD Fail!`.
-    public var records: [String: [String]]
+    package var records: [String: [String]]
     /// The host's clock, read when a report is delivered.
     public var hostClock: () -> Date
     /// A keep-alive `22 01 xx` goes before every third reply.
-    public var keepAliveByte: UInt8 = 0x05
+    package var keepAliveByte: UInt8 = 0x05
     /// When set, a keep-alive also goes between the reports of a text reply, after every this many.
-    public var keepAliveWithinReplies: Int?
+    package var keepAliveWithinReplies: Int?
     /// Answer every text command with `33 01 15`, as an encrypted reader (Libre 2 / 3) does
     /// before its encryption is set up. Set by giving the reader `keys`.
-    public var encrypted = false
+    package var encrypted = false
     /// A Libre 2 / Libre 3 reader's master keys: with them the reader serves the encrypted
     /// session (`FreeStyleHandshake`): the handshake, then every message not of a clear type
     /// sealed with the session keys, the host's checked against their MAC.
-    public var keys: FreeStyleKeys? {
+    package var keys: FreeStyleKeys? {
         didSet { encrypted = keys != nil }
     }
     /// The reader's nonces and IVs (8 and 7 bytes): by default a counter, so that a session is
     /// the same every time; a random source makes it a real reader's.
-    public var randomBytes: (Int) -> [UInt8]
+    package var randomBytes: (Int) -> [UInt8]
     /// Changes each report the reader sends (its bytes, and its number from 0) after it is sealed:
     /// a way to corrupt a MAC or a counter.
-    public var reportFilter: (([UInt8], Int) -> [UInt8])?
+    package var reportFilter: (([UInt8], Int) -> [UInt8])?
     /// The serial number as the HID serial query answers it, when it differs from `serial`.
-    public var hidSerial: String?
+    package var hidSerial: String?
     /// The handshake's state, and the session's cipher once the handshake is done.
-    public private(set) var challenge: FreeStyleHandshake.Challenge?
-    public private(set) var hostNonce: [UInt8]?
+    package private(set) var challenge: FreeStyleHandshake.Challenge?
+    package private(set) var hostNonce: [UInt8]?
     private var sessionCipher: FreeStyleSessionCipher?
     private var pendingCipher: FreeStyleSessionCipher?
     private var readerCounter: UInt32 = 0
     private var reportsSent = 0
     /// Send each record line in a report of its own (as the InsuLinx does) instead of packing
     /// the reply into full reports.
-    public var lineReports = false
+    package var lineReports = false
     /// Changes the bytes of a text reply (by command) before it is cut into reports: a way to
     /// serve a damaged reply.
-    public var damage: [String: @Sendable ([UInt8]) -> [UInt8]] = [:]
+    package var damage: [String: @Sendable ([UInt8]) -> [UInt8]] = [:]
 
     /// Every message the host sent, in order.
-    public private(set) var messagesReceived: [FreeStyleMessage] = []
+    package private(set) var messagesReceived: [FreeStyleMessage] = []
     /// How many of them came as SET_REPORT control transfers rather than to the OUT endpoint.
-    public private(set) var setReportsReceived = 0
-    public private(set) var claimed: Set<UInt8> = []
+    package private(set) var setReportsReceived = 0
+    package private(set) var claimed: Set<UInt8> = []
     var outbox: [[UInt8]] = []
     private var lastReport = [UInt8](repeating: 0, count: FreeStyleMessage.reportSize)
     private var replies = 0
 
     /// A reader with product id `productID` and one HID interface: interrupt IN 0x81, and
     /// interrupt OUT 0x01 when `outEndpoint` (otherwise the host must use SET_REPORT).
-    public init(
+    package init(
         productID: UInt16, outEndpoint: Bool, serial: String, softwareVersion: String, date: String, time: String,
         records: [String: [String]], hostClock: @escaping () -> Date
     ) {

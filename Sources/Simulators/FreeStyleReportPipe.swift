@@ -9,12 +9,12 @@ import TransportReplay
 
 extension FreeStyleReaderSimulator {
     /// Takes one report from the host, as the interrupt OUT endpoint or a SET_REPORT would.
-    public func handle(report: [UInt8]) {
+    package func handle(report: [UInt8]) {
         receive(report)
     }
 
     /// Takes the reports the reader has queued for the host, oldest first.
-    public func takeReports() -> [[UInt8]] {
+    package func takeReports() -> [[UInt8]] {
         let reports = outbox
         outbox.removeAll()
         return reports
@@ -27,7 +27,7 @@ extension FreeStyleReaderSimulator {
     /// Returns when `input` ends; throws on a read or write error. With `recording`, the session
     /// is also written there as a usbmon pcap, as the host's USB stack would have seen it (the
     /// host's reports to the interrupt OUT endpoint, the reader's from the IN endpoint).
-    public func serve(input: Int32, output: Int32, recording: URL? = nil) throws {
+    package func serve(input: Int32, output: Int32, recording: URL? = nil) throws {
         let recorder = try recording.map { url in try RecordingUSBTransport(recording: self, to: url, clock: hostClock) }
         let out = USBEndpoint(address: 0x01, type: .interrupt, maxPacketSize: 64)
         let inward = USBEndpoint(address: 0x81, type: .interrupt, maxPacketSize: 64)

@@ -6,10 +6,10 @@ import TransportReplay
 /// hypos below 54 and 70, evening hypers above 180 and 250, a 2-hour sensor gap and a short
 /// 20-minute one. Recorded as a Dexcom G4 receiver session (usbmon pcap) for `replay`, so that
 /// it reaches the store through the real driver and importer.
-public enum GeneratedHistory {
+package enum GeneratedHistory {
     /// The glucose (mg/dL, 40…400) of reading `index` (every 5 minutes from local midnight of
     /// the first Day), or nil in a gap.
-    public static func glucose(at index: Int) -> Int? {
+    package static func glucose(at index: Int) -> Int? {
         let day = index / 288, slot = index % 288
         let hour = Double(slot) / 12
         if day == 3, (132..<156).contains(slot) { return nil }  // 11:00–13:00: a sensor change
@@ -33,7 +33,7 @@ public enum GeneratedHistory {
 
     /// A receiver holding `days` Days of readings, one every 5 minutes, its system clock a minute
     /// past the last; `hostClock` is read when a reply is delivered, so it places them.
-    public static func receiver(days: Int, serial: String, hostClock: @escaping () -> Date) -> DexcomReceiverSimulator {
+    package static func receiver(days: Int, serial: String, hostClock: @escaping () -> Date) -> DexcomReceiverSimulator {
         let count = days * 288
         let lastSystem: UInt32 = 560_000_000
         let readings = (0..<count).compactMap { i -> (systemSeconds: UInt32, glucose: UInt16, trendByte: UInt8)? in
@@ -52,7 +52,7 @@ public enum GeneratedHistory {
 
     /// Records a receiver holding `days` Days of readings to `output`, the last reading at
     /// `lastReading` (UTC) by the simulated host clock.
-    public static func record(days: Int = 14, endingAt lastReading: Date, to output: URL, serial: String = "SM14DAYS1") throws {
+    package static func record(days: Int = 14, endingAt lastReading: Date, to output: URL, serial: String = "SM14DAYS1") throws {
         var tick = 0.0
         let hostAtLast = lastReading.addingTimeInterval(60)
         let clock = { () -> Date in

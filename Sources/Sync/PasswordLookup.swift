@@ -9,19 +9,19 @@ import Darwin
 /// Finds the password for a ``SyncTarget`` the way PostgreSQL's own tools do, never from the
 /// command line: a password file named by the caller, else `PGPASSWORD`, else the password file
 /// (`PGPASSFILE`, default `~/.pgpass`; PostgreSQL documentation, "The Password File").
-public struct PasswordLookup: Sendable {
-    public var passwordFile: String?
-    public var environment: [String: String]
+package struct PasswordLookup: Sendable {
+    package var passwordFile: String?
+    package var environment: [String: String]
     /// Warnings to show (e.g. a `.pgpass` ignored because others may read it).
-    public private(set) var warnings: [String] = []
+    package private(set) var warnings: [String] = []
 
-    public init(passwordFile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(passwordFile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.passwordFile = passwordFile
         self.environment = environment
     }
 
     /// The password for `target`, or nil when none is given (the server may not ask for one).
-    public mutating func password(for target: SyncTarget) throws(SyncError) -> String? {
+    package mutating func password(for target: SyncTarget) throws(SyncError) -> String? {
         if let passwordFile {
             guard let data = FileManager.default.contents(atPath: passwordFile),
                   let text = String(data: data, encoding: .utf8)

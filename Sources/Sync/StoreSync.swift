@@ -5,19 +5,19 @@ import Store
 
 /// What one sync sent: rows written or deleted on the server, by central table, and the batches
 /// (server transactions) it took. A sync of a store the server already holds sends nothing.
-public struct SyncReport: Sendable, Equatable {
+package struct SyncReport: Sendable, Equatable {
     /// Rows inserted or changed, by central table.
-    public var written: [String: Int] = [:]
+    package var written: [String: Int] = [:]
     /// Rows deleted (logs removed in the app), by central table.
-    public var deleted: [String: Int] = [:]
+    package var deleted: [String: Int] = [:]
     /// Server transactions that carried data.
-    public var batches = 0
+    package var batches = 0
 
-    public var rowsWritten: Int { written.values.reduce(0, +) }
-    public var rowsDeleted: Int { deleted.values.reduce(0, +) }
-    public var isEmpty: Bool { rowsWritten == 0 && rowsDeleted == 0 }
+    package var rowsWritten: Int { written.values.reduce(0, +) }
+    package var rowsDeleted: Int { deleted.values.reduce(0, +) }
+    package var isEmpty: Bool { rowsWritten == 0 && rowsDeleted == 0 }
 
-    public var summary: String {
+    package var summary: String {
         guard !isEmpty else { return "nothing to send: the server holds this store's data" }
         let written = self.written.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         let deleted = self.deleted.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
@@ -36,18 +36,18 @@ public struct SyncReport: Sendable, Equatable {
 /// ends with the server holding the store's data once. A session-level advisory lock on the
 /// patient refuses a second sync of the same patient while one runs (after waiting ``lockWait``
 /// for it to end); syncs of different patients touch disjoint rows and run side by side.
-public struct StoreSync: Sendable {
-    public var store: SharedStore
-    public var target: SyncTarget
-    public var password: String?
-    public var patient: String
+package struct StoreSync: Sendable {
+    package var store: SharedStore
+    package var target: SyncTarget
+    package var password: String?
+    package var patient: String
     /// Local rows per batch.
-    public var batchSize: Int
+    package var batchSize: Int
     /// How long to wait for another sync of the patient to end before refusing.
-    public var lockWait: Duration
-    public var logger: Logger
+    package var lockWait: Duration
+    package var logger: Logger
 
-    public init(
+    package init(
         store: SharedStore, target: SyncTarget, password: String?, patient: String, batchSize: Int = 5000,
         lockWait: Duration = .seconds(10), logger: Logger = Logger(label: "glucobridge.sync")
     ) throws(SyncError) {
@@ -62,7 +62,7 @@ public struct StoreSync: Sendable {
     }
 
     /// Runs the sync to its end.
-    public func run() async throws(SyncError) -> SyncReport {
+    package func run() async throws(SyncError) -> SyncReport {
         let storeID = try local { try store.syncStoreID() }
         let connection = try await connect()
         do throws(SyncError) {

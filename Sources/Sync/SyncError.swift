@@ -3,7 +3,7 @@ import Store
 
 /// Why a sync could not start or finish, in words a person can act on. A sync that fails part
 /// way keeps every batch it committed: running it again resumes after the last one.
-public enum SyncError: Error, Equatable, CustomStringConvertible {
+package enum SyncError: Error, Equatable, CustomStringConvertible {
     /// The `--to` address is not a `postgresql://USER@HOST[:PORT]/DB[?sslmode=…]` URL.
     case invalidURL(String, reason: String)
     /// The address carries a password, which would show in process lists and shell history.
@@ -25,7 +25,7 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
     /// The local store could not be read.
     case store(StoreError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidURL(let url, let reason):
             return "the server address \"\(url)\" is not usable: \(reason); write it as postgresql://USER@HOST[:PORT]/DATABASE[?sslmode=require]"

@@ -5,9 +5,9 @@ import PostgresNIO
 /// Where a sync goes: a `postgresql://USER@HOST[:PORT]/DB[?sslmode=…&sslrootcert=…]` URL, in the
 /// form libpq reads (PostgreSQL documentation, "Connection URIs" and "SSL Support"), without a
 /// password: that comes from ``PasswordLookup``.
-public struct SyncTarget: Sendable, Equatable {
+package struct SyncTarget: Sendable, Equatable {
     /// libpq's `sslmode` values this client honours.
-    public enum TLSMode: String, Sendable, CaseIterable {
+    package enum TLSMode: String, Sendable, CaseIterable {
         /// No TLS.
         case disable
         /// TLS when the server offers it, certificate not checked.
@@ -21,23 +21,23 @@ public struct SyncTarget: Sendable, Equatable {
         case verifyFull = "verify-full"
     }
 
-    public var user: String
-    public var host: String
-    public var port: Int
-    public var database: String
-    public var tlsMode: TLSMode
+    package var user: String
+    package var host: String
+    package var port: Int
+    package var database: String
+    package var tlsMode: TLSMode
     /// The root certificate (PEM) for `verify-ca`/`verify-full`: `sslrootcert`, else
     /// `~/.postgresql/root.crt` as libpq does.
-    public var rootCertificate: String?
+    package var rootCertificate: String?
 
     /// The address without credentials, for messages.
-    public var display: String { "\(host):\(port)/\(database)" }
+    package var display: String { "\(host):\(port)/\(database)" }
 
     /// Reads `url`. The user defaults to `PGUSER`, then the login name; the port to 5432; the
     /// TLS mode to `PGSSLMODE`, then `prefer`, as in libpq.
     ///
     /// - Throws: ``SyncError/invalidURL(_:reason:)``, ``SyncError/passwordInURL``.
-    public init(url: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(SyncError) {
+    package init(url: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(SyncError) {
         guard let components = URLComponents(string: url),
               let scheme = components.scheme, ["postgresql", "postgres"].contains(scheme)
         else { throw .invalidURL(url, reason: "it does not start with postgresql://") }

@@ -1,17 +1,17 @@
 
 /// Standard USB descriptors as bytes: parsed from captures, and written into recordings so a
 /// replay can tell which device it holds.
-public enum USBDescriptors {
-    public static let deviceType: UInt8 = 1
-    public static let configurationType: UInt8 = 2
-    public static let interfaceType: UInt8 = 4
-    public static let endpointType: UInt8 = 5
+package enum USBDescriptors {
+    package static let deviceType: UInt8 = 1
+    package static let configurationType: UInt8 = 2
+    package static let interfaceType: UInt8 = 4
+    package static let endpointType: UInt8 = 5
 
     /// The GET_DESCRIPTOR request for the device descriptor.
-    public static let getDeviceDescriptor = USBControlSetup(requestType: 0x80, request: 0x06, value: 0x0100, index: 0, length: 18)
+    package static let getDeviceDescriptor = USBControlSetup(requestType: 0x80, request: 0x06, value: 0x0100, index: 0, length: 18)
 
     /// The GET_DESCRIPTOR request for configuration descriptor 0, `length` bytes.
-    public static func getConfigurationDescriptor(length: UInt16) -> USBControlSetup {
+    package static func getConfigurationDescriptor(length: UInt16) -> USBControlSetup {
         USBControlSetup(requestType: 0x80, request: 0x06, value: 0x0200, index: 0, length: length)
     }
 
@@ -19,7 +19,7 @@ public enum USBDescriptors {
     /// 1 isochronous, 2 bulk, 3 interrupt; USB 2.0 specification, table 9-13). usbmon and USBPcap
     /// number transfer types differently (0 isochronous, 1 interrupt, 2 control, 3 bulk), which
     /// `USBTransferType`'s raw values follow: the two must never be mixed.
-    public static func transferType(bmAttributes: UInt8) -> USBTransferType {
+    package static func transferType(bmAttributes: UInt8) -> USBTransferType {
         switch bmAttributes & 0x03 {
         case 0: .control
         case 1: .isochronous
@@ -29,7 +29,7 @@ public enum USBDescriptors {
     }
 
     /// An endpoint descriptor's `bmAttributes` for a transfer type (no synchronisation or usage bits).
-    public static func bmAttributes(for type: USBTransferType) -> UInt8 {
+    package static func bmAttributes(for type: USBTransferType) -> UInt8 {
         switch type {
         case .control: 0
         case .isochronous: 1
@@ -39,14 +39,14 @@ public enum USBDescriptors {
     }
 
     /// Vendor and product ids from an 18-byte device descriptor.
-    public static func identity(fromDeviceDescriptor bytes: [UInt8]) -> (vendorID: UInt16, productID: UInt16)? {
+    package static func identity(fromDeviceDescriptor bytes: [UInt8]) -> (vendorID: UInt16, productID: UInt16)? {
         guard bytes.count >= 14, bytes[1] == deviceType else { return nil }
         return (UInt16(bytes[8]) | UInt16(bytes[9]) << 8, UInt16(bytes[10]) | UInt16(bytes[11]) << 8)
     }
 
     /// The interfaces (alternate setting 0) in a configuration descriptor, with their endpoints.
     /// Parsing stops quietly at the first malformed descriptor.
-    public static func interfaces(fromConfigurationDescriptor bytes: [UInt8]) -> [USBInterface] {
+    package static func interfaces(fromConfigurationDescriptor bytes: [UInt8]) -> [USBInterface] {
         var interfaces: [USBInterface] = []
         var offset = 0
         var inAlternate = false
@@ -74,7 +74,7 @@ public enum USBDescriptors {
     }
 
     /// An 18-byte device descriptor for `device` (USB 2.0, one configuration).
-    public static func deviceDescriptor(for device: USBDeviceDescription) -> [UInt8] {
+    package static func deviceDescriptor(for device: USBDeviceDescription) -> [UInt8] {
         [18, deviceType, 0x00, 0x02, 0, 0, 0, 64,
          UInt8(device.vendorID & 0xFF), UInt8(device.vendorID >> 8),
          UInt8(device.productID & 0xFF), UInt8(device.productID >> 8),
@@ -82,7 +82,7 @@ public enum USBDescriptors {
     }
 
     /// A configuration descriptor listing `device`'s interfaces and endpoints.
-    public static func configurationDescriptor(for device: USBDeviceDescription) -> [UInt8] {
+    package static func configurationDescriptor(for device: USBDeviceDescription) -> [UInt8] {
         var body: [UInt8] = []
         for interface in device.interfaces {
             body += [9, interfaceType, interface.number, 0, UInt8(interface.endpoints.count),

@@ -2,11 +2,11 @@ import Foundation
 
 /// Where a device sits on the USB bus: its bus number and device address, as `lsusb` shows them
 /// and as `/dev/bus/usb/BBB/DDD` names its node.
-public struct USBDeviceLocation: Sendable, Hashable, CustomStringConvertible {
-    public var bus: UInt16
-    public var address: UInt8
+package struct USBDeviceLocation: Sendable, Hashable, CustomStringConvertible {
+    package var bus: UInt16
+    package var address: UInt8
 
-    public init(bus: UInt16, address: UInt8) {
+    package init(bus: UInt16, address: UInt8) {
         self.bus = bus
         self.address = address
     }
@@ -16,7 +16,7 @@ public struct USBDeviceLocation: Sendable, Hashable, CustomStringConvertible {
     /// - the device node, `/dev/bus/usb/001/005`;
     /// - the device's sysfs folder, `/sys/bus/usb/devices/1-1.4` or `/sys/devices/…/1-1.4`, whose
     ///   `busnum` and `devnum` files are read.
-    public init(parsing text: String) throws(USBDeviceLocationError) {
+    package init(parsing text: String) throws(USBDeviceLocationError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.hasPrefix("/sys/") {
             try self.init(sysfsFolder: trimmed)
@@ -37,10 +37,10 @@ public struct USBDeviceLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The usbfs device node, `/dev/bus/usb/001/005`.
-    public var devicePath: String { String(format: "/dev/bus/usb/%03d/%03d", Int(bus), Int(address)) }
+    package var devicePath: String { String(format: "/dev/bus/usb/%03d/%03d", Int(bus), Int(address)) }
 
     /// `bus 1 address 5`.
-    public var description: String { "bus \(bus) address \(address)" }
+    package var description: String { "bus \(bus) address \(address)" }
 
     /// Reads the `busnum` and `devnum` files of a device's sysfs folder.
     init(sysfsFolder path: String) throws(USBDeviceLocationError) {
@@ -62,13 +62,13 @@ public struct USBDeviceLocation: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why a device location could not be read.
-public enum USBDeviceLocationError: Error, Equatable, CustomStringConvertible {
+package enum USBDeviceLocationError: Error, Equatable, CustomStringConvertible {
     case unrecognised(String)
     case outOfRange(String)
     /// A sysfs path without readable `busnum` and `devnum` files.
     case notAUSBDevice(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unrecognised(let text):
             "cannot read \"\(text)\" as a USB device: give BUS:ADDRESS (1:5), /dev/bus/usb/001/005 or a sysfs path (/sys/bus/usb/devices/1-1.4)"

@@ -23,28 +23,28 @@ public struct USBTransfer: Sendable, Equatable {
     /// carried this transfer's data, for error messages.
     public var packetNumber: Int
     /// The bus number (0 when the capture does not say).
-    public var bus: UInt16
+    package var bus: UInt16
     /// The device address on the bus (0 when the capture does not say).
-    public var device: UInt8
+    package var device: UInt8
     /// The endpoint address with the direction bit (0x80 = IN), or nil when the capture does not
     /// say (transcripts).
     public var endpoint: UInt8?
     public var type: USBTransferType
     public var direction: USBDirection
     /// The 8-byte setup packet of a control transfer.
-    public var setup: [UInt8]?
+    package var setup: [UInt8]?
     /// The data that moved (OUT: what the host sent; IN: what the device returned).
     public var data: [UInt8]
     /// The completion status as a negative errno (0 = success; -108 = device gone; -32 = stall).
-    public var status: Int32
+    package var status: Int32
     /// The capturing host's clock at completion, when the capture has timestamps.
-    public var timestamp: Date?
+    package var timestamp: Date?
     /// True when the capture holds less data than the transfer moved (the snapshot length cut the
     /// record, or usbmon captured fewer bytes than the transfer's length): `data` is then only the
     /// captured prefix, never padded.
-    public var isTruncated: Bool = false
+    package var isTruncated: Bool = false
 
-    public init(
+    package init(
         packetNumber: Int, bus: UInt16 = 0, device: UInt8 = 0, endpoint: UInt8?, type: USBTransferType,
         direction: USBDirection, setup: [UInt8]? = nil, data: [UInt8], status: Int32 = 0, timestamp: Date? = nil,
         isTruncated: Bool = false
@@ -69,15 +69,15 @@ public struct USBTransfer: Sendable, Equatable {
 public struct RecordedUSBDevice: Sendable {
     /// The device as the capture describes it. Without descriptors in the capture the ids are
     /// 0000:0000 and the interfaces are inferred from the endpoints the traffic used.
-    public var description: USBDeviceDescription
+    package var description: USBDeviceDescription
     /// Whether a device descriptor was found in the capture.
-    public var hasDescriptors: Bool
+    package var hasDescriptors: Bool
     /// The device's transfers in recorded order.
-    public var transfers: [USBTransfer]
+    package var transfers: [USBTransfer]
 
     /// The device the transfers of one device (one bus and address) describe: its ids and
     /// interfaces from the descriptors among them, else inferred from the endpoints they used.
-    public init(transfers: [USBTransfer]) {
+    package init(transfers: [USBTransfer]) {
         self.transfers = transfers
         let first = transfers.first
         var device = USBDeviceDescription(vendorID: 0, productID: 0, bus: first?.bus ?? 0, address: first?.device ?? 0)
@@ -150,7 +150,7 @@ public struct RecordedUSBDevice: Sendable {
 
 extension USBTransfer {
     /// Whether the transfer is part of a device's conversation (see `RecordedUSBDevice.conversation`).
-    public var isConversation: Bool {
+    package var isConversation: Bool {
         switch type {
         case .bulk, .interrupt:
             return true
@@ -165,10 +165,10 @@ extension USBTransfer {
 
 /// A request the host sent and the answers the device gave, as recorded.
 public struct USBExchange: Sendable {
-    public var request: USBTransfer
-    public var replies: [USBTransfer]
+    package var request: USBTransfer
+    package var replies: [USBTransfer]
 
-    public init(request: USBTransfer, replies: [USBTransfer]) {
+    package init(request: USBTransfer, replies: [USBTransfer]) {
         self.request = request
         self.replies = replies
     }
@@ -189,7 +189,7 @@ private func transportError(forRecordedStatus status: Int32, transfer: USBTransf
 
 extension TransportError {
     /// The error a live transfer would have raised for a failure the capture recorded.
-    public static func recorded(status: Int32, in transfer: USBTransfer) -> TransportError {
+    package static func recorded(status: Int32, in transfer: USBTransfer) -> TransportError {
         transportError(forRecordedStatus: status, transfer: transfer)
     }
 }
@@ -197,7 +197,7 @@ extension TransportError {
 /// A transport that plays a recorded device back (a capture replayed): what it plays and where
 /// it is. A driver that needs the recording (a nonce the recorded host chose, the packet number
 /// for an error) asks for this protocol, never for a replay type.
-public protocol RecordedUSBTransport: USBTransport {
+package protocol RecordedUSBTransport: USBTransport {
     /// The device the transport plays back.
     var recorded: RecordedUSBDevice { get }
     /// The capture packet number of the last transfer read, for error messages.

@@ -3,28 +3,28 @@ import Foundation
 /// An endpoint as its descriptor describes it.
 public struct USBEndpoint: Sendable, Equatable, Hashable {
     /// The endpoint address, direction bit included (0x80 = IN).
-    public var address: UInt8
-    public var type: USBTransferType
-    public var maxPacketSize: Int
+    package var address: UInt8
+    package var type: USBTransferType
+    package var maxPacketSize: Int
 
-    public init(address: UInt8, type: USBTransferType, maxPacketSize: Int) {
+    package init(address: UInt8, type: USBTransferType, maxPacketSize: Int) {
         self.address = address
         self.type = type
         self.maxPacketSize = maxPacketSize
     }
 
-    public var direction: USBDirection { address & 0x80 != 0 ? .in : .out }
+    package var direction: USBDirection { address & 0x80 != 0 ? .in : .out }
 }
 
 /// One interface (alternate setting 0) of the active configuration.
-public struct USBInterface: Sendable, Equatable {
-    public var number: UInt8
-    public var interfaceClass: UInt8
-    public var interfaceSubclass: UInt8
-    public var interfaceProtocol: UInt8
-    public var endpoints: [USBEndpoint]
+package struct USBInterface: Sendable, Equatable {
+    package var number: UInt8
+    package var interfaceClass: UInt8
+    package var interfaceSubclass: UInt8
+    package var interfaceProtocol: UInt8
+    package var endpoints: [USBEndpoint]
 
-    public init(number: UInt8, interfaceClass: UInt8, interfaceSubclass: UInt8, interfaceProtocol: UInt8, endpoints: [USBEndpoint]) {
+    package init(number: UInt8, interfaceClass: UInt8, interfaceSubclass: UInt8, interfaceProtocol: UInt8, endpoints: [USBEndpoint]) {
         self.number = number
         self.interfaceClass = interfaceClass
         self.interfaceSubclass = interfaceSubclass
@@ -33,23 +33,23 @@ public struct USBInterface: Sendable, Equatable {
     }
 
     /// USB interface class codes the drivers look for.
-    public static let classCDCData: UInt8 = 0x0A
-    public static let classHID: UInt8 = 0x03
+    package static let classCDCData: UInt8 = 0x0A
+    package static let classHID: UInt8 = 0x03
 }
 
 /// What is known of a device: identity from its device descriptor, interfaces from its
 /// configuration descriptor, and where it sits on the bus.
 public struct USBDeviceDescription: Sendable, Equatable {
-    public var vendorID: UInt16
-    public var productID: UInt16
-    public var bus: UInt16
-    public var address: UInt8
-    public var manufacturer: String?
-    public var product: String?
-    public var serialNumber: String?
-    public var interfaces: [USBInterface]
+    package var vendorID: UInt16
+    package var productID: UInt16
+    package var bus: UInt16
+    package var address: UInt8
+    package var manufacturer: String?
+    package var product: String?
+    package var serialNumber: String?
+    package var interfaces: [USBInterface]
 
-    public init(
+    package init(
         vendorID: UInt16, productID: UInt16, bus: UInt16 = 0, address: UInt8 = 0,
         manufacturer: String? = nil, product: String? = nil, serialNumber: String? = nil,
         interfaces: [USBInterface] = []
@@ -65,16 +65,16 @@ public struct USBDeviceDescription: Sendable, Equatable {
     }
 
     /// `22a3:0047`.
-    public var idString: String { String(format: "%04x:%04x", vendorID, productID) }
+    package var idString: String { String(format: "%04x:%04x", vendorID, productID) }
 }
 
 /// Bytes a device returned, and the host's clock when they arrived (nil when unknown, as in a
 /// transcript replay).
 public struct USBRead: Sendable, Equatable {
-    public var bytes: [UInt8]
-    public var hostTime: Date?
+    package var bytes: [UInt8]
+    package var hostTime: Date?
 
-    public init(bytes: [UInt8], hostTime: Date?) {
+    package init(bytes: [UInt8], hostTime: Date?) {
         self.bytes = bytes
         self.hostTime = hostTime
     }
@@ -82,13 +82,13 @@ public struct USBRead: Sendable, Equatable {
 
 /// The 8-byte setup packet of a control transfer.
 public struct USBControlSetup: Sendable, Equatable {
-    public var requestType: UInt8
-    public var request: UInt8
-    public var value: UInt16
-    public var index: UInt16
-    public var length: UInt16
+    package var requestType: UInt8
+    package var request: UInt8
+    package var value: UInt16
+    package var index: UInt16
+    package var length: UInt16
 
-    public init(requestType: UInt8, request: UInt8, value: UInt16, index: UInt16, length: UInt16) {
+    package init(requestType: UInt8, request: UInt8, value: UInt16, index: UInt16, length: UInt16) {
         self.requestType = requestType
         self.request = request
         self.value = value
@@ -96,7 +96,7 @@ public struct USBControlSetup: Sendable, Equatable {
         self.length = length
     }
 
-    public init?(bytes: [UInt8]) {
+    package init?(bytes: [UInt8]) {
         guard bytes.count == 8 else { return nil }
         requestType = bytes[0]
         request = bytes[1]
@@ -105,12 +105,12 @@ public struct USBControlSetup: Sendable, Equatable {
         length = UInt16(bytes[6]) | UInt16(bytes[7]) << 8
     }
 
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         [requestType, request, UInt8(value & 0xFF), UInt8(value >> 8), UInt8(index & 0xFF), UInt8(index >> 8),
          UInt8(length & 0xFF), UInt8(length >> 8)]
     }
 
-    public var direction: USBDirection { requestType & 0x80 != 0 ? .in : .out }
+    package var direction: USBDirection { requestType & 0x80 != 0 ? .in : .out }
 }
 
 /// An opened USB device, as a driver sees it. Implemented over libusb for hardware, over a capture
@@ -160,7 +160,7 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
     case recordingFailed(String)
 
     /// Why an import given `budget` was stopped. A zero budget stops every import before it reads.
-    public static func deadlineText(_ budget: Duration) -> String {
+    package static func deadlineText(_ budget: Duration) -> String {
         budget <= .zero
             ? "the import was not run: its time limit is 0 s (--import-limit 0 abandons every import); nothing of it was stored"
             : "the import was stopped after running for \(seconds(budget)), its time limit; nothing of it was stored"
@@ -189,7 +189,7 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
 
 extension TransportError {
     /// `600 s`, `0.25 s`.
-    public static func seconds(_ duration: Duration) -> String {
+    package static func seconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         guard attoseconds != 0 else { return "\(seconds) s" }
         let value = Double(seconds) + Double(attoseconds) / 1e18
@@ -198,7 +198,7 @@ extension TransportError {
 }
 
 /// An error from a layer above the transport that was caused by a transport error.
-public protocol TransportErrorCarrying: Error {
+package protocol TransportErrorCarrying: Error {
     /// The transport error underneath, if that is what this error is.
     var transportError: TransportError? { get }
 }

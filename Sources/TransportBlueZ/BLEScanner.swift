@@ -12,10 +12,10 @@ import Transport
 /// disable and restore the filter. Controllers that refuse the legacy commands (BT 5 controllers
 /// already driven with extended commands answer Command Disallowed) get the LE extended scan
 /// commands instead. LE commands on a raw socket need CAP_NET_RAW.
-public enum BLEScanner {
+package enum BLEScanner {
     /// Scans for `duration` on `adapter` (`hci0`; the first adapter when nil). Active scanning
     /// asks for scan responses, where many sensors put their name.
-    public static func scan(for duration: Duration = .seconds(10), adapter: String? = nil, active: Bool = true) throws(BLEError) -> BLEScanResults {
+    package static func scan(for duration: Duration = .seconds(10), adapter: String? = nil, active: Bool = true) throws(BLEError) -> BLEScanResults {
         // Opening a socket first gives the one-line answer on a machine without Bluetooth.
         _ = Glibc.close(try BluetoothSocket.open(type: Int32(SOCK_RAW.rawValue), protocol: BTPROTO_HCI))
         let id = try BluetoothSocket.adapterID(adapter)

@@ -6,7 +6,7 @@ import Foundation
 #endif
 
 /// Whether this machine can talk Bluetooth, as `BluetoothProbe.check()` found it.
-public enum BluetoothStatus: Equatable, Sendable {
+package enum BluetoothStatus: Equatable, Sendable {
     /// The kernel has Bluetooth and these adapters are registered, each described as
     /// `hci0 00:1A:7D:DA:71:13 (up)`.
     case available(adapters: [String])
@@ -21,8 +21,8 @@ public enum BluetoothStatus: Equatable, Sendable {
 /// lists the registered adapters with the `HCIGETDEVLIST` ioctl, and reads each one's name,
 /// address and up/down state through libbluetooth's `hci_devinfo`. It changes nothing: no adapter
 /// is brought up, no scan is started. The socket is always closed before returning.
-public enum BluetoothProbe {
-    public static func check() -> BluetoothStatus {
+package enum BluetoothProbe {
+    package static func check() -> BluetoothStatus {
         let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
         guard fd >= 0 else { return status(forSocketErrno: errno) }
         defer { _ = close(fd) }

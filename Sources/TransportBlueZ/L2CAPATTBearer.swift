@@ -7,7 +7,7 @@ import Transport
 #endif
 
 /// The link's security level, as `BT_SECURITY` sets it [BlueZ lib/bluetooth/bluetooth.h].
-public enum BLESecurity: UInt8, Sendable, Comparable {
+package enum BLESecurity: UInt8, Sendable, Comparable {
     /// No encryption (the default for sensors that do not need pairing).
     case low = 1
     /// Encrypted, unauthenticated ("Just Works" pairing or a stored key).
@@ -16,16 +16,16 @@ public enum BLESecurity: UInt8, Sendable, Comparable {
     case high = 3
     case fips = 4
 
-    public static func < (lhs: BLESecurity, rhs: BLESecurity) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: BLESecurity, rhs: BLESecurity) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// The live bearer: an L2CAP socket on the LE ATT fixed channel (CID 4), as BlueZ's
 /// btgatt-client opens it [BlueZ tools/btgatt-client.c]. The kernel creates the LE link on
 /// `connect`; each read or write is one ATT PDU (SOCK_SEQPACKET). Needs no capability.
-public final class L2CAPATTBearer: ATTBearer {
-    public let peer: BLEPeer
-    public private(set) var connectionHandle: UInt16?
-    public private(set) var security: BLESecurity
+package final class L2CAPATTBearer: ATTBearer {
+    package let peer: BLEPeer
+    package private(set) var connectionHandle: UInt16?
+    package private(set) var security: BLESecurity
     private var fd: Int32
 
     /// The fixed channel ATT runs on over LE.
@@ -40,7 +40,7 @@ public final class L2CAPATTBearer: ATTBearer {
     /// Connects to `peer` from `adapter` (`hci0`; the kernel picks one when nil) at `security`,
     /// waiting at most `timeout` for the link. On a machine without Bluetooth this throws
     /// `.bluetoothUnavailable` with one line saying so.
-    public static func connect(
+    package static func connect(
         to peer: BLEPeer, adapter: String? = nil, security: BLESecurity = .low, timeout: Duration = .seconds(20)
     ) throws(BLEError) -> L2CAPATTBearer {
         let fd = try BluetoothSocket.open(type: Int32(SOCK_SEQPACKET.rawValue), protocol: BTPROTO_L2CAP)
@@ -97,7 +97,7 @@ public final class L2CAPATTBearer: ATTBearer {
         if getsockopt(fd, SOL_L2CAP, L2CAP_CONNINFO, &info, &length) == 0 { connectionHandle = info.hci_handle }
     }
 
-    public func send(_ pdu: [UInt8]) throws(BLEError) {
+    package func send(_ pdu: [UInt8]) throws(BLEError) {
         guard fd >= 0 else { throw .disconnected("closed by glucobridge") }
         while true {
             _ = try BluetoothSocket.wait(fd, for: Int16(POLLOUT), timeout: .seconds(5))
@@ -110,7 +110,7 @@ public final class L2CAPATTBearer: ATTBearer {
         }
     }
 
-    public func receive(timeout: Duration) throws(BLEError) -> ATTBearerPDU? {
+    package func receive(timeout: Duration) throws(BLEError) -> ATTBearerPDU? {
         guard fd >= 0 else { throw .disconnected("closed by glucobridge") }
         let events = try BluetoothSocket.wait(fd, for: Int16(POLLIN), timeout: timeout)
         guard events != 0 else { return nil }
@@ -132,7 +132,7 @@ public final class L2CAPATTBearer: ATTBearer {
 
     /// BlueZ's rule [src/shared/att.c `change_security`]: Insufficient Encryption below MEDIUM
     /// raises to MEDIUM; Insufficient Authentication steps LOW/MEDIUM → HIGH → FIPS.
-    public func raiseSecurity(after error: ATTErrorCode) throws(BLEError) -> Bool {
+    package func raiseSecurity(after error: ATTErrorCode) throws(BLEError) -> Bool {
         let next: BLESecurity
         switch error {
         case .insufficientEncryption where security < .medium:
@@ -151,7 +151,7 @@ public final class L2CAPATTBearer: ATTBearer {
         return true
     }
 
-    public func close() {
+    package func close() {
         guard fd >= 0 else { return }
         _ = Glibc.close(fd)
         fd = -1

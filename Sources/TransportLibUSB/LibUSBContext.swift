@@ -13,10 +13,10 @@ import Transport
 /// Sendable: the object holds nothing but an immutable pointer to the C context, libusb's
 /// synchronous API is documented as thread-safe for concurrent use of one context, and
 /// `libusb_exit` runs in `deinit`, when no other reference can exist.
-public final class LibUSBContext: @unchecked Sendable {
+package final class LibUSBContext: @unchecked Sendable {
     /// How much libusb itself writes to stderr. The `LIBUSB_DEBUG` environment variable, when set,
     /// takes precedence (libusb ignores the option then), which keeps field debugging possible.
-    public enum LogLevel: Int32, Sendable {
+    package enum LogLevel: Int32, Sendable {
         case none = 0
         case error = 1
         case warning = 2
@@ -28,7 +28,7 @@ public final class LibUSBContext: @unchecked Sendable {
 
     /// Starts a libusb session. Throws `.usbUnavailable("<libusb error name>: <description>")`
     /// when libusb cannot start (for instance no udev, or out of memory).
-    public init(logLevel: LogLevel = .none) throws(TransportError) {
+    package init(logLevel: LogLevel = .none) throws(TransportError) {
         var context: OpaquePointer?
         let rc = libusb_init(&context)
         guard rc == LibUSB.success, let context else {
@@ -43,7 +43,7 @@ public final class LibUSBContext: @unchecked Sendable {
     }
 
     /// The libusb library version in use, e.g. `1.0.26.11724`.
-    public static var libraryVersion: String {
+    package static var libraryVersion: String {
         let version = libusb_get_version().pointee
         return "\(version.major).\(version.minor).\(version.micro).\(version.nano)"
     }
@@ -56,7 +56,7 @@ public final class LibUSBContext: @unchecked Sendable {
     /// Manufacturer, product and serial strings are read only when the device can be opened; a
     /// device this user may not open is still listed, without them. A machine without a USB bus
     /// gives an empty list. Throws `.usbUnavailable` only when libusb cannot list devices at all.
-    public func devices(matching ids: [(vendor: UInt16, product: UInt16)]? = nil) throws(TransportError) -> [USBDeviceDescription] {
+    package func devices(matching ids: [(vendor: UInt16, product: UInt16)]? = nil) throws(TransportError) -> [USBDeviceDescription] {
         try withDeviceList { list throws(TransportError) in
             list.compactMap { entry -> USBDeviceDescription? in
                 guard let device = entry else { return nil }

@@ -3,17 +3,17 @@ import Foundation
 import Transport
 
 /// A device arriving on or leaving the USB bus.
-public struct USBHotplugEvent: Sendable, Equatable {
-    public enum Kind: String, Sendable {
+package struct USBHotplugEvent: Sendable, Equatable {
+    package enum Kind: String, Sendable {
         case arrived, left
     }
 
-    public var kind: Kind
-    public var vendorID: UInt16
-    public var productID: UInt16
-    public var location: USBDeviceLocation
+    package var kind: Kind
+    package var vendorID: UInt16
+    package var productID: UInt16
+    package var location: USBDeviceLocation
 
-    public init(kind: Kind, vendorID: UInt16, productID: UInt16, location: USBDeviceLocation) {
+    package init(kind: Kind, vendorID: UInt16, productID: UInt16, location: USBDeviceLocation) {
         self.kind = kind
         self.vendorID = vendorID
         self.productID = productID
@@ -21,12 +21,12 @@ public struct USBHotplugEvent: Sendable, Equatable {
     }
 
     /// `22a3:0047`.
-    public var idString: String { USBDeviceDescription(vendorID: vendorID, productID: productID).idString }
+    package var idString: String { USBDeviceDescription(vendorID: vendorID, productID: productID).idString }
 }
 
 extension LibUSBContext {
     /// Whether this libusb can report devices arriving and leaving (`LIBUSB_CAP_HAS_HOTPLUG`).
-    public static var supportsHotplug: Bool {
+    package static var supportsHotplug: Bool {
         libusb_has_capability(UInt32(LIBUSB_CAP_HAS_HOTPLUG.rawValue)) != 0
     }
 }
@@ -43,10 +43,10 @@ extension LibUSBContext {
 /// callback only reads immutable properties and yields to an `AsyncStream` continuation. The
 /// event thread holds the context and the stop flag, not the monitor, so dropping the monitor
 /// stops it.
-public final class LibUSBHotplugMonitor: @unchecked Sendable {
+package final class LibUSBHotplugMonitor: @unchecked Sendable {
     /// Arrivals and departures of devices whose ids are in the list given at `init`, in order.
     /// Finishes when the monitor stops.
-    public let events: AsyncStream<USBHotplugEvent>
+    package let events: AsyncStream<USBHotplugEvent>
 
     private let continuation: AsyncStream<USBHotplugEvent>.Continuation
     private let context: LibUSBContext
@@ -58,7 +58,7 @@ public final class LibUSBHotplugMonitor: @unchecked Sendable {
 
     /// Starts watching for devices with these vendor and product ids. Throws `.usbUnavailable`
     /// when this libusb has no hotplug support or the callback cannot be registered.
-    public init(context: LibUSBContext, ids: [(vendor: UInt16, product: UInt16)]) throws(TransportError) {
+    package init(context: LibUSBContext, ids: [(vendor: UInt16, product: UInt16)]) throws(TransportError) {
         guard LibUSBContext.supportsHotplug else {
             throw .usbUnavailable("this libusb build cannot report devices arriving and leaving (no LIBUSB_CAP_HAS_HOTPLUG)")
         }
@@ -104,7 +104,7 @@ public final class LibUSBHotplugMonitor: @unchecked Sendable {
 
     /// Stops reporting: deregisters the callback, wakes and ends the event thread, and finishes
     /// `events`. Safe to call more than once.
-    public func stop() {
+    package func stop() {
         guard stopFlag.set() else { return }
         let (handle, done) = lock.withLock { (callbackHandle, eventThreadDone) }
         guard let done else { return }

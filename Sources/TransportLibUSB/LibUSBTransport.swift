@@ -13,8 +13,8 @@ import Transport
 ///
 /// Transfers are synchronous (`libusb_bulk_transfer`, `libusb_interrupt_transfer`,
 /// `libusb_control_transfer`) and, as `USBTransport` requires, made from one thread at a time.
-public final class LibUSBTransport: USBTransport {
-    public let device: USBDeviceDescription
+package final class LibUSBTransport: USBTransport {
+    package let device: USBDeviceDescription
     /// Kept so that `libusb_exit` cannot run while this device is open.
     private let context: LibUSBContext
     /// nil once closed.
@@ -30,7 +30,7 @@ public final class LibUSBTransport: USBTransport {
 
     /// Opens the first device with this vendor and product ID. Throws `.noDevice` when none is
     /// connected, `.openFailed` when it cannot be opened (with a fix for permission problems).
-    public convenience init(context: LibUSBContext, vendorID: UInt16, productID: UInt16) throws(TransportError) {
+    package convenience init(context: LibUSBContext, vendorID: UInt16, productID: UInt16) throws(TransportError) {
         try self.init(context: context) { descriptor, _ in
             descriptor.idVendor == vendorID && descriptor.idProduct == productID
         }
@@ -38,7 +38,7 @@ public final class LibUSBTransport: USBTransport {
 
     /// Opens the device at this bus number and address (as `lsusb` shows them). Throws
     /// `.noDevice` when nothing is there.
-    public convenience init(context: LibUSBContext, bus: UInt16, address: UInt8) throws(TransportError) {
+    package convenience init(context: LibUSBContext, bus: UInt16, address: UInt8) throws(TransportError) {
         try self.init(context: context) { _, device in
             UInt16(libusb_get_bus_number(device)) == bus && libusb_get_device_address(device) == address
         }
@@ -70,7 +70,7 @@ public final class LibUSBTransport: USBTransport {
 
     /// Claims interface `number`, first detaching the kernel driver bound to it (remembered, and
     /// re-attached on `close`). Claiming an interface already claimed here does nothing.
-    public func claimInterface(_ number: UInt8) throws(TransportError) {
+    package func claimInterface(_ number: UInt8) throws(TransportError) {
         guard let handle else { throw .claimFailed(interface: number, reason: "the device is closed") }
         if claimed.contains(number) { return }
         if boundBeforeClaim == nil {
@@ -106,7 +106,7 @@ public final class LibUSBTransport: USBTransport {
 
     /// Sends `bytes` to a bulk or interrupt OUT endpoint; anything less than all of them arriving
     /// (a short write) is an error.
-    public func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
+    package func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
         guard endpoint.direction == .out else {
             throw .transferFailed(endpoint: endpoint.address, reason: "it is an IN endpoint; cannot write to it")
         }
@@ -127,7 +127,7 @@ public final class LibUSBTransport: USBTransport {
     /// host clock when the transfer completed. Bytes that arrived before a timeout are returned
     /// rather than dropped (the device has already sent them); a timeout with nothing received
     /// throws `.timeout`.
-    public func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
+    package func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
         guard endpoint.direction == .in else {
             throw .transferFailed(endpoint: endpoint.address, reason: "it is an OUT endpoint; cannot read from it")
         }
@@ -146,7 +146,7 @@ public final class LibUSBTransport: USBTransport {
     /// Performs a control transfer on endpoint 0. For an IN request up to `setup.length` bytes
     /// come back; for an OUT request `data` is sent and its length is used as `wLength`. Errors
     /// name endpoint 0x80 (IN) or 0x00 (OUT), as usbmon does.
-    public func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
+    package func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
         let endpoint: UInt8 = setup.direction == .in ? 0x80 : 0x00
         let handle = try openHandle(endpoint: endpoint)
         var buffer: [UInt8]
@@ -179,7 +179,7 @@ public final class LibUSBTransport: USBTransport {
 
     /// Releases every claimed interface, re-binds every kernel driver this transport unbound, and
     /// closes the device. Safe to call more than once, and after the device was unplugged.
-    public func close() {
+    package func close() {
         guard let handle else { return }
         self.handle = nil
         for number in claimed.reversed() {

@@ -2,18 +2,18 @@
 /// transfer or PDU throws `deadlinePassed` with the budget the import was given. A budget of
 /// zero (or less) has always passed: the import stops before its first transfer, whatever the
 /// clock or the machine's load.
-public struct ReplayDeadline: Sendable {
+package struct ReplayDeadline: Sendable {
     /// How long the import was given.
-    public let budget: Duration
+    package let budget: Duration
     /// When that time is up.
-    public let instant: ContinuousClock.Instant
+    package let instant: ContinuousClock.Instant
 
     /// A deadline `budget` from `start`.
-    public init(budget: Duration, from start: ContinuousClock.Instant = .now) {
+    package init(budget: Duration, from start: ContinuousClock.Instant = .now) {
         self.budget = budget
         instant = start + budget
     }
 
     /// Whether the time is up.
-    public var hasPassed: Bool { budget <= .zero || ContinuousClock.now >= instant }
+    package var hasPassed: Bool { budget <= .zero || ContinuousClock.now >= instant }
 }

@@ -8,7 +8,7 @@ import Transport
 /// device: each builds the source and context, runs the pipeline, and returns that device's import.
 extension Importer {
     /// Replays a USB capture holding one supported device: its glucose import.
-    public func replayOne(
+    package func replayOne(
         captureAt url: URL, driverName: String? = nil, budget: Duration? = nil, progress: DownloadProgress = .silent
     ) throws(ImportError) -> GlucoseImport {
         let devices = try run(.capture(url, driver: driverName), context: ImportContext(budget: budget, progress: progress)).devices
@@ -19,7 +19,7 @@ extension Importer {
     }
 
     /// Replays a btsnoop capture holding one Bluetooth device.
-    public func replayOneBLE(captureAt url: URL, budget: Duration? = nil, progress: DownloadProgress = .silent) throws(ImportError)
+    package func replayOneBLE(captureAt url: URL, budget: Duration? = nil, progress: DownloadProgress = .silent) throws(ImportError)
         -> DeviceImport
     {
         let devices = try run(.capture(url), context: ImportContext(budget: budget, progress: progress)).devices
@@ -30,7 +30,7 @@ extension Importer {
     }
 
     /// Imports from an open USB device (a simulator, a replayed or wrapped transport).
-    public func importOne(
+    package func importOne(
         over transport: any USBTransport, driver: any USBDeviceDriver.Type, origin: String, recordTo: URL? = nil,
         progress: DownloadProgress = .silent, cancellation: ImportCancellation? = nil
     ) throws(ImportError) -> GlucoseImport {
@@ -39,7 +39,7 @@ extension Importer {
     }
 
     /// Imports from an open ATT bearer (a simulated peripheral, a replayed link).
-    public func importOneBLE(
+    package func importOneBLE(
         over bearer: any ATTBearer, origin: String, recordTo: URL? = nil, recordingClock: @escaping () -> Date = Date.init,
         limits: BLESessionLimits = .live(), progress: DownloadProgress = .silent, cancellation: ImportCancellation? = nil
     ) throws(ImportError) -> DeviceImport {

@@ -15,7 +15,7 @@ public enum BLEValueError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidField(characteristic: BLECharacteristic, field: String, offset: Int, reason: String)
 
     /// The characteristic whose value was rejected.
-    public var characteristic: BLECharacteristic {
+    package var characteristic: BLECharacteristic {
         switch self {
         case let .shortPayload(characteristic, _, _, _, _), let .reservedFlags(characteristic, _, _, _),
             let .crcMismatch(characteristic, _, _, _), let .missingCRC(characteristic, _),
@@ -25,7 +25,7 @@ public enum BLEValueError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The byte offset within the value where the problem is.
-    public var offset: Int {
+    package var offset: Int {
         switch self {
         case let .shortPayload(_, _, offset, _, _), let .reservedFlags(_, offset, _, _), let .crcMismatch(_, offset, _, _),
             let .missingCRC(_, offset), let .unexpectedLength(_, offset, _, _), let .invalidField(_, _, offset, _):

@@ -20,22 +20,22 @@ import Foundation
 /// u16 minutes since the session start, the annunciation octets in flag-bit order 5→6→7, trend
 /// SFLOAT (mg/dL)/min, quality SFLOAT %, E2E-CRC u16.
 public struct CGMMeasurement: Sendable, Equatable {
-    public var size: UInt8
-    public var flags: UInt8
+    package var size: UInt8
+    package var flags: UInt8
     /// mg/dL; NaN, NRes, ±INF and reserved are not readings.
-    public var glucose: MedicalFloat
+    package var glucose: MedicalFloat
     /// Minutes since the Session Start Time.
-    public var timeOffsetMinutes: UInt16
+    package var timeOffsetMinutes: UInt16
     /// The annunciation octets as sent, in flag-bit order. Which 8 status bits each holds is an
     /// open question (the gatt-xml bit list does not say, and implementations differ), so they stay raw with the flag bit that announced them.
-    public var annunciation: [CGMAnnunciationOctet]
+    package var annunciation: [CGMAnnunciationOctet]
     /// (mg/dL)/min, when flag bit 0 is set.
-    public var trend: MedicalFloat?
+    package var trend: MedicalFloat?
     /// %, when flag bit 1 is set.
-    public var quality: MedicalFloat?
-    public var crc: E2ECRCCheck
+    package var quality: MedicalFloat?
+    package var crc: E2ECRCCheck
 
-    public init(
+    package init(
         size: UInt8, flags: UInt8, glucose: MedicalFloat, timeOffsetMinutes: UInt16,
         annunciation: [CGMAnnunciationOctet] = [], trend: MedicalFloat? = nil, quality: MedicalFloat? = nil,
         crc: E2ECRCCheck
@@ -118,11 +118,11 @@ public struct CGMMeasurement: Sendable, Equatable {
 
 /// One CGM annunciation octet, raw, with the flag bit that announced it (5 "Warning-Octet",
 /// 6 "Cal/Temp-Octet", 7 "Status-Octet" in the XML's flag names).
-public struct CGMAnnunciationOctet: Sendable, Equatable, Hashable {
-    public var flagBit: UInt8
-    public var raw: UInt8
+package struct CGMAnnunciationOctet: Sendable, Equatable, Hashable {
+    package var flagBit: UInt8
+    package var raw: UInt8
 
-    public init(flagBit: UInt8, raw: UInt8) {
+    package init(flagBit: UInt8, raw: UInt8) {
         self.flagBit = flagBit
         self.raw = raw
     }
@@ -131,37 +131,37 @@ public struct CGMAnnunciationOctet: Sendable, Equatable, Hashable {
 /// CGM Feature 0x2AA8: features u24, type/sample-location byte, E2E-CRC u16 (always present; 0xFFFF
 /// when the sensor does not support E2E-CRC, in which case it is not checked).
 public struct CGMFeature: Sendable, Equatable {
-    public struct Features: OptionSet, Sendable, Hashable {
-        public let rawValue: UInt32
-        public init(rawValue: UInt32) { self.rawValue = rawValue }
-        public static let calibration = Features(rawValue: 1 << 0)
-        public static let patientHighLowAlerts = Features(rawValue: 1 << 1)
-        public static let hypoAlerts = Features(rawValue: 1 << 2)
-        public static let hyperAlerts = Features(rawValue: 1 << 3)
-        public static let rateOfIncreaseDecreaseAlerts = Features(rawValue: 1 << 4)
-        public static let deviceSpecificAlert = Features(rawValue: 1 << 5)
-        public static let sensorMalfunctionDetection = Features(rawValue: 1 << 6)
-        public static let sensorTemperatureHighLowDetection = Features(rawValue: 1 << 7)
-        public static let sensorResultHighLowDetection = Features(rawValue: 1 << 8)
-        public static let lowBatteryDetection = Features(rawValue: 1 << 9)
-        public static let sensorTypeErrorDetection = Features(rawValue: 1 << 10)
-        public static let generalDeviceFault = Features(rawValue: 1 << 11)
-        public static let e2eCRC = Features(rawValue: 1 << 12)
-        public static let multipleBond = Features(rawValue: 1 << 13)
-        public static let multipleSessions = Features(rawValue: 1 << 14)
-        public static let trendInformation = Features(rawValue: 1 << 15)
-        public static let quality = Features(rawValue: 1 << 16)
+    package struct Features: OptionSet, Sendable, Hashable {
+        package let rawValue: UInt32
+        package init(rawValue: UInt32) { self.rawValue = rawValue }
+        package static let calibration = Features(rawValue: 1 << 0)
+        package static let patientHighLowAlerts = Features(rawValue: 1 << 1)
+        package static let hypoAlerts = Features(rawValue: 1 << 2)
+        package static let hyperAlerts = Features(rawValue: 1 << 3)
+        package static let rateOfIncreaseDecreaseAlerts = Features(rawValue: 1 << 4)
+        package static let deviceSpecificAlert = Features(rawValue: 1 << 5)
+        package static let sensorMalfunctionDetection = Features(rawValue: 1 << 6)
+        package static let sensorTemperatureHighLowDetection = Features(rawValue: 1 << 7)
+        package static let sensorResultHighLowDetection = Features(rawValue: 1 << 8)
+        package static let lowBatteryDetection = Features(rawValue: 1 << 9)
+        package static let sensorTypeErrorDetection = Features(rawValue: 1 << 10)
+        package static let generalDeviceFault = Features(rawValue: 1 << 11)
+        package static let e2eCRC = Features(rawValue: 1 << 12)
+        package static let multipleBond = Features(rawValue: 1 << 13)
+        package static let multipleSessions = Features(rawValue: 1 << 14)
+        package static let trendInformation = Features(rawValue: 1 << 15)
+        package static let quality = Features(rawValue: 1 << 16)
     }
 
-    public var features: Features
-    public var sample: GlucoseSample
+    package var features: Features
+    package var sample: GlucoseSample
     /// The CRC field as sent; `crc` says whether it was checked.
-    public var crcField: UInt16
-    public var crc: E2ECRCCheck
+    package var crcField: UInt16
+    package var crc: E2ECRCCheck
 
-    public var supportsE2ECRC: Bool { features.contains(.e2eCRC) }
+    package var supportsE2ECRC: Bool { features.contains(.e2eCRC) }
 
-    public init(features: Features, sample: GlucoseSample, crcField: UInt16, crc: E2ECRCCheck) {
+    package init(features: Features, sample: GlucoseSample, crcField: UInt16, crc: E2ECRCCheck) {
         self.features = features
         self.sample = sample
         self.crcField = crcField
@@ -190,12 +190,12 @@ public struct CGMFeature: Sendable, Equatable {
 /// CGM Status 0x2AA9: time offset u16 (minutes), status u24 (the annunciation bits, all three
 /// octets, kept raw), E2E-CRC when supported.
 public struct CGMStatus: Sendable, Equatable {
-    public var timeOffsetMinutes: UInt16
+    package var timeOffsetMinutes: UInt16
     /// The three status octets, least significant first, as one number.
-    public var status: UInt32
-    public var crc: E2ECRCCheck
+    package var status: UInt32
+    package var crc: E2ECRCCheck
 
-    public init(timeOffsetMinutes: UInt16, status: UInt32, crc: E2ECRCCheck) {
+    package init(timeOffsetMinutes: UInt16, status: UInt32, crc: E2ECRCCheck) {
         self.timeOffsetMinutes = timeOffsetMinutes
         self.status = status
         self.crc = crc
@@ -211,7 +211,7 @@ public struct CGMStatus: Sendable, Equatable {
 }
 
 /// Daylight-saving adjustment of a local time (GATT DST Offset, one byte).
-public enum DSTOffset: UInt8, Sendable, Equatable, CaseIterable {
+package enum DSTOffset: UInt8, Sendable, Equatable, CaseIterable {
     case standardTime = 0
     case halfHourDaylightTime = 2
     case daylightTime = 4
@@ -219,7 +219,7 @@ public enum DSTOffset: UInt8, Sendable, Equatable, CaseIterable {
     case unknown = 255
 
     /// The adjustment in seconds, nil when unknown.
-    public var seconds: Int64? {
+    package var seconds: Int64? {
         switch self {
         case .standardTime: 0
         case .halfHourDaylightTime: 1800
@@ -233,13 +233,13 @@ public enum DSTOffset: UInt8, Sendable, Equatable, CaseIterable {
 /// CGM Session Start Time 0x2AAA: date-time (7 bytes, local), time zone s8 (15-minute steps from
 /// UTC, −48…+56, −128 unknown), DST offset u8, E2E-CRC when supported.
 public struct CGMSessionStartTime: Sendable, Equatable {
-    public var localTime: GATTDateTime
+    package var localTime: GATTDateTime
     /// Quarter hours east of UTC, nil when the sensor reports −128 (unknown).
-    public var timeZoneQuarterHours: Int8?
-    public var dstOffset: DSTOffset
-    public var crc: E2ECRCCheck
+    package var timeZoneQuarterHours: Int8?
+    package var dstOffset: DSTOffset
+    package var crc: E2ECRCCheck
 
-    public init(localTime: GATTDateTime, timeZoneQuarterHours: Int8?, dstOffset: DSTOffset, crc: E2ECRCCheck = .absent) {
+    package init(localTime: GATTDateTime, timeZoneQuarterHours: Int8?, dstOffset: DSTOffset, crc: E2ECRCCheck = .absent) {
         self.localTime = localTime
         self.timeZoneQuarterHours = timeZoneQuarterHours
         self.dstOffset = dstOffset
@@ -270,13 +270,13 @@ public struct CGMSessionStartTime: Sendable, Equatable {
     }
 
     /// The value to write to the sensor, with an E2E-CRC when `withCRC`.
-    public func encoded(withCRC: Bool) -> [UInt8] {
+    package func encoded(withCRC: Bool) -> [UInt8] {
         let bare = localTime.bytes + [UInt8(bitPattern: timeZoneQuarterHours ?? -128), dstOffset.rawValue]
         return withCRC ? E2ECRC.appending(to: bare) : bare
     }
 
     /// The session start in UTC: local time − zone − DST. Nil when the date, zone or DST is unknown.
-    public var utcStart: Date? {
+    package var utcStart: Date? {
         guard let wall = localTime.wallClockSeconds, let zone = timeZoneQuarterHours, let dst = dstOffset.seconds else {
             return nil
         }
@@ -285,22 +285,22 @@ public struct CGMSessionStartTime: Sendable, Equatable {
 
     /// The UTC time of a measurement `timeOffsetMinutes` after this session start, nil when the
     /// start is not fully known.
-    public func time(ofOffsetMinutes timeOffsetMinutes: UInt16) -> Date? {
+    package func time(ofOffsetMinutes timeOffsetMinutes: UInt16) -> Date? {
         utcStart.map { CGMSessionStartTime.time(sessionStart: $0, offsetMinutes: timeOffsetMinutes) }
     }
 
     /// A measurement's time: the session start plus its time offset in minutes (pure).
-    public static func time(sessionStart: Date, offsetMinutes: UInt16) -> Date {
+    package static func time(sessionStart: Date, offsetMinutes: UInt16) -> Date {
         sessionStart.addingTimeInterval(TimeInterval(offsetMinutes) * 60)
     }
 }
 
 /// CGM Session Run Time 0x2AAB: the expected session length in hours (u16), E2E-CRC when supported.
 public struct CGMSessionRunTime: Sendable, Equatable {
-    public var hours: UInt16
-    public var crc: E2ECRCCheck
+    package var hours: UInt16
+    package var crc: E2ECRCCheck
 
-    public init(hours: UInt16, crc: E2ECRCCheck) {
+    package init(hours: UInt16, crc: E2ECRCCheck) {
         self.hours = hours
         self.crc = crc
     }

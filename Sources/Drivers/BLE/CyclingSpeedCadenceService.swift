@@ -11,22 +11,22 @@
 /// reserved. Wheel data: cumulative wheel revolutions u32 + last wheel event time u16 (1/1024 s).
 /// Crank data: cumulative crank revolutions u16 + last crank event time u16 (1/1024 s).
 public struct CSCMeasurement: Sendable, Equatable {
-    public struct Revolutions<Count: FixedWidthInteger & UnsignedInteger & Sendable>: Sendable, Equatable {
+    package struct Revolutions<Count: FixedWidthInteger & UnsignedInteger & Sendable>: Sendable, Equatable {
         /// Cumulative revolutions; rolls over at the type's width.
-        public var cumulative: Count
+        package var cumulative: Count
         /// When the last revolution ended, 1/1024 s; rolls over every 64 s.
-        public var lastEventTime: UInt16
+        package var lastEventTime: UInt16
 
-        public init(cumulative: Count, lastEventTime: UInt16) {
+        package init(cumulative: Count, lastEventTime: UInt16) {
             self.cumulative = cumulative
             self.lastEventTime = lastEventTime
         }
     }
 
-    public var wheel: Revolutions<UInt32>?
-    public var crank: Revolutions<UInt16>?
+    package var wheel: Revolutions<UInt32>?
+    package var crank: Revolutions<UInt16>?
 
-    public init(wheel: Revolutions<UInt32>?, crank: Revolutions<UInt16>?) {
+    package init(wheel: Revolutions<UInt32>?, crank: Revolutions<UInt16>?) {
         self.wheel = wheel
         self.crank = crank
     }
@@ -53,15 +53,15 @@ public struct CSCMeasurement: Sendable, Equatable {
 }
 
 /// Speed, distance and cadence between two CSC measurements.
-public struct CSCRates: Sendable, Equatable {
+package struct CSCRates: Sendable, Equatable {
     /// Wheel speed, m/s; nil when no wheel event happened in between (or no wheel data).
-    public var speedMetresPerSecond: Double?
+    package var speedMetresPerSecond: Double?
     /// Distance covered by the wheel revolutions in between, m (0 when the wheel did not turn).
-    public var distanceMetres: Double?
+    package var distanceMetres: Double?
     /// Crank cadence, revolutions per minute; nil when no crank event happened in between.
-    public var cadenceRPM: Double?
+    package var cadenceRPM: Double?
 
-    public init(speedMetresPerSecond: Double?, distanceMetres: Double?, cadenceRPM: Double?) {
+    package init(speedMetresPerSecond: Double?, distanceMetres: Double?, cadenceRPM: Double?) {
         self.speedMetresPerSecond = speedMetresPerSecond
         self.distanceMetres = distanceMetres
         self.cadenceRPM = cadenceRPM
@@ -76,26 +76,26 @@ public struct CSCRates: Sendable, Equatable {
 /// since the last notification and the rate is nil (the caller decides when "no event" means a
 /// stop). A difference of more than 64 s cannot be told from a rollover; sensors notify about
 /// once a second.
-public struct CSCRateCalculator: Sendable {
+package struct CSCRateCalculator: Sendable {
     /// The wheel circumference used unless the rider's own is set, m.
-    public static let defaultWheelCircumference = 2.096
+    package static let defaultWheelCircumference = 2.096
 
-    public var wheelCircumferenceMetres: Double
-    public private(set) var previous: CSCMeasurement?
+    package var wheelCircumferenceMetres: Double
+    package private(set) var previous: CSCMeasurement?
 
-    public init(wheelCircumferenceMetres: Double = CSCRateCalculator.defaultWheelCircumference) {
+    package init(wheelCircumferenceMetres: Double = CSCRateCalculator.defaultWheelCircumference) {
         self.wheelCircumferenceMetres = wheelCircumferenceMetres
     }
 
     /// Adds a measurement and returns the rates since the previous one (all nil for the first).
-    public mutating func add(_ measurement: CSCMeasurement) -> CSCRates {
+    package mutating func add(_ measurement: CSCMeasurement) -> CSCRates {
         defer { previous = measurement }
         guard let previous else { return CSCRates(speedMetresPerSecond: nil, distanceMetres: nil, cadenceRPM: nil) }
         return Self.rates(from: previous, to: measurement, wheelCircumferenceMetres: wheelCircumferenceMetres)
     }
 
     /// The rates between two measurements (pure).
-    public static func rates(
+    package static func rates(
         from previous: CSCMeasurement, to current: CSCMeasurement,
         wheelCircumferenceMetres: Double = defaultWheelCircumference
     ) -> CSCRates {

@@ -4,7 +4,7 @@
 ///
 /// Sources: Bluetooth SIG GATT XML cgm_measurement, E2E-CRC field (oesmith/gatt-xml);
 /// NordicSemiconductor Android-BLE-Common-Library CRC16.MCRF4XX. Check values: "123456789" → 0x6F91, "A" → 0x5C0A.
-public enum E2ECRC {
+package enum E2ECRC {
     private static let table: [UInt16] = (0..<256).map { byte -> UInt16 in
         var crc = UInt16(byte)
         for _ in 0..<8 {
@@ -14,7 +14,7 @@ public enum E2ECRC {
     }
 
     /// The CRC of `bytes`.
-    public static func checksum<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
+    package static func checksum<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
         var crc: UInt16 = 0xFFFF
         for byte in bytes {
             crc = (crc >> 8) ^ table[Int(UInt8(truncatingIfNeeded: crc) ^ byte)]
@@ -23,14 +23,14 @@ public enum E2ECRC {
     }
 
     /// `bytes` followed by their CRC, little-endian: what a sensor sends.
-    public static func appending(to bytes: [UInt8]) -> [UInt8] {
+    package static func appending(to bytes: [UInt8]) -> [UInt8] {
         let crc = checksum(bytes)
         return bytes + [UInt8(truncatingIfNeeded: crc), UInt8(truncatingIfNeeded: crc >> 8)]
     }
 }
 
 /// Whether a CGMS value carries an E2E-CRC, and what it was.
-public enum E2ECRCCheck: Sendable, Equatable {
+package enum E2ECRCCheck: Sendable, Equatable {
     /// The value has no CRC field.
     case absent
     /// The value's CRC matched its bytes.

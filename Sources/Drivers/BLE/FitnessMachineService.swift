@@ -23,55 +23,55 @@
 /// Fitness Machine Feature 0x2ACC: two little-endian 32-bit bit fields.
 public struct FitnessMachineFeature: Sendable, Equatable {
     /// What the machine measures (first u32).
-    public struct Machine: OptionSet, Sendable, Hashable {
-        public let rawValue: UInt32
-        public init(rawValue: UInt32) { self.rawValue = rawValue }
-        public static let averageSpeed = Machine(rawValue: 1 << 0)
-        public static let cadence = Machine(rawValue: 1 << 1)
-        public static let totalDistance = Machine(rawValue: 1 << 2)
-        public static let inclination = Machine(rawValue: 1 << 3)
-        public static let elevationGain = Machine(rawValue: 1 << 4)
-        public static let pace = Machine(rawValue: 1 << 5)
-        public static let stepCount = Machine(rawValue: 1 << 6)
-        public static let resistanceLevel = Machine(rawValue: 1 << 7)
-        public static let strideCount = Machine(rawValue: 1 << 8)
-        public static let expendedEnergy = Machine(rawValue: 1 << 9)
-        public static let heartRateMeasurement = Machine(rawValue: 1 << 10)
-        public static let metabolicEquivalent = Machine(rawValue: 1 << 11)
-        public static let elapsedTime = Machine(rawValue: 1 << 12)
-        public static let remainingTime = Machine(rawValue: 1 << 13)
-        public static let powerMeasurement = Machine(rawValue: 1 << 14)
-        public static let forceOnBeltAndPowerOutput = Machine(rawValue: 1 << 15)
-        public static let userDataRetention = Machine(rawValue: 1 << 16)
+    package struct Machine: OptionSet, Sendable, Hashable {
+        package let rawValue: UInt32
+        package init(rawValue: UInt32) { self.rawValue = rawValue }
+        package static let averageSpeed = Machine(rawValue: 1 << 0)
+        package static let cadence = Machine(rawValue: 1 << 1)
+        package static let totalDistance = Machine(rawValue: 1 << 2)
+        package static let inclination = Machine(rawValue: 1 << 3)
+        package static let elevationGain = Machine(rawValue: 1 << 4)
+        package static let pace = Machine(rawValue: 1 << 5)
+        package static let stepCount = Machine(rawValue: 1 << 6)
+        package static let resistanceLevel = Machine(rawValue: 1 << 7)
+        package static let strideCount = Machine(rawValue: 1 << 8)
+        package static let expendedEnergy = Machine(rawValue: 1 << 9)
+        package static let heartRateMeasurement = Machine(rawValue: 1 << 10)
+        package static let metabolicEquivalent = Machine(rawValue: 1 << 11)
+        package static let elapsedTime = Machine(rawValue: 1 << 12)
+        package static let remainingTime = Machine(rawValue: 1 << 13)
+        package static let powerMeasurement = Machine(rawValue: 1 << 14)
+        package static let forceOnBeltAndPowerOutput = Machine(rawValue: 1 << 15)
+        package static let userDataRetention = Machine(rawValue: 1 << 16)
     }
 
     /// Which targets the control point accepts (second u32).
-    public struct TargetSettings: OptionSet, Sendable, Hashable {
-        public let rawValue: UInt32
-        public init(rawValue: UInt32) { self.rawValue = rawValue }
-        public static let speed = TargetSettings(rawValue: 1 << 0)
-        public static let inclination = TargetSettings(rawValue: 1 << 1)
-        public static let resistance = TargetSettings(rawValue: 1 << 2)
-        public static let power = TargetSettings(rawValue: 1 << 3)
-        public static let heartRate = TargetSettings(rawValue: 1 << 4)
-        public static let expendedEnergy = TargetSettings(rawValue: 1 << 5)
-        public static let stepNumber = TargetSettings(rawValue: 1 << 6)
-        public static let strideNumber = TargetSettings(rawValue: 1 << 7)
-        public static let distance = TargetSettings(rawValue: 1 << 8)
-        public static let trainingTime = TargetSettings(rawValue: 1 << 9)
-        public static let timeInTwoHeartRateZones = TargetSettings(rawValue: 1 << 10)
-        public static let timeInThreeHeartRateZones = TargetSettings(rawValue: 1 << 11)
-        public static let timeInFiveHeartRateZones = TargetSettings(rawValue: 1 << 12)
-        public static let indoorBikeSimulation = TargetSettings(rawValue: 1 << 13)
-        public static let wheelCircumference = TargetSettings(rawValue: 1 << 14)
-        public static let spinDownControl = TargetSettings(rawValue: 1 << 15)
-        public static let cadence = TargetSettings(rawValue: 1 << 16)
+    package struct TargetSettings: OptionSet, Sendable, Hashable {
+        package let rawValue: UInt32
+        package init(rawValue: UInt32) { self.rawValue = rawValue }
+        package static let speed = TargetSettings(rawValue: 1 << 0)
+        package static let inclination = TargetSettings(rawValue: 1 << 1)
+        package static let resistance = TargetSettings(rawValue: 1 << 2)
+        package static let power = TargetSettings(rawValue: 1 << 3)
+        package static let heartRate = TargetSettings(rawValue: 1 << 4)
+        package static let expendedEnergy = TargetSettings(rawValue: 1 << 5)
+        package static let stepNumber = TargetSettings(rawValue: 1 << 6)
+        package static let strideNumber = TargetSettings(rawValue: 1 << 7)
+        package static let distance = TargetSettings(rawValue: 1 << 8)
+        package static let trainingTime = TargetSettings(rawValue: 1 << 9)
+        package static let timeInTwoHeartRateZones = TargetSettings(rawValue: 1 << 10)
+        package static let timeInThreeHeartRateZones = TargetSettings(rawValue: 1 << 11)
+        package static let timeInFiveHeartRateZones = TargetSettings(rawValue: 1 << 12)
+        package static let indoorBikeSimulation = TargetSettings(rawValue: 1 << 13)
+        package static let wheelCircumference = TargetSettings(rawValue: 1 << 14)
+        package static let spinDownControl = TargetSettings(rawValue: 1 << 15)
+        package static let cadence = TargetSettings(rawValue: 1 << 16)
     }
 
-    public var machine: Machine
-    public var targetSettings: TargetSettings
+    package var machine: Machine
+    package var targetSettings: TargetSettings
 
-    public init(machine: Machine, targetSettings: TargetSettings) {
+    package init(machine: Machine, targetSettings: TargetSettings) {
         self.machine = machine
         self.targetSettings = targetSettings
     }
@@ -86,12 +86,12 @@ public struct FitnessMachineFeature: Sendable, Equatable {
 }
 
 /// Expended energy as the FTMS data characteristics carry it: total u16, per hour u16, per minute u8 (kcal).
-public struct FitnessMachineEnergy: Sendable, Equatable {
-    public var totalKilocalories: UInt16
-    public var perHourKilocalories: UInt16
-    public var perMinuteKilocalories: UInt8
+package struct FitnessMachineEnergy: Sendable, Equatable {
+    package var totalKilocalories: UInt16
+    package var perHourKilocalories: UInt16
+    package var perMinuteKilocalories: UInt8
 
-    public init(totalKilocalories: UInt16, perHourKilocalories: UInt16, perMinuteKilocalories: UInt8) {
+    package init(totalKilocalories: UInt16, perHourKilocalories: UInt16, perMinuteKilocalories: UInt8) {
         self.totalKilocalories = totalKilocalories
         self.perHourKilocalories = perHourKilocalories
         self.perMinuteKilocalories = perMinuteKilocalories
@@ -123,48 +123,48 @@ extension GATTValueReader {
 
 /// One Treadmill Data notification (flags u16; fields in flag order).
 public struct TreadmillData: Sendable, Equatable {
-    public var flags: UInt16
+    package var flags: UInt16
     /// 0.01 km/h; absent when More Data (bit 0) is set.
-    public var instantaneousSpeed: UInt16?
+    package var instantaneousSpeed: UInt16?
     /// 0.01 km/h (bit 1).
-    public var averageSpeed: UInt16?
+    package var averageSpeed: UInt16?
     /// m, u24 (bit 2).
-    public var totalDistanceMetres: UInt32?
+    package var totalDistanceMetres: UInt32?
     /// 0.1 % (bit 3, with the ramp angle).
-    public var inclination: Int16?
+    package var inclination: Int16?
     /// 0.1 degree (bit 3).
-    public var rampAngleSetting: Int16?
+    package var rampAngleSetting: Int16?
     /// 0.1 m (bit 4, with the negative gain).
-    public var positiveElevationGain: UInt16?
+    package var positiveElevationGain: UInt16?
     /// 0.1 m (bit 4).
-    public var negativeElevationGain: UInt16?
+    package var negativeElevationGain: UInt16?
     /// Pace as sent (bit 5): in 0.1 km/min when `paceWidth` is 1 (SIG XML); unit unverified when 2.
-    public var instantaneousPace: Int?
+    package var instantaneousPace: Int?
     /// Pace as sent (bit 6), same width and unit as the instantaneous pace.
-    public var averagePace: Int?
+    package var averagePace: Int?
     /// The width pace fields were read at (1 or 2 bytes), nil without pace fields.
-    public var paceWidth: Int?
+    package var paceWidth: Int?
     /// Bit 7.
-    public var energy: FitnessMachineEnergy?
+    package var energy: FitnessMachineEnergy?
     /// bpm (bit 8).
-    public var heartRate: UInt8?
+    package var heartRate: UInt8?
     /// 0.1 MET (bit 9).
-    public var metabolicEquivalent: UInt8?
+    package var metabolicEquivalent: UInt8?
     /// s (bit 10).
-    public var elapsedTimeSeconds: UInt16?
+    package var elapsedTimeSeconds: UInt16?
     /// s (bit 11).
-    public var remainingTimeSeconds: UInt16?
+    package var remainingTimeSeconds: UInt16?
     /// N (bit 12, with the power output).
-    public var forceOnBeltNewtons: Int16?
+    package var forceOnBeltNewtons: Int16?
     /// W (bit 12).
-    public var powerOutputWatts: Int16?
+    package var powerOutputWatts: Int16?
 
     /// True when bit 0 (More Data) says the record continues in the next notification.
-    public var moreData: Bool { flags & 0x0001 != 0 }
-    public var instantaneousSpeedKilometresPerHour: Double? { instantaneousSpeed.map { Double($0) / 100 } }
-    public var inclinationPercent: Double? { inclination.map { Double($0) / 10 } }
+    package var moreData: Bool { flags & 0x0001 != 0 }
+    package var instantaneousSpeedKilometresPerHour: Double? { instantaneousSpeed.map { Double($0) / 100 } }
+    package var inclinationPercent: Double? { inclination.map { Double($0) / 10 } }
 
-    public init(flags: UInt16) { self.flags = flags }
+    package init(flags: UInt16) { self.flags = flags }
 
     public static func decode(_ value: [UInt8]) throws(BLEValueError) -> TreadmillData {
         var reader = GATTValueReader(value, .treadmillData)
@@ -215,40 +215,40 @@ public struct TreadmillData: Sendable, Equatable {
 
 /// One Indoor Bike Data notification (flags u16; fields in flag order).
 public struct IndoorBikeData: Sendable, Equatable {
-    public var flags: UInt16
+    package var flags: UInt16
     /// 0.01 km/h; absent when More Data (bit 0) is set.
-    public var instantaneousSpeed: UInt16?
+    package var instantaneousSpeed: UInt16?
     /// 0.01 km/h (bit 1).
-    public var averageSpeed: UInt16?
+    package var averageSpeed: UInt16?
     /// 0.5 rpm (bit 2).
-    public var instantaneousCadence: UInt16?
+    package var instantaneousCadence: UInt16?
     /// 0.5 rpm (bit 3).
-    public var averageCadence: UInt16?
+    package var averageCadence: UInt16?
     /// m, u24 (bit 4).
-    public var totalDistanceMetres: UInt32?
+    package var totalDistanceMetres: UInt32?
     /// Resistance level as sent (bit 5): sint16 when `resistanceWidth` is 2, u8 (×10 per the GSS) when 1.
-    public var resistanceLevel: Int?
-    public var resistanceWidth: Int?
+    package var resistanceLevel: Int?
+    package var resistanceWidth: Int?
     /// W (bit 6).
-    public var instantaneousPowerWatts: Int16?
+    package var instantaneousPowerWatts: Int16?
     /// W (bit 7).
-    public var averagePowerWatts: Int16?
+    package var averagePowerWatts: Int16?
     /// Bit 8.
-    public var energy: FitnessMachineEnergy?
+    package var energy: FitnessMachineEnergy?
     /// bpm (bit 9).
-    public var heartRate: UInt8?
+    package var heartRate: UInt8?
     /// 0.1 MET (bit 10).
-    public var metabolicEquivalent: UInt8?
+    package var metabolicEquivalent: UInt8?
     /// s (bit 11).
-    public var elapsedTimeSeconds: UInt16?
+    package var elapsedTimeSeconds: UInt16?
     /// s (bit 12).
-    public var remainingTimeSeconds: UInt16?
+    package var remainingTimeSeconds: UInt16?
 
-    public var moreData: Bool { flags & 0x0001 != 0 }
-    public var instantaneousSpeedKilometresPerHour: Double? { instantaneousSpeed.map { Double($0) / 100 } }
-    public var instantaneousCadenceRPM: Double? { instantaneousCadence.map { Double($0) / 2 } }
+    package var moreData: Bool { flags & 0x0001 != 0 }
+    package var instantaneousSpeedKilometresPerHour: Double? { instantaneousSpeed.map { Double($0) / 100 } }
+    package var instantaneousCadenceRPM: Double? { instantaneousCadence.map { Double($0) / 2 } }
 
-    public init(flags: UInt16) { self.flags = flags }
+    package init(flags: UInt16) { self.flags = flags }
 
     public static func decode(_ value: [UInt8]) throws(BLEValueError) -> IndoorBikeData {
         var reader = GATTValueReader(value, .indoorBikeData)

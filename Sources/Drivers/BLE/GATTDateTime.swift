@@ -7,15 +7,15 @@ import Model
 ///
 /// Source: Bluetooth SIG GATT XML org.bluetooth.characteristic.date_time
 /// (https://github.com/oesmith/gatt-xml).
-public struct GATTDateTime: Sendable, Equatable, Hashable, CustomStringConvertible {
-    public var year: Int
-    public var month: Int
-    public var day: Int
-    public var hours: Int
-    public var minutes: Int
-    public var seconds: Int
+package struct GATTDateTime: Sendable, Equatable, Hashable, CustomStringConvertible {
+    package var year: Int
+    package var month: Int
+    package var day: Int
+    package var hours: Int
+    package var minutes: Int
+    package var seconds: Int
 
-    public init(year: Int, month: Int, day: Int, hours: Int, minutes: Int, seconds: Int) {
+    package init(year: Int, month: Int, day: Int, hours: Int, minutes: Int, seconds: Int) {
         self.year = year
         self.month = month
         self.day = day
@@ -26,21 +26,21 @@ public struct GATTDateTime: Sendable, Equatable, Hashable, CustomStringConvertib
 
     /// The wall clock as seconds since 1970-01-01T00:00:00 read without a zone, or nil when the
     /// year, month or day is unknown (0).
-    public var wallClockSeconds: Int64? {
+    package var wallClockSeconds: Int64? {
         guard year != 0, month != 0, day != 0 else { return nil }
         return CivilDate.days(year: year, month: month, day: day) * 86_400
             + Int64(hours * 3600 + minutes * 60 + seconds)
     }
 
     /// The seven bytes as a sensor sends them.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         [
             UInt8(truncatingIfNeeded: year), UInt8(truncatingIfNeeded: year >> 8), UInt8(month), UInt8(day),
             UInt8(hours), UInt8(minutes), UInt8(seconds),
         ]
     }
 
-    public var description: String {
+    package var description: String {
         let date = CivilDate.dateString(year: year, month: month, day: day)
         var clock: [UInt8] = []
         clock.appendDigits(hours, width: 2)

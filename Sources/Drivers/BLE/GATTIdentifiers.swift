@@ -10,7 +10,7 @@ public enum BLEService: UInt16, Sendable, CaseIterable, CustomStringConvertible 
     case continuousGlucoseMonitoring = 0x181F
     case fitnessMachine = 0x1826
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .glucose: "Glucose"
         case .heartRate: "Heart Rate"
@@ -43,7 +43,7 @@ public enum BLECharacteristic: UInt16, Sendable, CaseIterable, CustomStringConve
     case treadmillData = 0x2ACD
     case indoorBikeData = 0x2AD2
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .glucoseMeasurement: "Glucose Measurement"
         case .glucoseMeasurementContext: "Glucose Measurement Context"
@@ -65,7 +65,7 @@ public enum BLECharacteristic: UInt16, Sendable, CaseIterable, CustomStringConve
     }
 
     /// The service the characteristic belongs to (RACP: the glucose services share it; CGMS is given).
-    public var service: BLEService {
+    package var service: BLEService {
         switch self {
         case .glucoseMeasurement, .glucoseMeasurementContext: .glucose
         case .heartRateMeasurement, .bodySensorLocation, .heartRateControlPoint: .heartRate

@@ -3,26 +3,26 @@
 ///
 /// Source: Bluetooth SIG GATT XML cgm_feature.xml (note 2: type = least significant nibble) and
 /// glucose_measurement.xml (https://github.com/oesmith/gatt-xml).
-public struct GlucoseSample: Sendable, Equatable, Hashable, CustomStringConvertible {
+package struct GlucoseSample: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// Low nibble: 1 capillary whole blood, 2 capillary plasma, 3 venous whole blood, 4 venous
     /// plasma, 5 arterial whole blood, 6 arterial plasma, 7 undetermined whole blood, 8 undetermined
     /// plasma, 9 interstitial fluid, 10 control solution; others reserved.
-    public var type: UInt8
+    package var type: UInt8
     /// High nibble: 1 finger, 2 alternate site test, 3 earlobe, 4 control solution, 5 subcutaneous
     /// tissue, 15 not available; others reserved.
-    public var location: UInt8
+    package var location: UInt8
 
-    public init(type: UInt8, location: UInt8) {
+    package init(type: UInt8, location: UInt8) {
         self.type = type
         self.location = location
     }
 
     /// Splits the type/location byte.
-    public init(byte: UInt8) {
+    package init(byte: UInt8) {
         self.init(type: byte & 0x0F, location: byte >> 4)
     }
 
-    public var typeName: String {
+    package var typeName: String {
         switch type {
         case 1: "capillary whole blood"
         case 2: "capillary plasma"
@@ -38,7 +38,7 @@ public struct GlucoseSample: Sendable, Equatable, Hashable, CustomStringConverti
         }
     }
 
-    public var locationName: String {
+    package var locationName: String {
         switch location {
         case 1: "finger"
         case 2: "alternate site test"
@@ -51,7 +51,7 @@ public struct GlucoseSample: Sendable, Equatable, Hashable, CustomStringConverti
     }
 
     /// A control-solution test is not a reading of the person.
-    public var isControlSolution: Bool { type == 10 || location == 4 }
+    package var isControlSolution: Bool { type == 10 || location == 4 }
 
-    public var description: String { "\(typeName), \(locationName)" }
+    package var description: String { "\(typeName), \(locationName)" }
 }

@@ -13,7 +13,7 @@ import Model
 /// factor `GlucoseUnit.mgdlPerMmol` (18.016).
 
 /// The time offset of a Glucose Measurement (s16 minutes), with its two sentinels.
-public enum GlucoseTimeOffset: Sendable, Equatable {
+package enum GlucoseTimeOffset: Sendable, Equatable {
     case minutes(Int16)
     /// 0x7FFF: the offset is too large to represent.
     case overrun
@@ -30,29 +30,29 @@ public enum GlucoseTimeOffset: Sendable, Equatable {
 }
 
 /// A glucose concentration and the unit it was sent in.
-public struct GlucoseConcentration: Sendable, Equatable {
-    public enum Unit: Sendable, Equatable {
+package struct GlucoseConcentration: Sendable, Equatable {
+    package enum Unit: Sendable, Equatable {
         case kilogramsPerLitre
         case molesPerLitre
     }
 
-    public var value: MedicalFloat
-    public var unit: Unit
+    package var value: MedicalFloat
+    package var unit: Unit
 
-    public init(value: MedicalFloat, unit: Unit) {
+    package init(value: MedicalFloat, unit: Unit) {
         self.value = value
         self.unit = unit
     }
 
     /// mg/dL (kg/L × 100 000, or mol/L × 1000 × 18.016), nil for a special value.
-    public var milligramsPerDecilitre: Double? {
+    package var milligramsPerDecilitre: Double? {
         guard let (number, displayUnit) = displayed else { return nil }
         return displayUnit.milligramsPerDeciliter(number)
     }
 
     /// The value in the unit the meter displays: mg/dL for kg/L, mmol/L for mol/L. The power of
     /// ten is applied to the exponent, so 105e−5 kg/L is exactly 105 mg/dL.
-    public var displayed: (value: Double, unit: GlucoseUnit)? {
+    package var displayed: (value: Double, unit: GlucoseUnit)? {
         guard case let .finite(mantissa, exponent) = value else { return nil }
         switch unit {
         case .kilogramsPerLitre: return (Self.decimal(mantissa, Int(exponent) + 5), .milligramsPerDeciliter)
@@ -66,21 +66,21 @@ public struct GlucoseConcentration: Sendable, Equatable {
 }
 
 /// Sensor Status Annunciation (u16) of a Glucose Measurement.
-public struct GlucoseSensorStatus: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt16
-    public init(rawValue: UInt16) { self.rawValue = rawValue }
-    public static let batteryLow = GlucoseSensorStatus(rawValue: 1 << 0)
-    public static let sensorMalfunction = GlucoseSensorStatus(rawValue: 1 << 1)
-    public static let sampleSizeInsufficient = GlucoseSensorStatus(rawValue: 1 << 2)
-    public static let stripInsertionError = GlucoseSensorStatus(rawValue: 1 << 3)
-    public static let stripTypeIncorrect = GlucoseSensorStatus(rawValue: 1 << 4)
-    public static let resultAboveDeviceRange = GlucoseSensorStatus(rawValue: 1 << 5)
-    public static let resultBelowDeviceRange = GlucoseSensorStatus(rawValue: 1 << 6)
-    public static let temperatureTooHigh = GlucoseSensorStatus(rawValue: 1 << 7)
-    public static let temperatureTooLow = GlucoseSensorStatus(rawValue: 1 << 8)
-    public static let stripPulledTooSoon = GlucoseSensorStatus(rawValue: 1 << 9)
-    public static let generalDeviceFault = GlucoseSensorStatus(rawValue: 1 << 10)
-    public static let timeFault = GlucoseSensorStatus(rawValue: 1 << 11)
+package struct GlucoseSensorStatus: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt16
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
+    package static let batteryLow = GlucoseSensorStatus(rawValue: 1 << 0)
+    package static let sensorMalfunction = GlucoseSensorStatus(rawValue: 1 << 1)
+    package static let sampleSizeInsufficient = GlucoseSensorStatus(rawValue: 1 << 2)
+    package static let stripInsertionError = GlucoseSensorStatus(rawValue: 1 << 3)
+    package static let stripTypeIncorrect = GlucoseSensorStatus(rawValue: 1 << 4)
+    package static let resultAboveDeviceRange = GlucoseSensorStatus(rawValue: 1 << 5)
+    package static let resultBelowDeviceRange = GlucoseSensorStatus(rawValue: 1 << 6)
+    package static let temperatureTooHigh = GlucoseSensorStatus(rawValue: 1 << 7)
+    package static let temperatureTooLow = GlucoseSensorStatus(rawValue: 1 << 8)
+    package static let stripPulledTooSoon = GlucoseSensorStatus(rawValue: 1 << 9)
+    package static let generalDeviceFault = GlucoseSensorStatus(rawValue: 1 << 10)
+    package static let timeFault = GlucoseSensorStatus(rawValue: 1 << 11)
 }
 
 /// One Glucose Measurement notification.
@@ -90,21 +90,21 @@ public struct GlucoseSensorStatus: OptionSet, Sendable, Hashable {
 /// sequence number u16, base time (Date Time, 7 bytes), time offset s16 minutes, concentration
 /// SFLOAT, type/location byte, sensor status u16.
 public struct GlucoseMeasurement: Sendable, Equatable {
-    public var flags: UInt8
-    public var sequenceNumber: UInt16
+    package var flags: UInt8
+    package var sequenceNumber: UInt16
     /// The meter's clock (local wall time, no zone).
-    public var baseTime: GATTDateTime
-    public var timeOffset: GlucoseTimeOffset?
-    public var concentration: GlucoseConcentration?
-    public var sample: GlucoseSample?
-    public var sensorStatus: GlucoseSensorStatus?
+    package var baseTime: GATTDateTime
+    package var timeOffset: GlucoseTimeOffset?
+    package var concentration: GlucoseConcentration?
+    package var sample: GlucoseSample?
+    package var sensorStatus: GlucoseSensorStatus?
 
     /// Flag bit 4: a Glucose Measurement Context with the same sequence number follows.
-    public var contextFollows: Bool { flags & 0x10 != 0 }
+    package var contextFollows: Bool { flags & 0x10 != 0 }
 
     /// The reading's wall-clock time (base time + offset) as seconds since 1970 read without a
     /// zone; nil when the base date is unknown or the offset over- or underran.
-    public var wallClockSeconds: Int64? {
+    package var wallClockSeconds: Int64? {
         guard let base = baseTime.wallClockSeconds else { return nil }
         switch timeOffset {
         case .none: return base
@@ -113,7 +113,7 @@ public struct GlucoseMeasurement: Sendable, Equatable {
         }
     }
 
-    public init(
+    package init(
         flags: UInt8, sequenceNumber: UInt16, baseTime: GATTDateTime, timeOffset: GlucoseTimeOffset? = nil,
         concentration: GlucoseConcentration? = nil, sample: GlucoseSample? = nil, sensorStatus: GlucoseSensorStatus? = nil
     ) {
@@ -155,63 +155,63 @@ public struct GlucoseMeasurement: Sendable, Equatable {
 /// ID u8 + SFLOAT kg, meal u8, tester (low nibble) / health (high nibble), exercise duration u16 s
 /// (65535 = overrun) + intensity u8 %, medication ID u8 + SFLOAT (kg or litres), HbA1c SFLOAT %.
 public struct GlucoseMeasurementContext: Sendable, Equatable {
-    public struct Carbohydrate: Sendable, Equatable {
+    package struct Carbohydrate: Sendable, Equatable {
         /// 1 breakfast, 2 lunch, 3 dinner, 4 snack, 5 drink, 6 supper, 7 brunch.
-        public var id: UInt8
-        public var kilograms: MedicalFloat
-        public var grams: Double? { kilograms.value.map { $0 * 1000 } }
+        package var id: UInt8
+        package var kilograms: MedicalFloat
+        package var grams: Double? { kilograms.value.map { $0 * 1000 } }
 
-        public init(id: UInt8, kilograms: MedicalFloat) {
+        package init(id: UInt8, kilograms: MedicalFloat) {
             self.id = id
             self.kilograms = kilograms
         }
     }
 
-    public struct Exercise: Sendable, Equatable {
+    package struct Exercise: Sendable, Equatable {
         /// Seconds; 65535 means overrun (the exercise lasted longer).
-        public var durationSeconds: UInt16
+        package var durationSeconds: UInt16
         /// Percent.
-        public var intensityPercent: UInt8
+        package var intensityPercent: UInt8
         /// Nil when the duration overran.
-        public var duration: Int? { durationSeconds == 0xFFFF ? nil : Int(durationSeconds) }
+        package var duration: Int? { durationSeconds == 0xFFFF ? nil : Int(durationSeconds) }
 
-        public init(durationSeconds: UInt16, intensityPercent: UInt8) {
+        package init(durationSeconds: UInt16, intensityPercent: UInt8) {
             self.durationSeconds = durationSeconds
             self.intensityPercent = intensityPercent
         }
     }
 
-    public struct Medication: Sendable, Equatable {
+    package struct Medication: Sendable, Equatable {
         /// 1 rapid-acting, 2 short-acting, 3 intermediate-acting, 4 long-acting, 5 pre-mixed insulin.
-        public var id: UInt8
-        public var amount: MedicalFloat
+        package var id: UInt8
+        package var amount: MedicalFloat
         /// Flag bit 5: the amount is in litres, else kilograms.
-        public var inLitres: Bool
+        package var inLitres: Bool
 
-        public init(id: UInt8, amount: MedicalFloat, inLitres: Bool) {
+        package init(id: UInt8, amount: MedicalFloat, inLitres: Bool) {
             self.id = id
             self.amount = amount
             self.inLitres = inLitres
         }
     }
 
-    public var flags: UInt8
-    public var sequenceNumber: UInt16
+    package var flags: UInt8
+    package var sequenceNumber: UInt16
     /// Reserved content, kept raw.
-    public var extendedFlags: UInt8?
-    public var carbohydrate: Carbohydrate?
+    package var extendedFlags: UInt8?
+    package var carbohydrate: Carbohydrate?
     /// 1 preprandial, 2 postprandial, 3 fasting, 4 casual, 5 bedtime.
-    public var meal: UInt8?
+    package var meal: UInt8?
     /// 1 self, 2 health-care professional, 3 lab test, 15 not available.
-    public var tester: UInt8?
+    package var tester: UInt8?
     /// 1 minor issues, 2 major issues, 3 during menses, 4 under stress, 5 none, 15 not available.
-    public var health: UInt8?
-    public var exercise: Exercise?
-    public var medication: Medication?
+    package var health: UInt8?
+    package var exercise: Exercise?
+    package var medication: Medication?
     /// HbA1c, %.
-    public var hbA1c: MedicalFloat?
+    package var hbA1c: MedicalFloat?
 
-    public init(flags: UInt8, sequenceNumber: UInt16) {
+    package init(flags: UInt8, sequenceNumber: UInt16) {
         self.flags = flags
         self.sequenceNumber = sequenceNumber
     }
@@ -245,11 +245,11 @@ public struct GlucoseMeasurementContext: Sendable, Equatable {
 }
 
 /// A Glucose Measurement with the context the meter sent for it.
-public struct GlucoseRecord: Sendable, Equatable {
-    public var measurement: GlucoseMeasurement
-    public var context: GlucoseMeasurementContext?
+package struct GlucoseRecord: Sendable, Equatable {
+    package var measurement: GlucoseMeasurement
+    package var context: GlucoseMeasurementContext?
 
-    public init(measurement: GlucoseMeasurement, context: GlucoseMeasurementContext?) {
+    package init(measurement: GlucoseMeasurement, context: GlucoseMeasurementContext?) {
         self.measurement = measurement
         self.context = context
     }
@@ -257,7 +257,7 @@ public struct GlucoseRecord: Sendable, Equatable {
     /// Pairs each measurement with the context of the same sequence number, in measurement order.
     /// Contexts with no measurement are returned separately (a meter may send a context for a
     /// record the download did not cover); the last context wins when one is repeated.
-    public static func link(
+    package static func link(
         measurements: [GlucoseMeasurement], contexts: [GlucoseMeasurementContext]
     ) -> (records: [GlucoseRecord], unmatchedContexts: [GlucoseMeasurementContext]) {
         var bySequence: [UInt16: GlucoseMeasurementContext] = [:]

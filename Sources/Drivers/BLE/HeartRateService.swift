@@ -12,7 +12,7 @@
 /// heart rate, the energy, and as many u16 RR-intervals (1/1024 s, oldest first) as remain.
 public struct HeartRateMeasurement: Sendable, Equatable {
     /// Sensor contact, from flag bits 1–2.
-    public enum SensorContact: Sendable, Equatable {
+    package enum SensorContact: Sendable, Equatable {
         /// Bits 0 or 1: the sensor does not report contact.
         case notSupported
         /// Bits 2: supported, but the sensor is not touching skin.
@@ -21,18 +21,18 @@ public struct HeartRateMeasurement: Sendable, Equatable {
         case detected
     }
 
-    public var beatsPerMinute: Int
+    package var beatsPerMinute: Int
     /// True when the heart rate was sent as u16 (flag bit 0).
-    public var isUInt16: Bool
+    package var isUInt16: Bool
     /// Flag bits 1–2 as sent (0…3).
-    public var contactBits: UInt8
+    package var contactBits: UInt8
     /// Cumulative energy expended since the last reset, kJ (the XML's flag text says kJ while the
     /// field's unit tag says joule; the flag text is followed).
-    public var energyExpendedKilojoules: Int?
+    package var energyExpendedKilojoules: Int?
     /// RR-intervals as sent, in 1/1024 s, oldest first.
-    public var rrIntervals: [UInt16]
+    package var rrIntervals: [UInt16]
 
-    public var sensorContact: SensorContact {
+    package var sensorContact: SensorContact {
         switch contactBits {
         case 2: .notDetected
         case 3: .detected
@@ -41,11 +41,11 @@ public struct HeartRateMeasurement: Sendable, Equatable {
     }
 
     /// RR-intervals in milliseconds: raw × 1000 / 1024 (exact in binary, e.g. 820 → 800.78125).
-    public var rrIntervalsMilliseconds: [Double] {
+    package var rrIntervalsMilliseconds: [Double] {
         rrIntervals.map { Double($0) * 1000 / 1024 }
     }
 
-    public init(beatsPerMinute: Int, isUInt16: Bool, contactBits: UInt8, energyExpendedKilojoules: Int?, rrIntervals: [UInt16]) {
+    package init(beatsPerMinute: Int, isUInt16: Bool, contactBits: UInt8, energyExpendedKilojoules: Int?, rrIntervals: [UInt16]) {
         self.beatsPerMinute = beatsPerMinute
         self.isUInt16 = isUInt16
         self.contactBits = contactBits
@@ -83,7 +83,7 @@ public enum BodySensorLocation: Sendable, Equatable, CustomStringConvertible {
     /// A value the specification reserves (7–255).
     case reserved(UInt8)
 
-    public init(rawValue: UInt8) {
+    package init(rawValue: UInt8) {
         switch rawValue {
         case 0: self = .other
         case 1: self = .chest
@@ -119,7 +119,7 @@ public enum BodySensorLocation: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Heart Rate Control Point 0x2A39 commands.
-public enum HeartRateControlPoint {
+package enum HeartRateControlPoint {
     /// Resets the sensor's energy-expended counter (opcode 0x01).
-    public static let resetEnergyExpended: [UInt8] = [0x01]
+    package static let resetEnergyExpended: [UInt8] = [0x01]
 }

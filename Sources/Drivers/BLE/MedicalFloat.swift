@@ -6,7 +6,7 @@
 /// mantissa; FLOAT = signed 8-bit exponent (high byte) and signed 24-bit mantissa; both two's
 /// complement. With exponent 0 the mantissas +max, −max−1, +max−1, −max+1 and −max are NaN, NRes
 /// (not at this resolution), +INF, −INF and reserved; those are never readings.
-public enum MedicalFloat: Sendable, Equatable, Hashable, CustomStringConvertible {
+package enum MedicalFloat: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// mantissa × 10^exponent. The representation is kept (1120e−1 and 112e0 stay distinct), as
     /// it carries the device's resolution.
     case finite(mantissa: Int32, exponent: Int8)
@@ -19,7 +19,7 @@ public enum MedicalFloat: Sendable, Equatable, Hashable, CustomStringConvertible
     case reserved
 
     /// Decodes a 16-bit SFLOAT as it arrives (after little-endian assembly).
-    public init(sfloat raw: UInt16) {
+    package init(sfloat raw: UInt16) {
         let exponent = Int8(bitPattern: UInt8(truncatingIfNeeded: raw >> 12) << 4) >> 4
         let mantissa = Int32(Int16(bitPattern: (raw & 0x0FFF) << 4) >> 4)
         if exponent == 0, let special = Self.special(mantissa, max: 0x07FF) {
@@ -30,7 +30,7 @@ public enum MedicalFloat: Sendable, Equatable, Hashable, CustomStringConvertible
     }
 
     /// Decodes a 32-bit FLOAT as it arrives (after little-endian assembly).
-    public init(float raw: UInt32) {
+    package init(float raw: UInt32) {
         let exponent = Int8(bitPattern: UInt8(truncatingIfNeeded: raw >> 24))
         let mantissa = Int32(bitPattern: (raw & 0x00FF_FFFF) << 8) >> 8
         if exponent == 0, let special = Self.special(mantissa, max: 0x7F_FFFF) {
@@ -54,15 +54,15 @@ public enum MedicalFloat: Sendable, Equatable, Hashable, CustomStringConvertible
     /// The number, or nil for the special values: the double nearest to mantissa × 10^exponent
     /// (read as decimal text, which rounds once), so 1120e−1 is exactly 112.0 and 1e−128 is the
     /// double a literal 1e-128 gives.
-    public var value: Double? {
+    package var value: Double? {
         guard case let .finite(mantissa, exponent) = self else { return nil }
         return Double("\(mantissa)e\(exponent)")
     }
 
     /// True for a number, false for NaN, NRes, ±INF and reserved.
-    public var isFinite: Bool { value != nil }
+    package var isFinite: Bool { value != nil }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .finite(mantissa, exponent): exponent == 0 ? "\(mantissa)" : "\(mantissa)e\(exponent)"
         case .notANumber: "NaN"

@@ -56,7 +56,7 @@ public enum RACPFilter: Sendable, Equatable {
 }
 
 /// RACP opcodes.
-public enum RACPOpCode: UInt8, Sendable, Equatable, CaseIterable {
+package enum RACPOpCode: UInt8, Sendable, Equatable, CaseIterable {
     case reportStoredRecords = 1
     case deleteStoredRecords = 2
     case abortOperation = 3
@@ -66,7 +66,7 @@ public enum RACPOpCode: UInt8, Sendable, Equatable, CaseIterable {
 }
 
 /// RACP operators.
-public enum RACPOperator: UInt8, Sendable, Equatable, CaseIterable {
+package enum RACPOperator: UInt8, Sendable, Equatable, CaseIterable {
     case null = 0
     case allRecords = 1
     case lessThanOrEqualTo = 2
@@ -86,7 +86,7 @@ public enum RACPRequest: Sendable, Equatable {
     case abort
 
     /// The bytes to write (e.g. report all = `01 01`; CGMS offsets ≥ 600 = `01 03 01 58 02`).
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         switch self {
         case .reportStoredRecords(let filter): [RACPOpCode.reportStoredRecords.rawValue] + filter.bytes
         case .reportNumberOfStoredRecords(let filter): [RACPOpCode.reportNumberOfStoredRecords.rawValue] + filter.bytes
@@ -95,7 +95,7 @@ public enum RACPRequest: Sendable, Equatable {
     }
 
     /// The opcode a response code answers for this request.
-    public var opCode: RACPOpCode {
+    package var opCode: RACPOpCode {
         switch self {
         case .reportStoredRecords: .reportStoredRecords
         case .reportNumberOfStoredRecords: .reportNumberOfStoredRecords
@@ -118,7 +118,7 @@ public enum RACPResponseCode: Sendable, Equatable, CustomStringConvertible {
     /// A code this specification version does not define.
     case reserved(UInt8)
 
-    public init(rawValue: UInt8) {
+    package init(rawValue: UInt8) {
         switch rawValue {
         case 1: self = .success
         case 2: self = .opCodeNotSupported
@@ -133,7 +133,7 @@ public enum RACPResponseCode: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var rawValue: UInt8 {
+    package var rawValue: UInt8 {
         switch self {
         case .success: 1
         case .opCodeNotSupported: 2

@@ -12,21 +12,21 @@
 /// length u16 (1/100 m), total distance u32 (1/10 m).
 public struct RSCMeasurement: Sendable, Equatable {
     /// Instantaneous speed as sent, 1/256 m/s.
-    public var speedRaw: UInt16
+    package var speedRaw: UInt16
     /// Instantaneous cadence, 1/min.
-    public var cadencePerMinute: Int
+    package var cadencePerMinute: Int
     /// Instantaneous stride length as sent, 1/100 m.
-    public var strideLengthCentimetres: UInt16?
+    package var strideLengthCentimetres: UInt16?
     /// Total distance as sent, 1/10 m.
-    public var totalDistanceDecimetres: UInt32?
+    package var totalDistanceDecimetres: UInt32?
     /// Flag bit 2: the sensor classifies the motion as running (else walking).
-    public var isRunning: Bool
+    package var isRunning: Bool
 
-    public var speedMetresPerSecond: Double { Double(speedRaw) / 256 }
-    public var strideLengthMetres: Double? { strideLengthCentimetres.map { Double($0) / 100 } }
-    public var totalDistanceMetres: Double? { totalDistanceDecimetres.map { Double($0) / 10 } }
+    package var speedMetresPerSecond: Double { Double(speedRaw) / 256 }
+    package var strideLengthMetres: Double? { strideLengthCentimetres.map { Double($0) / 100 } }
+    package var totalDistanceMetres: Double? { totalDistanceDecimetres.map { Double($0) / 10 } }
 
-    public init(
+    package init(
         speedRaw: UInt16, cadencePerMinute: Int, strideLengthCentimetres: UInt16?, totalDistanceDecimetres: UInt32?,
         isRunning: Bool
     ) {

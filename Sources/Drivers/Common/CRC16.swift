@@ -5,7 +5,7 @@
 /// Approach to Building High Performance Software-Based CRC Generators", IEEE ISCC 2005): the
 /// register is linear in its input, so the eight bytes' contributions come from eight tables at
 /// once instead of one dependent table look-up per byte.
-public enum CRC16XMODEM {
+package enum CRC16XMODEM {
     /// `tables[k * 256 + x]`: the register after byte `x` and then `k` zero bytes, from 0.
     private static let tables: [UInt16] = {
         var tables = [UInt16](repeating: 0, count: 8 * 256)
@@ -26,7 +26,7 @@ public enum CRC16XMODEM {
     }()
 
     /// The checksum of `bytes`.
-    public static func checksum<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
+    package static func checksum<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
         if let crc = bytes.withContiguousStorageIfAvailable(checksum(buffer:)) { return crc }
         return Array(bytes).withUnsafeBufferPointer(checksum(buffer:))
     }

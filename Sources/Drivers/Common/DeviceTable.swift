@@ -2,20 +2,20 @@ import Foundation
 
 /// README's tables of what glucobridge reads, rendered from `DriverRegistry` so that the page
 /// cannot drift from the drivers (a test compares them).
-public enum DeviceTable {
+package enum DeviceTable {
     /// The line before each table in README.md.
-    public static func begin(_ table: String) -> String { "<!-- \(table): generated from DriverRegistry, do not edit -->" }
+    package static func begin(_ table: String) -> String { "<!-- \(table): generated from DriverRegistry, do not edit -->" }
     /// The line after each table in README.md.
-    public static func end(_ table: String) -> String { "<!-- end of \(table) -->" }
+    package static func end(_ table: String) -> String { "<!-- end of \(table) -->" }
 
     /// The names README marks its tables with, and their text.
-    public static var tables: [(name: String, markdown: String)] {
+    package static var tables: [(name: String, markdown: String)] {
         [("supported devices", supportedDevices), ("bluetooth services", bluetoothServices)]
     }
 
     /// One row per USB driver (the products it reads), one per product refused or unsupported,
     /// and one for the Bluetooth services.
-    public static var supportedDevices: String {
+    package static var supportedDevices: String {
         var rows = ["| device | USB id | status |", "|---|---|---|"]
         for driver in DriverRegistry.usb {
             let read = driver.products.filter { $0.refusal == nil }
@@ -35,7 +35,7 @@ public enum DeviceTable {
     }
 
     /// One row per Bluetooth LE driver: its service, family and what it stores.
-    public static var bluetoothServices: String {
+    package static var bluetoothServices: String {
         let rows = ["| service | family | what is stored |", "|---|---|---|"]
             + DriverRegistry.ble.map { row($0.service.description, "`\($0.family)`", $0.summary) }
         return rows.joined(separator: "\n")
@@ -43,7 +43,7 @@ public enum DeviceTable {
 
     /// The text between `begin(name)` and `end(name)` in `document`, nil when the markers are not
     /// both there.
-    public static func section(_ name: String, in document: String) -> String? {
+    package static func section(_ name: String, in document: String) -> String? {
         guard let start = document.range(of: begin(name) + "\n"),
               let stop = document.range(of: "\n" + end(name), range: start.upperBound..<document.endIndex)
         else { return nil }

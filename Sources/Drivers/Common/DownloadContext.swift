@@ -3,14 +3,14 @@ import Model
 /// What a driver is given besides its transport: what the store already holds for a device, and
 /// where to report how far the download has come. The import pipeline makes one per import; a
 /// driver never reaches for the store or a global.
-public struct DownloadContext: Sendable {
+package struct DownloadContext: Sendable {
     /// The highest record index already stored per stream for a device (its source, known once
     /// the device has said who it is); those streams are read only as far back as needed.
-    public var cursors: @Sendable (DeviceSource) throws -> [String: Int64]
+    package var cursors: @Sendable (DeviceSource) throws -> [String: Int64]
     /// Where the driver reports its progress.
-    public var progress: DownloadProgress
+    package var progress: DownloadProgress
 
-    public init(
+    package init(
         cursors: @escaping @Sendable (DeviceSource) throws -> [String: Int64] = { _ in [:] }, progress: DownloadProgress = .silent
     ) {
         self.cursors = cursors
@@ -18,10 +18,10 @@ public struct DownloadContext: Sendable {
     }
 
     /// Nothing stored yet, no progress shown: a first download, as a simulator records one.
-    public static var fresh: DownloadContext { DownloadContext() }
+    package static var fresh: DownloadContext { DownloadContext() }
 
     /// The highest record index stored for `stream` of `source`, or nil.
-    public func cursor(_ source: DeviceSource, stream: String) throws -> Int64? {
+    package func cursor(_ source: DeviceSource, stream: String) throws -> Int64? {
         try cursors(source)[stream]
     }
 }

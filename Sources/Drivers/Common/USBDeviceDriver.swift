@@ -2,15 +2,15 @@ import Model
 import Transport
 
 /// A USB product a driver supports.
-public struct USBProduct: Sendable, Equatable {
-    public var vendorID: UInt16
-    public var productID: UInt16
-    public var name: String
+package struct USBProduct: Sendable, Equatable {
+    package var vendorID: UInt16
+    package var productID: UInt16
+    package var name: String
     /// Why a product the driver recognises is refused rather than read (its traffic is
     /// encrypted, …); nil for a product it reads.
-    public var refusal: String?
+    package var refusal: String?
 
-    public init(vendorID: UInt16, productID: UInt16, name: String, refusal: String? = nil) {
+    package init(vendorID: UInt16, productID: UInt16, name: String, refusal: String? = nil) {
         self.vendorID = vendorID
         self.productID = productID
         self.name = name
@@ -18,12 +18,12 @@ public struct USBProduct: Sendable, Equatable {
     }
 
     /// The name, and why it is refused when it is: `FreeStyle Libre 2 (refused: …)`.
-    public var label: String { refusal.map { "\(name) (refused: \($0))" } ?? name }
+    package var label: String { refusal.map { "\(name) (refused: \($0))" } ?? name }
 }
 
 /// A driver for one family of USB devices. It talks only to a `USBTransport`, so the same code
 /// reads hardware and replays captures.
-public protocol USBDeviceDriver: Sendable {
+package protocol USBDeviceDriver: Sendable {
     /// The family name kept with every record it yields (e.g. `dexcom`).
     static var family: String { get }
     static var products: [USBProduct] { get }
@@ -47,37 +47,37 @@ public protocol USBDeviceDriver: Sendable {
 extension USBDeviceDriver {
     /// Decodes everything: for protocols that cannot tell which records are stored before
     /// decoding them.
-    public static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws -> DeviceDownload {
         try decode(recorded: device)
     }
 
     /// Whether the driver handles this vendor/product pair.
-    public static func supports(vendorID: UInt16, productID: UInt16) -> Bool {
+    package static func supports(vendorID: UInt16, productID: UInt16) -> Bool {
         products.contains { $0.vendorID == vendorID && $0.productID == productID }
     }
 }
 
 /// The drivers glucobridge ships: the one list that `import`, the daemon, `scan`, `devices`, the
 /// udev rules (checked by a test) and README's table of supported devices are taken from.
-public enum DriverRegistry {
-    public static let usb: [any USBDeviceDriver.Type] = [DexcomDriver.self, ContourDriver.self, FreeStyleDriver.self]
+package enum DriverRegistry {
+    package static let usb: [any USBDeviceDriver.Type] = [DexcomDriver.self, ContourDriver.self, FreeStyleDriver.self]
 
     /// Readers people ask about that no driver reads, each with the reason (its `refusal`). They
     /// are not in the udev rules.
-    public static let unsupportedUSB = [
+    package static let unsupportedUSB = [
         USBProduct(vendorID: 0x22A3, productID: 0x0048, name: "Dexcom G7 receiver", refusal: "its protocol is not publicly documented")
     ]
 
     /// The driver for a family name, case-insensitively.
-    public static func usbDriver(named name: String) -> (any USBDeviceDriver.Type)? {
+    package static func usbDriver(named name: String) -> (any USBDeviceDriver.Type)? {
         usb.first { $0.family.caseInsensitiveCompare(name) == .orderedSame }
     }
 
     /// The driver for a device's ids.
-    public static func usbDriver(vendorID: UInt16, productID: UInt16) -> (any USBDeviceDriver.Type)? {
+    package static func usbDriver(vendorID: UInt16, productID: UInt16) -> (any USBDeviceDriver.Type)? {
         usb.first { $0.supports(vendorID: vendorID, productID: productID) }
     }
 
     /// Every supported product, for enumeration and udev rules.
-    public static var usbProducts: [USBProduct] { usb.flatMap { $0.products } }
+    package static var usbProducts: [USBProduct] { usb.flatMap { $0.products } }
 }

@@ -8,27 +8,27 @@ public enum ASTMControl: UInt8, Sendable {
 /// One E1381 frame: `STX, frame number '0'…'7', text, ETB or ETX, two hex checksum digits, CR, LF`.
 public struct ASTMFrame: Sendable, Equatable {
     /// The frame number, 0–7 (the first frame is 1; it wraps 7 → 0).
-    public var number: UInt8
+    package var number: UInt8
     /// The frame's text (records end in CR).
-    public var text: [UInt8]
+    package var text: [UInt8]
     /// True for the last frame of a message (ETX); false when more follows (ETB).
-    public var isFinal: Bool
+    package var isFinal: Bool
 
-    public init(number: UInt8, text: [UInt8], isFinal: Bool) {
+    package init(number: UInt8, text: [UInt8], isFinal: Bool) {
         self.number = number
         self.text = text
         self.isFinal = isFinal
     }
 
     /// The checksum: the sum of the bytes from the frame number through ETB/ETX, modulo 256.
-    public static func checksum(number: UInt8, text: [UInt8], isFinal: Bool) -> UInt8 {
+    package static func checksum(number: UInt8, text: [UInt8], isFinal: Bool) -> UInt8 {
         var sum = UInt32(0x30 + number) + UInt32(isFinal ? ASTMControl.etx.rawValue : ASTMControl.etb.rawValue)
         for byte in text { sum &+= UInt32(byte) }
         return UInt8(sum & 0xFF)
     }
 
     /// The frame's bytes.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         let digits = Array(Hex.encode([Self.checksum(number: number, text: text, isFinal: isFinal)]).utf8)
         return [ASTMControl.stx.rawValue, 0x30 + number] + text
             + [isFinal ? ASTMControl.etx.rawValue : ASTMControl.etb.rawValue] + digits + [0x0D, 0x0A]
@@ -48,7 +48,7 @@ public struct ASTMLinkDecoder: Sendable {
     public init() {}
 
     /// Bytes received but not yet part of a whole event.
-    public var pendingCount: Int { buffer.count }
+    package var pendingCount: Int { buffer.count }
 
     public mutating func append(_ bytes: some Sequence<UInt8>) {
         buffer.append(contentsOf: bytes)

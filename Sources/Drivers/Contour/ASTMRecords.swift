@@ -2,34 +2,34 @@ import Model
 
 /// The delimiters a session uses, taken from its header record (`H|\^&`).
 public struct ASTMDelimiters: Sendable, Equatable {
-    public var field: Character = "|"
-    public var `repeat`: Character = "\\"
-    public var component: Character = "^"
-    public var escape: Character = "&"
+    package var field: Character = "|"
+    package var `repeat`: Character = "\\"
+    package var component: Character = "^"
+    package var escape: Character = "&"
 
     public init() {}
 }
 
 /// The header record: who the meter is and how it reports.
 public struct ContourHeader: Sendable, Equatable {
-    public var delimiters: ASTMDelimiters
+    package var delimiters: ASTMDelimiters
     /// The product code, e.g. `Bayer7390` (Contour USB).
-    public var product: String
+    package var product: String
     /// Firmware versions, as the meter lists them.
-    public var versions: [String]
-    public var serial: String
+    package var versions: [String]
+    package var serial: String
     /// Configuration fields (`U=0`, `V=10600`, …).
-    public var configuration: [String: String]
+    package var configuration: [String: String]
     /// The unit results are reported in (`U=0` mg/dL, `U=1` mmol/L).
-    public var unit: GlucoseUnit
+    package var unit: GlucoseUnit
     /// The meter's reportable range in mg/dL (`V=llhhh`), when given.
-    public var reportableRange: ClosedRange<Int>?
+    package var reportableRange: ClosedRange<Int>?
     /// The meter's clock, wall time without a zone, seconds since 1970.
-    public var clock: Int64?
+    package var clock: Int64?
     /// Whether the clock was given to the second (`YYYYMMDDhhmmss`) rather than the minute.
-    public var clockHasSeconds = false
+    package var clockHasSeconds = false
     /// The number of results the meter says it holds (field 6), when given.
-    public var resultCount: Int?
+    package var resultCount: Int?
 
     /// Reads `H|\^&||password|product^versions^serial^sku|configuration|count|…|YYYYMMDDhhmm`.
     public init(_ text: String) throws(ContourError) {
@@ -77,20 +77,20 @@ public struct ContourHeader: Sendable, Equatable {
 
 /// A result record: `R|seq|^^^Glucose|value|unit^reference||markers||YYYYMMDDhhmm`.
 public struct ContourResult: Sendable, Equatable {
-    public var sequence: Int
+    package var sequence: Int
     /// `Glucose`, `Carb` or `Insulin`.
-    public var type: String
+    package var type: String
     /// The value as the meter wrote it, in `unit`.
-    public var value: Double
-    public var unitText: String
+    package var value: Double
+    package var unitText: String
     /// The measurement reference: B whole blood, P plasma, C capillary, D deproteinised.
-    public var reference: String?
+    package var reference: String?
     /// Markers: `<` below range, `>` above range, `C` control solution, `B`/`A` before/after meal, …
-    public var markers: [String]
+    package var markers: [String]
     /// The meter's wall clock for the result, seconds since 1970 without a zone.
-    public var time: Int64
+    package var time: Int64
     /// The timestamp text as the meter wrote it.
-    public var timeText: String
+    package var timeText: String
 
     public init(_ text: String, delimiters: ASTMDelimiters) throws(ContourError) {
         let fields = text.split(separator: delimiters.field, omittingEmptySubsequences: false).map(String.init)
@@ -118,7 +118,7 @@ public struct ContourResult: Sendable, Equatable {
     /// The meal, activity and feeling markers in words, `; `-separated (`before meal; activity`),
     /// with markers of unknown meaning (`M0`, `T1`) kept as written; nil when there are none.
     /// `<`, `>` (flags) and `C` (control solution) are not part of it.
-    public var note: String? {
+    package var note: String? {
         let words = markers.compactMap { marker -> String? in
             switch marker {
             case "<", ">", "C": return nil
@@ -140,9 +140,9 @@ public struct ContourResult: Sendable, Equatable {
         return words.isEmpty ? nil : words.joined(separator: "; ")
     }
 
-    public var isControlSolution: Bool { markers.contains("C") }
-    public var isBelowRange: Bool { markers.contains("<") }
-    public var isAboveRange: Bool { markers.contains(">") }
+    package var isControlSolution: Bool { markers.contains("C") }
+    package var isBelowRange: Bool { markers.contains("<") }
+    package var isAboveRange: Bool { markers.contains(">") }
 }
 
 /// Meter timestamps: `YYYYMMDDhhmm`, or with seconds (`YYYYMMDDhhmmss`, Contour Next Link 2.4).

@@ -4,9 +4,9 @@ import Transport
 
 /// Ascensia / Bayer Contour meters: ASTM E1381/E1394 records in `ABC` HID reports. Read-only:
 /// the host only ever sends EOT, ACK and NAK, so the meter is never put in command mode.
-public enum ContourDriver: USBDeviceDriver {
-    public static let family = "contour"
-    public static let products = [
+package enum ContourDriver: USBDeviceDriver {
+    package static let family = "contour"
+    package static let products = [
         USBProduct(vendorID: 0x1A79, productID: 0x6002, name: "Contour USB"),
         USBProduct(vendorID: 0x1A79, productID: 0x7410, name: "Contour Next USB"),
         USBProduct(vendorID: 0x1A79, productID: 0x7350, name: "Contour Next"),
@@ -14,12 +14,12 @@ public enum ContourDriver: USBDeviceDriver {
         USBProduct(vendorID: 0x1A79, productID: 0x7900, name: "Ascensia Contour Next"),
         USBProduct(vendorID: 0x1A79, productID: 0x7950, name: "Contour Plus Blue"),
     ]
-    public static let summary = """
+    package static let summary = """
         glucose results (strip), read-only: the host only sends EOT/ACK/NAK, never command mode; control-solution results are \
         counted, not stored; `<`/`>` become LO/HI; meal and activity markers are kept as the reading's note
         """
 
-    public static let readTimeout: Duration = .seconds(2)
+    package static let readTimeout: Duration = .seconds(2)
     /// EOTs sent to wake a meter that does not speak first.
     static let wakeAttempts = 5
     /// NAKs sent for one damaged frame before giving up.
@@ -31,11 +31,11 @@ public enum ContourDriver: USBDeviceDriver {
     /// keeps talking past twice that is not ending its transfer.
     static let maximumReports = 10_000
 
-    public static func download(over transport: any USBTransport, context: DownloadContext) throws -> DeviceDownload {
+    package static func download(over transport: any USBTransport, context: DownloadContext) throws -> DeviceDownload {
         try readSession(over: transport, progress: context.progress).normalised()
     }
 
-    public static func decode(recorded device: RecordedUSBDevice) throws -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice) throws -> DeviceDownload {
         var session = ContourSession()
         var decoder = ASTMLinkDecoder()
         for transfer in device.transfers where transfer.direction == .in && (transfer.type == .interrupt || transfer.type == .bulk) {
@@ -51,7 +51,7 @@ public enum ContourDriver: USBDeviceDriver {
 
     /// Holds the transfer: waits for (or wakes) the meter's ENQ, then acknowledges every frame
     /// until the meter's EOT after the terminator record.
-    public static func readSession(over transport: any USBTransport, progress: DownloadProgress = .silent) throws(ContourError) -> ContourSession {
+    package static func readSession(over transport: any USBTransport, progress: DownloadProgress = .silent) throws(ContourError) -> ContourSession {
         let link = try ContourLink(transport: transport)
         var session = ContourSession()
         var decoder = ASTMLinkDecoder()

@@ -31,7 +31,7 @@ public enum ContourError: Error, CustomStringConvertible {
 }
 
 extension ContourError: TransportErrorCarrying {
-    public var transportError: TransportError? {
+    package var transportError: TransportError? {
         if case .transport(let error) = self { return error }
         return nil
     }

@@ -1,13 +1,13 @@
 /// The HID report wrapping of Contour meters: 64-byte reports of `"ABC"`, a length byte (at most
 /// 60), then that many payload bytes and padding. A payload longer than one report arrives in
 /// 60-byte pieces; a report shorter than that ends it.
-public enum ContourReport {
-    public static let size = 64
-    public static let maximumPayload = 60
+package enum ContourReport {
+    package static let size = 64
+    package static let maximumPayload = 60
 
     /// The payload bytes of one report. The three header letters are not checked: Tidepool sends
     /// zeros there and meters accept it, so meters may answer the same way.
-    public static func payload(of report: [UInt8], context: String) throws(ContourError) -> ArraySlice<UInt8> {
+    package static func payload(of report: [UInt8], context: String) throws(ContourError) -> ArraySlice<UInt8> {
         guard report.count >= 4 else {
             throw .badReport(context: context, reason: "\(report.count) bytes, shorter than the 4-byte header")
         }
@@ -19,7 +19,7 @@ public enum ContourReport {
     }
 
     /// The reports that carry `payload` from the host.
-    public static func reports(carrying payload: [UInt8]) -> [[UInt8]] {
+    package static func reports(carrying payload: [UInt8]) -> [[UInt8]] {
         var reports: [[UInt8]] = []
         var offset = 0
         repeat {

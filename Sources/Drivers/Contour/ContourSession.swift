@@ -4,16 +4,16 @@ import Model
 /// Everything read from one Contour transfer: the frames in order, with retransmissions
 /// recognised by their repeated frame number, cut into records.
 public struct ContourSession: Sendable {
-    public var header: ContourHeader?
+    package var header: ContourHeader?
     /// The host's clock when the header (which carries the meter's clock) arrived.
-    public var headerHostTime: Date?
+    package var headerHostTime: Date?
     /// Results by sequence number.
-    public var results: [Int: ContourResult] = [:]
+    package var results: [Int: ContourResult] = [:]
     /// Whether the terminator record `L|…` arrived.
-    public var terminated = false
-    public var retransmittedFrames = 0
+    package var terminated = false
+    package var retransmittedFrames = 0
     /// Records of kinds not decoded (patient, order, comment …), by letter.
-    public var otherRecords: [String: Int] = [:]
+    package var otherRecords: [String: Int] = [:]
 
     private var lastFrameNumber: UInt8?
     private var text: [UInt8] = []

@@ -78,7 +78,7 @@ public enum DexcomReplyCode: UInt8, Sendable, CustomStringConvertible {
 }
 
 /// Database partitions (record types) the driver reads.
-public enum DexcomPartition: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+package enum DexcomPartition: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case manufacturingData = 0
     case firmwareParameterData = 1
     case pcSoftwareParameter = 2
@@ -94,7 +94,7 @@ public enum DexcomPartition: UInt8, Sendable, CaseIterable, CustomStringConverti
     case userSettingData = 12
     case backfilledEGVData = 18
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .manufacturingData: "ManufacturingData"
         case .firmwareParameterData: "FirmwareParameterData"
@@ -114,7 +114,7 @@ public enum DexcomPartition: UInt8, Sendable, CaseIterable, CustomStringConverti
     }
 
     /// The store stream of the partition's records (`egv`, `meter`), for those glucobridge keeps.
-    public var stream: String? {
+    package var stream: String? {
         switch self {
         case .egvData: "egv"
         case .meterData: "meter"
@@ -123,7 +123,7 @@ public enum DexcomPartition: UInt8, Sendable, CaseIterable, CustomStringConverti
     }
 
     /// The partition whose records make up `stream`.
-    public static func forStream(_ stream: String) -> DexcomPartition? {
+    package static func forStream(_ stream: String) -> DexcomPartition? {
         allCases.first { $0.stream == stream }
     }
 }

@@ -5,12 +5,12 @@ import Transport
 /// Dexcom G4, G5 and G6 receivers (USB 22a3:0047): a CDC-ACM serial protocol over a bulk
 /// endpoint pair. Read-only: every request is built from `DexcomCommand`, which holds reads only.
 public enum DexcomDriver: USBDeviceDriver {
-    public static let family = "dexcom"
-    public static let products = [USBProduct(vendorID: 0x22A3, productID: 0x0047, name: "Dexcom G4/G5/G6 receiver")]
-    public static let summary = "glucose (EGV) and fingerstick (meter) records, read-only"
+    package static let family = "dexcom"
+    package static let products = [USBProduct(vendorID: 0x22A3, productID: 0x0047, name: "Dexcom G4/G5/G6 receiver")]
+    package static let summary = "glucose (EGV) and fingerstick (meter) records, read-only"
 
     /// How long one read may wait for the receiver.
-    public static let readTimeout: Duration = .seconds(2)
+    package static let readTimeout: Duration = .seconds(2)
     /// The read buffer: a whole multiple of the 64-byte packet size, enough for a one-page reply.
     static let readLength = 2176
     /// The most pages a partition may hold: 16,384 pages of 38 EGV records is over 600,000
@@ -22,18 +22,18 @@ public enum DexcomDriver: USBDeviceDriver {
     /// not answering.
     static var maximumReadsPerReply: Int { DexcomPacket.maximumLength }
 
-    public static func download(over transport: any USBTransport, context: DownloadContext) throws -> DeviceDownload {
+    package static func download(over transport: any USBTransport, context: DownloadContext) throws -> DeviceDownload {
         let session = try readSession(over: transport, context: context)
         return try normalise(session)
     }
 
-    public static func decode(recorded device: RecordedUSBDevice) throws -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice) throws -> DeviceDownload {
         try normalise(decodeSession(device.exchanges))
     }
 
     /// Decodes recorded exchanges, skipping every EGV and meter page whose records are all at or
     /// below the store's cursor for its stream (told from the page header alone).
-    public static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws -> DeviceDownload {
         try normalise(decodeSession(device.exchanges, context: context))
     }
 
@@ -41,7 +41,7 @@ public enum DexcomDriver: USBDeviceDriver {
     /// EGV and meter pages from the newest back to the first one holding a record newer than the
     /// cursor. Both ranges are asked before any page, so a replayed capture that cannot answer the
     /// conversation is found out before its pages are decoded.
-    public static func readSession(over transport: any USBTransport, context: DownloadContext) throws -> DexcomDownload {
+    package static func readSession(over transport: any USBTransport, context: DownloadContext) throws -> DexcomDownload {
         let link = try DexcomLink(transport: transport)
         var session = DexcomDownload()
         try link.exchange(.ping, into: &session)
@@ -81,7 +81,7 @@ public enum DexcomDriver: USBDeviceDriver {
     /// Decodes recorded exchanges (see `USBDeviceDriver.decode(recorded:)`). Once the receiver's
     /// serial number is known, the context's cursors are asked once for its streams, and the EGV and meter
     /// pages wholly at or below them are checked (frame and header CRCs) but not decoded.
-    public static func decodeSession(
+    package static func decodeSession(
         _ exchanges: [USBExchange], context: DownloadContext = .fresh
     ) throws -> DexcomDownload {
         var session = DexcomDownload()

@@ -55,7 +55,7 @@ func hex16(_ value: UInt16) -> String {
 }
 
 extension DexcomError: TransportErrorCarrying {
-    public var transportError: TransportError? {
+    package var transportError: TransportError? {
         if case .transport(let error) = self { return error }
         return nil
     }

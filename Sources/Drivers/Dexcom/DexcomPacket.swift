@@ -3,14 +3,14 @@
 /// where the length counts every byte of the frame.
 public struct DexcomPacket: Sendable, Equatable {
     /// The command id (host → receiver) or the reply code (receiver → host).
-    public var code: UInt8
+    package var code: UInt8
     public var payload: [UInt8]
 
-    public static let startOfFrame: UInt8 = 0x01
+    package static let startOfFrame: UInt8 = 0x01
     /// Framing bytes around the payload: start, length (2), code, CRC (2).
-    public static let overhead = 6
+    package static let overhead = 6
     /// The largest frame accepted: eight 528-byte pages. Vendor software asks for four at once.
-    public static let maximumLength = overhead + 8 * DexcomPage.size
+    package static let maximumLength = overhead + 8 * DexcomPage.size
 
     public init(code: UInt8, payload: [UInt8] = []) {
         self.code = code
@@ -18,12 +18,12 @@ public struct DexcomPacket: Sendable, Equatable {
     }
 
     /// The request for `command`. Only `DexcomCommand` values can be encoded, so only reads.
-    public static func request(_ command: DexcomCommand, payload: [UInt8] = []) -> [UInt8] {
+    package static func request(_ command: DexcomCommand, payload: [UInt8] = []) -> [UInt8] {
         DexcomPacket(code: command.rawValue, payload: payload).encoded()
     }
 
     /// The frame's bytes.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         let length = UInt16(Self.overhead + payload.count)
         var bytes: [UInt8] = [Self.startOfFrame, UInt8(length & 0xFF), UInt8(length >> 8), code]
         bytes += payload
@@ -58,10 +58,10 @@ public struct DexcomPacketAssembler: Sendable {
     }
 
     /// Bytes received and not yet consumed by a frame.
-    public var bufferedCount: Int { buffer.count }
+    package var bufferedCount: Int { buffer.count }
 
     /// The length the frame being collected announces, once its header has arrived.
-    public var pendingLength: Int? {
+    package var pendingLength: Int? {
         buffer.count >= 3 ? Int(buffer[1]) | Int(buffer[2]) << 8 : nil
     }
 

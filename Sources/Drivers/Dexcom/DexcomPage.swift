@@ -1,16 +1,16 @@
 /// The 28-byte header at the start of every database page.
-public struct DexcomPageHeader: Sendable, Equatable {
+package struct DexcomPageHeader: Sendable, Equatable {
     /// The running index of the page's first record.
-    public var firstIndex: UInt32
-    public var recordCount: UInt32
-    public var partition: UInt8
-    public var revision: UInt8
-    public var pageNumber: UInt32
+    package var firstIndex: UInt32
+    package var recordCount: UInt32
+    package var partition: UInt8
+    package var revision: UInt8
+    package var pageNumber: UInt32
 
-    public static let size = 28
+    package static let size = 28
 
     /// Reads and CRC-checks a header.
-    public init(_ bytes: ArraySlice<UInt8>, partitionName: String, pageNumber requested: UInt32) throws(DexcomError) {
+    package init(_ bytes: ArraySlice<UInt8>, partitionName: String, pageNumber requested: UInt32) throws(DexcomError) {
         guard bytes.count >= Self.size else {
             throw .malformedPage(partition: partitionName, page: requested, reason: "header is \(bytes.count) bytes, not \(Self.size)")
         }
@@ -30,16 +30,16 @@ public struct DexcomPageHeader: Sendable, Equatable {
 /// A 528-byte database page: a header and records packed oldest first, each ending in its own
 /// CRC-16. Unused bytes are 0xFF.
 public struct DexcomPage: Sendable {
-    public var header: DexcomPageHeader
+    package var header: DexcomPageHeader
     /// The records' bytes, CRC included, each confirmed by its CRC.
-    public var records: [ArraySlice<UInt8>]
+    package var records: [ArraySlice<UInt8>]
 
     public static let size = 528
-    public static let dataSize = 500
+    package static let dataSize = 500
 
     /// Parses a page whose records are `recordLength` bytes long (CRC included). When
     /// `recordLength` is nil it is looked up from the partition and the page's revision.
-    public init(_ bytes: ArraySlice<UInt8>, recordLength: ((_ partition: UInt8, _ revision: UInt8) -> Int?)) throws(DexcomError) {
+    package init(_ bytes: ArraySlice<UInt8>, recordLength: ((_ partition: UInt8, _ revision: UInt8) -> Int?)) throws(DexcomError) {
         guard bytes.count == Self.size else {
             throw .malformedPage(partition: "database", page: 0, reason: "\(bytes.count) bytes instead of \(Self.size)")
         }
@@ -75,8 +75,8 @@ public struct DexcomPage: Sendable {
 
 /// The record length (CRC included) of each partition and revision, for receivers whose
 /// PartitionInfo was not read. Sources: cgm-usb.md §1.4–1.5.
-public enum DexcomRecordLayout {
-    public static func defaultLength(partition: UInt8, revision: UInt8) -> Int? {
+package enum DexcomRecordLayout {
+    package static func defaultLength(partition: UInt8, revision: UInt8) -> Int? {
         switch (DexcomPartition(rawValue: partition), revision) {
         case (.manufacturingData?, _), (.firmwareParameterData?, _), (.pcSoftwareParameter?, _): 500
         case (.egvData?, 1...3), (.backfilledEGVData?, 1...3): 13

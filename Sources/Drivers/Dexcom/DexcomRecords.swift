@@ -1,21 +1,21 @@
 /// Seconds since 2009-01-01T00:00:00, the receiver's time base.
-public let dexcomEpochOffsetFrom1970: Int64 = 1_230_768_000
+package let dexcomEpochOffsetFrom1970: Int64 = 1_230_768_000
 
 /// An estimated glucose value (EGV) record. Revisions 1–3 are 13 bytes (G4); revision 4 is
 /// 23 bytes (G5); revision 5 is 25 bytes (touchscreen G5, G6). Only the fields all sources agree
 /// on are decoded: the two clocks, the glucose word and the trend byte.
-public struct DexcomEGVRecord: Sendable, Equatable {
+package struct DexcomEGVRecord: Sendable, Equatable {
     /// The running record index.
-    public var index: UInt32
-    public var page: UInt32
+    package var index: UInt32
+    package var page: UInt32
     /// The receiver's internal clock, seconds since 2009-01-01.
-    public var systemSeconds: UInt32
+    package var systemSeconds: UInt32
     /// The user's wall clock as displayed, seconds since 2009-01-01, no zone.
-    public var displaySeconds: UInt32
-    public var glucoseWord: UInt16
-    public var trendByte: UInt8
+    package var displaySeconds: UInt32
+    package var glucoseWord: UInt16
+    package var trendByte: UInt8
 
-    public init(_ record: ArraySlice<UInt8>, index: UInt32, page: UInt32) {
+    package init(_ record: ArraySlice<UInt8>, index: UInt32, page: UInt32) {
         self.index = index
         self.page = page
         systemSeconds = record.u32le(at: 0)
@@ -25,24 +25,24 @@ public struct DexcomEGVRecord: Sendable, Equatable {
     }
 
     /// mg/dL (the receiver stores nothing else), or a special value below 20.
-    public var glucose: Int { Int(glucoseWord & 0x03FF) }
+    package var glucose: Int { Int(glucoseWord & 0x03FF) }
     /// A value recomputed for display after a calibration; it repeats a normal record.
-    public var isDisplayOnly: Bool { glucoseWord & 0x8000 != 0 }
+    package var isDisplayOnly: Bool { glucoseWord & 0x8000 != 0 }
     /// The trend arrow code, 0–9.
-    public var trend: UInt8 { trendByte & 0x0F }
+    package var trend: UInt8 { trendByte & 0x0F }
     /// The noise grade, 0–6.
-    public var noise: UInt8 { (trendByte & 0x70) >> 4 }
+    package var noise: UInt8 { (trendByte & 0x70) >> 4 }
     /// The sensor state a value below 20 stands for, when it is one.
-    public var specialValue: DexcomSpecialValue? { glucose < 20 ? DexcomSpecialValue(glucose) : nil }
+    package var specialValue: DexcomSpecialValue? { glucose < 20 ? DexcomSpecialValue(glucose) : nil }
 }
 
 /// Glucose values below 20 are receiver states, not readings.
-public struct DexcomSpecialValue: Sendable, Equatable, CustomStringConvertible {
-    public var code: Int
+package struct DexcomSpecialValue: Sendable, Equatable, CustomStringConvertible {
+    package var code: Int
 
-    public init(_ code: Int) { self.code = code }
+    package init(_ code: Int) { self.code = code }
 
-    public var description: String {
+    package var description: String {
         switch code {
         case 0: "NONE"
         case 1: "SENSOR_NOT_ACTIVE"
@@ -60,17 +60,17 @@ public struct DexcomSpecialValue: Sendable, Equatable, CustomStringConvertible {
 
 /// A fingerstick entered into the receiver (a calibration). Revision 1 is 16 bytes; revision 3
 /// (G5/G6) is 21 bytes, read with Tidepool's layout (value, entry type, meter time).
-public struct DexcomMeterRecord: Sendable, Equatable {
-    public var index: UInt32
-    public var page: UInt32
-    public var systemSeconds: UInt32
-    public var displaySeconds: UInt32
-    public var mgdl: UInt16
+package struct DexcomMeterRecord: Sendable, Equatable {
+    package var index: UInt32
+    package var page: UInt32
+    package var systemSeconds: UInt32
+    package var displaySeconds: UInt32
+    package var mgdl: UInt16
     /// The time of the fingerstick on the receiver's internal clock; the record itself is
     /// stamped about 30 s later, when it was entered.
-    public var meterSeconds: UInt32
+    package var meterSeconds: UInt32
 
-    public init(_ record: ArraySlice<UInt8>, index: UInt32, page: UInt32) {
+    package init(_ record: ArraySlice<UInt8>, index: UInt32, page: UInt32) {
         self.index = index
         self.page = page
         systemSeconds = record.u32le(at: 0)
@@ -81,12 +81,12 @@ public struct DexcomMeterRecord: Sendable, Equatable {
 }
 
 /// A record holding an XML element (manufacturing data, firmware parameters).
-public struct DexcomXMLRecord: Sendable, Equatable {
-    public var systemSeconds: UInt32
-    public var displaySeconds: UInt32
-    public var attributes: [String: String]
+package struct DexcomXMLRecord: Sendable, Equatable {
+    package var systemSeconds: UInt32
+    package var displaySeconds: UInt32
+    package var attributes: [String: String]
 
-    public init(_ record: ArraySlice<UInt8>) {
+    package init(_ record: ArraySlice<UInt8>) {
         systemSeconds = record.u32le(at: 0)
         displaySeconds = record.u32le(at: 4)
         attributes = DexcomXML.attributes(of: record.dropFirst(8).dropLast(2))

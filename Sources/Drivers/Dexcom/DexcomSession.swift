@@ -2,56 +2,56 @@ import Foundation
 import Model
 
 /// The layout of one database partition, as the receiver's PartitionInfo describes it.
-public struct DexcomPartitionLayout: Sendable, Equatable {
-    public var revision: UInt8
+package struct DexcomPartitionLayout: Sendable, Equatable {
+    package var revision: UInt8
     /// Bytes per record, CRC included.
-    public var recordLength: Int
+    package var recordLength: Int
 }
 
 /// Everything learnt from one session with a receiver, however it was held: live, replayed
 /// request by request, or decoded from another program's recorded exchanges.
 public struct DexcomDownload: Sendable {
     /// Attributes of the FirmwareHeader element (`ProductId`, `FirmwareVersion`, …).
-    public var firmware: [String: String] = [:]
-    public var partitions: [UInt8: DexcomPartitionLayout] = [:]
+    package var firmware: [String: String] = [:]
+    package var partitions: [UInt8: DexcomPartitionLayout] = [:]
     /// Attributes of the newest ManufacturingParameters record (`SerialNumber`, …).
-    public var manufacturing: [String: String] = [:]
+    package var manufacturing: [String: String] = [:]
     /// The receiver's system clock (seconds since 2009-01-01) when it was read.
-    public var systemTime: UInt32?
+    package var systemTime: UInt32?
     /// The host's clock when the system time arrived, when known.
-    public var systemTimeHostTime: Date?
-    public var displayTimeOffset: Int32?
+    package var systemTimeHostTime: Date?
+    package var displayTimeOffset: Int32?
     /// Page ranges by partition, as the receiver reported them (nil: the partition is empty).
-    public var pageRanges: [UInt8: ClosedRange<UInt32>?] = [:]
+    package var pageRanges: [UInt8: ClosedRange<UInt32>?] = [:]
     /// EGV records by running index.
-    public var egv: [UInt32: DexcomEGVRecord] = [:]
+    package var egv: [UInt32: DexcomEGVRecord] = [:]
     /// Meter records by running index.
-    public var meter: [UInt32: DexcomMeterRecord] = [:]
+    package var meter: [UInt32: DexcomMeterRecord] = [:]
     /// Database pages decoded (a page read twice counts twice).
-    public var pagesDecoded = 0
+    package var pagesDecoded = 0
     /// Pages not decoded because every record on them is at or below `storedThrough`.
-    public var pagesSkipped = 0
+    package var pagesSkipped = 0
     /// By partition: the highest record index the store already holds. A page whose records are
     /// all at or below it is checked (header CRC) but its records are not decoded.
-    public var storedThrough: [UInt8: UInt32] = [:]
+    package var storedThrough: [UInt8: UInt32] = [:]
     /// The running index of the first record of each decoded page, by partition and page number.
-    public var pageFirstIndex: [UInt8: [UInt32: UInt32]] = [:]
+    package var pageFirstIndex: [UInt8: [UInt32: UInt32]] = [:]
     /// Requests that got no answer, described.
-    public var unanswered: [String] = []
+    package var unanswered: [String] = []
     /// Requests whose command glucobridge does not decode (e.g. vendor extensions), by id.
-    public var undecodedCommands: [UInt8: Int] = [:]
+    package var undecodedCommands: [UInt8: Int] = [:]
 
     public init() {}
 
     /// The receiver, once its manufacturing record has been read.
-    public var source: DeviceSource? {
+    package var source: DeviceSource? {
         guard let serial = manufacturing["SerialNumber"], !serial.isEmpty else { return nil }
         return DeviceSource(family: DexcomDriver.family, serial: serial, model: firmware["ProductId"])
     }
 
     /// The record length of `partition` at `revision`: PartitionInfo when it describes that
     /// revision, else the known layouts.
-    public func recordLength(partition: UInt8, revision: UInt8) -> Int? {
+    package func recordLength(partition: UInt8, revision: UInt8) -> Int? {
         if let layout = partitions[partition], layout.revision == revision {
             return layout.recordLength
         }
@@ -124,7 +124,7 @@ public struct DexcomDownload: Sendable {
     }
 
     /// Notes a request that the receiver never answered.
-    public mutating func noteUnanswered(request: DexcomPacket, where location: String) {
+    package mutating func noteUnanswered(request: DexcomPacket, where location: String) {
         let name = DexcomCommand(rawValue: request.code).map { Self.describe($0, request.payload) }
             ?? "command 0x\(String(request.code, radix: 16, uppercase: true))"
         unanswered.append("\(name) \(location)")

@@ -1,13 +1,13 @@
 /// The receiver answers some reads with a line of XML. Only element names and attributes matter,
 /// so this scans them directly instead of pulling in an XML parser.
-public enum DexcomXML {
+package enum DexcomXML {
     /// The attributes of the first element in `bytes` (text stops at the first NUL).
-    public static func attributes(of bytes: some Collection<UInt8>) -> [String: String] {
+    package static func attributes(of bytes: some Collection<UInt8>) -> [String: String] {
         elements(in: bytes).first?.attributes ?? [:]
     }
 
     /// Every element in `bytes`, in order, with its attributes (entities are left as they are).
-    public static func elements(in bytes: some Collection<UInt8>) -> [(name: String, attributes: [String: String])] {
+    package static func elements(in bytes: some Collection<UInt8>) -> [(name: String, attributes: [String: String])] {
         let text = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
         var result: [(name: String, attributes: [String: String])] = []
         var rest = Substring(text)

@@ -8,11 +8,11 @@ import Transport
 /// Precision / Optium Neo and InsuLinx (`$result?`). Read-only: the host sends the init
 /// sequence, the handshake and query commands (`$…?`) only.
 public enum FreeStyleDriver: USBDeviceDriver {
-    public static let family = "freestyle"
-    public static let products: [USBProduct] = FreeStyleModel.allCases.flatMap { model in
+    package static let family = "freestyle"
+    package static let products: [USBProduct] = FreeStyleModel.allCases.flatMap { model in
         model.productIDs.map { USBProduct(vendorID: FreeStyleModel.vendorID, productID: $0, name: model.rawValue) }
     }
-    public static let summary = """
+    package static let summary = """
         Libre: 15-minute sensor readings (`$history?`) and scans and strips (`$arresult?`); Libre 2 and Libre 3: the same \
         in the encrypted session (Speck 64/128, keys from the freestyle-keys package: see [FreeStyle Libre 2 and Libre \
         3](#freestyle-libre-2-and-libre-3)), every report's MAC verified; Neo / InsuLinx: strip results (`$result?`); \
@@ -21,7 +21,7 @@ public enum FreeStyleDriver: USBDeviceDriver {
         """
 
     /// How long one report may take to arrive.
-    public static let readTimeout: Duration = .seconds(3)
+    package static let readTimeout: Duration = .seconds(3)
     /// The most keep-alive reports skipped while waiting for one reply (the reader sends them
     /// while it gathers a long reply; far fewer arrive within a read timeout each).
     static let maximumKeepAlives = 1_000
@@ -35,12 +35,12 @@ public enum FreeStyleDriver: USBDeviceDriver {
     /// Reads the reader and keeps only the records after the store's cursors for it (the text
     /// protocol has no query for newer records, so the reader sends all of them). A Libre 2 or
     /// Libre 3 needs the keys (`FreeStyleKeys.locate()`): without them nothing is sent.
-    public static func download(over transport: any USBTransport, context: DownloadContext) throws -> DeviceDownload {
+    package static func download(over transport: any USBTransport, context: DownloadContext) throws -> DeviceDownload {
         let session = try readSession(over: transport, progress: context.progress)
         return try session.normalised(after: try context.cursors(try session.source()))
     }
 
-    public static func decode(recorded device: RecordedUSBDevice) throws -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice) throws -> DeviceDownload {
         try decodeSession(device).normalised()
     }
 

@@ -83,7 +83,7 @@ public enum FreeStyleError: Error, CustomStringConvertible {
 }
 
 extension FreeStyleError: TransportErrorCarrying {
-    public var transportError: TransportError? {
+    package var transportError: TransportError? {
         if case .transport(let error) = self { return error }
         return nil
     }

@@ -5,49 +5,49 @@ public struct FreeStyleMessage: Sendable, Equatable {
     public var type: UInt8
     public var payload: [UInt8]
 
-    public static let reportSize = 64
+    package static let reportSize = 64
     /// The most significant bytes a report can carry after its two header bytes.
-    public static let maximumPayload = 62
+    package static let maximumPayload = 62
 
     /// Message types (host→device requests and device→host replies).
-    public enum Kind {
+    package enum Kind {
         /// Init step; answered by `initReply`.
-        public static let hello: UInt8 = 0x04
-        public static let helloReply: UInt8 = 0x34
+        package static let hello: UInt8 = 0x04
+        package static let helloReply: UInt8 = 0x34
         /// Serial number query; answered by `serialReply` (NUL-terminated text).
-        public static let serial: UInt8 = 0x05
-        public static let serialReply: UInt8 = 0x06
+        package static let serial: UInt8 = 0x05
+        package static let serialReply: UInt8 = 0x06
         /// Software version query; answered by `versionReply` (NUL-terminated text).
-        public static let version: UInt8 = 0x15
-        public static let versionReply: UInt8 = 0x35
+        package static let version: UInt8 = 0x15
+        package static let versionReply: UInt8 = 0x35
         /// Starts the session; answered by `readyReply` `71 01 01`. Text commands work afterwards.
-        public static let ready: UInt8 = 0x01
-        public static let readyReply: UInt8 = 0x71
+        package static let ready: UInt8 = 0x01
+        package static let readyReply: UInt8 = 0x71
         /// A text command (and every text reply).
-        public static let text: UInt8 = 0x60
+        package static let text: UInt8 = 0x60
         /// The text command type Abbott's Libre software uses; answered with `text` replies.
-        public static let textAlternative: UInt8 = 0x21
+        package static let textAlternative: UInt8 = 0x21
         /// Keep-alive the reader interleaves with replies, to be skipped.
-        public static let keepAlive: UInt8 = 0x22
+        package static let keepAlive: UInt8 = 0x22
         /// The reader did not know the message type it was sent (`30 01 85`).
-        public static let unknownMessage: UInt8 = 0x30
+        package static let unknownMessage: UInt8 = 0x30
         /// An encrypted reader (Libre 2 / 3) saying its encryption is not set up (`33 01 15`, `33 01 14`).
-        public static let encryption: UInt8 = 0x33
+        package static let encryption: UInt8 = 0x33
         /// The binary (AAP/ATP) protocol: host requests, device responses, and the ACKs of both.
-        public static let binaryRequest: UInt8 = 0x0A
-        public static let binaryResponse: UInt8 = 0x0B
-        public static let binaryDeviceAck: UInt8 = 0x0C
-        public static let binaryHostAck: UInt8 = 0x0D
+        package static let binaryRequest: UInt8 = 0x0A
+        package static let binaryResponse: UInt8 = 0x0B
+        package static let binaryDeviceAck: UInt8 = 0x0C
+        package static let binaryHostAck: UInt8 = 0x0D
     }
 
-    public init(type: UInt8, payload: [UInt8] = []) {
+    package init(type: UInt8, payload: [UInt8] = []) {
         self.type = type
         self.payload = payload
     }
 
     /// The 64-byte report carrying the message, zero-padded (the host never sends stale bytes).
     /// The payload must fit one report.
-    public var report: [UInt8] {
+    package var report: [UInt8] {
         precondition(payload.count <= Self.maximumPayload, "a FreeStyle message carries at most 62 bytes")
         return [type, UInt8(payload.count)] + payload + [UInt8](repeating: 0, count: Self.reportSize - 2 - payload.count)
     }
@@ -68,7 +68,7 @@ public struct FreeStyleMessage: Sendable, Equatable {
         return FreeStyleMessage(type: report[0], payload: Array(report[2..<(2 + length)]))
     }
 
-    public var isKeepAlive: Bool { type == Kind.keepAlive }
+    package var isKeepAlive: Bool { type == Kind.keepAlive }
 
     /// The payload as text up to its first NUL (serial number, software version).
     var nulTerminatedText: String {

@@ -1,8 +1,8 @@
 import Model
 
 /// A glucose or ketone result as the reader keeps it.
-public struct FreeStyleReading: Sendable, Equatable {
-    public enum Kind: String, Sendable {
+package struct FreeStyleReading: Sendable, Equatable {
+    package enum Kind: String, Sendable {
         /// A Libre's automatic 15-minute sensor reading (`$history?`).
         case sensorHistory
         /// A Libre sensor scan (`$arresult?`).
@@ -14,30 +14,30 @@ public struct FreeStyleReading: Sendable, Equatable {
     }
 
     /// The reply it came from: `history`, `arresult` or `result`.
-    public var stream: String
+    package var stream: String
     /// The reader's record number.
-    public var id: Int64
+    package var id: Int64
     /// The reader's wall clock for the record (no zone), seconds since 1970-01-01 00:00.
-    public var time: Int64
-    public var kind: Kind
+    package var time: Int64
+    package var kind: Kind
     /// The number recorded (mg/dL for glucose); nil when the meter recorded `HI` or `LO` instead.
-    public var value: Int?
+    package var value: Int?
     /// Set when the meter recorded `HI` or `LO` instead of a number.
-    public var literal: RangeFlag?
+    package var literal: RangeFlag?
     /// A Libre scan's trend arrow: 1 falling fast … 3 steady … 5 rising fast.
-    public var trend: Int?
+    package var trend: Int?
 }
 
 /// A Libre time-change row: the user set the reader's clock from `from` to `to`.
-public struct FreeStyleTimeChange: Sendable, Equatable {
-    public var id: Int64
+package struct FreeStyleTimeChange: Sendable, Equatable {
+    package var id: Int64
     /// Wall-clock seconds since 1970.
-    public var from: Int64
-    public var to: Int64
+    package var from: Int64
+    package var to: Int64
 }
 
 /// What one record row is.
-public enum FreeStyleEntry: Sendable, Equatable {
+package enum FreeStyleEntry: Sendable, Equatable {
     case reading(FreeStyleReading)
     /// A row the reader itself flagged as an error (error field not 0); counted, never stored.
     case flagged(event: String, record: FreeStyleRecordNumber?)
@@ -47,9 +47,9 @@ public enum FreeStyleEntry: Sendable, Equatable {
 }
 
 /// The reply a row came from (`history`, `arresult`, `result`) and its record number there.
-public struct FreeStyleRecordNumber: Sendable, Equatable {
-    public var stream: String
-    public var id: Int64
+package struct FreeStyleRecordNumber: Sendable, Equatable {
+    package var stream: String
+    package var id: Int64
 }
 
 /// One row of a multi-record reply, read by field index with bounds checks: row lengths differ
@@ -99,12 +99,12 @@ struct FreeStyleRow {
 }
 
 /// Reader clocks: `$date?` → `M,D,YY`, `$time?` → `H,M`, two-digit years after 2000.
-public enum FreeStyleClock {
+package enum FreeStyleClock {
     /// What an unset clock (the battery ran out) answers in every field.
-    public static let unset = 255
+    package static let unset = 255
 
     /// Seconds since 1970 of a wall-clock date and time, or nil when it is not one.
-    public static func wallSeconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int = 0) -> Int64? {
+    package static func wallSeconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int = 0) -> Int64? {
         guard (0...99).contains(year), (1...12).contains(month), (0...23).contains(hour), (0...59).contains(minute),
               (0...59).contains(second) else { return nil }
         guard (1...CivilDate.daysInMonth(year: 2000 + year, month: month)).contains(day) else { return nil }

@@ -10,11 +10,11 @@ public enum FreeStyleModel: String, Sendable, CaseIterable {
     case libre2 = "FreeStyle Libre 2"
     case libre3 = "FreeStyle Libre 3"
 
-    public static let vendorID: UInt16 = 0x1A61
+    package static let vendorID: UInt16 = 0x1A61
 
     /// The product ids of the model; the InsuLinx is listed as 0x3460 by the tools and reports
     /// 0x3450 in OpenGlucose's capture of one.
-    public var productIDs: [UInt16] {
+    package var productIDs: [UInt16] {
         switch self {
         case .libre: [0x3650]
         case .librePro: [0x3670]
@@ -25,13 +25,13 @@ public enum FreeStyleModel: String, Sendable, CaseIterable {
         }
     }
 
-    public init?(vendorID: UInt16, productID: UInt16) {
+    package init?(vendorID: UInt16, productID: UInt16) {
         guard vendorID == Self.vendorID, let model = Self.allCases.first(where: { $0.productIDs.contains(productID) }) else { return nil }
         self = model
     }
 
     /// Readers whose USB traffic is in the encrypted session (`FreeStyleHandshake`).
-    public var isEncrypted: Bool { self == .libre2 || self == .libre3 }
+    package var isEncrypted: Bool { self == .libre2 || self == .libre3 }
 
     /// The text command that answers the serial number.
     var serialCommand: String {
@@ -56,19 +56,19 @@ public enum FreeStyleModel: String, Sendable, CaseIterable {
 }
 
 /// The reader's clock as `$date?` and `$time?` gave it.
-public struct FreeStyleReaderClock: Sendable, Equatable {
+package struct FreeStyleReaderClock: Sendable, Equatable {
     /// `M, D, YY` as read.
-    public var date: [Int]?
+    package var date: [Int]?
     /// `H, M` as read.
-    public var time: [Int]?
+    package var time: [Int]?
     /// The host's clock when the `$time?` reply arrived.
-    public var hostTime: Date?
+    package var hostTime: Date?
 
     /// Whether the reader says its clock is not set (255 in its fields: the battery ran out).
-    public var isUnset: Bool { (date ?? []).contains(FreeStyleClock.unset) || (time ?? []).contains(FreeStyleClock.unset) }
+    package var isUnset: Bool { (date ?? []).contains(FreeStyleClock.unset) || (time ?? []).contains(FreeStyleClock.unset) }
 
     /// The clock as wall-clock seconds since 1970, when both replies arrived and make a valid time.
-    public var seconds: Int64? {
+    package var seconds: Int64? {
         guard let date, let time, date.count == 3, time.count == 2 else { return nil }
         return FreeStyleClock.wallSeconds(year: date[2], month: date[0], day: date[1], hour: time[0], minute: time[1])
     }
@@ -77,24 +77,24 @@ public struct FreeStyleReaderClock: Sendable, Equatable {
 /// Everything read from one FreeStyle reader, in the order the replies came.
 public struct FreeStyleSession: Sendable {
     /// The model, when the USB product id is known (not in a capture without descriptors).
-    public var model: FreeStyleModel?
+    package var model: FreeStyleModel?
     /// The serial from the HID serial query (0x05).
-    public var hidSerial: String?
+    package var hidSerial: String?
     /// The serial from `$serlnum?` / `$sn?`, preferred: the HID one may differ on a Neo.
-    public var textSerial: String?
+    package var textSerial: String?
     /// The software version from the HID version query (0x15).
-    public var softwareVersion: String?
-    public var clock = FreeStyleReaderClock()
+    package var softwareVersion: String?
+    package var clock = FreeStyleReaderClock()
     /// Every record row of the records commands, decoded.
-    public var entries: [FreeStyleEntry] = []
+    package var entries: [FreeStyleEntry] = []
     /// Text replies whose checksum was verified.
-    public var verifiedReplies = 0
+    package var verifiedReplies = 0
     /// Binary-protocol (AAP/ATP) messages seen and not decoded.
-    public var binaryMessages = 0
+    package var binaryMessages = 0
     /// Whether `$arresult?` was answered: the reader's log of its clock changes was read.
-    public var readChangeLog = false
+    package var readChangeLog = false
     /// Whether the session was encrypted (a Libre 2 or Libre 3, even when the model is not known).
-    public var encrypted = false
+    package var encrypted = false
 
     public init(model: FreeStyleModel? = nil) {
         self.model = model
@@ -140,7 +140,7 @@ public struct FreeStyleSession: Sendable {
     /// The readings as device-neutral records. Ketone strips, rows the reader flagged as errors,
     /// time changes and other rows are counted, not stored; time changes are also listed in the notes.
     /// The reader as a source: its family, serial and model.
-    public func source() throws(FreeStyleError) -> DeviceSource {
+    package func source() throws(FreeStyleError) -> DeviceSource {
         guard let serial = textSerial ?? hidSerial, !serial.isEmpty else { throw .noSerialNumber }
         return DeviceSource(family: FreeStyleDriver.family, serial: serial, model: model?.rawValue)
     }
@@ -212,7 +212,7 @@ public struct FreeStyleSession: Sendable {
     }
 
     /// The ketone results, in mmol/L (the reader keeps them × 18), with their wall-clock times.
-    public var ketones: [(time: Int64, mmol: Double)] {
+    package var ketones: [(time: Int64, mmol: Double)] {
         entries.compactMap {
             guard case .reading(let reading) = $0, reading.kind == .ketone, let value = reading.value else { return nil }
             return (reading.time, Double(value) / 18)

@@ -9,10 +9,10 @@ public enum FreeStyleText {
     static let crlf: [UInt8] = [0x0D, 0x0A]
     static let logEmpty = Array("Log Empty\r\n".utf8)
     /// No reader holds this much text; a reply going past it is not going to end.
-    public static let replyLimit = 16 << 20
+    package static let replyLimit = 16 << 20
 
     /// The message carrying `command` (e.g. `$date?`), CR LF terminated as Abbott's software sends it.
-    public static func message(for command: String) -> FreeStyleMessage {
+    package static func message(for command: String) -> FreeStyleMessage {
         FreeStyleMessage(type: FreeStyleMessage.Kind.text, payload: Array((command + "\r\n").utf8))
     }
 
@@ -24,7 +24,7 @@ public enum FreeStyleText {
     }
 
     /// The byte sum the reader puts in `CKSM:` and in a multi-record trailer.
-    public static func checksum<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
+    package static func checksum<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
         bytes.reduce(0) { $0 &+ UInt32($1) }
     }
 
@@ -62,7 +62,7 @@ public enum FreeStyleText {
 
     /// The record lines of a verified multi-record message, each split at its commas, after the
     /// trailer's count and checksum are checked. `Log Empty` is no records.
-    public static func records(in message: [UInt8], command: String) throws(FreeStyleError) -> [[String]] {
+    package static func records(in message: [UInt8], command: String) throws(FreeStyleError) -> [[String]] {
         if message == logEmpty { return [] }
         guard message.ends(with: crlf) else {
             throw .badTrailer(command: command, reason: "the reply does not end with a line end")

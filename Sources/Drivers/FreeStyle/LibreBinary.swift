@@ -4,15 +4,15 @@
 ///
 /// Decoding only: the driver reads Libres with the text protocol. These types read the packets
 /// and records of the binary protocol as captures and Tidepool's tests hold them.
-public enum LibreBinary {
+package enum LibreBinary {
     /// AAP opcodes.
-    public static let getDatabase: UInt8 = 0x31
-    public static let getConfigData: UInt8 = 0x51
+    package static let getDatabase: UInt8 = 0x31
+    package static let getConfigData: UInt8 = 0x51
 
     /// The ATP CRC32 (STM32 hardware CRC): polynomial 0x04C11DB7, initial value 0xFFFFFFFF, the
     /// input zero-padded to whole 32-bit words read little-endian and fed most significant bit
     /// first, no reflection, no final XOR.
-    public static func atpCRC32<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
+    package static func atpCRC32<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
         var crc: UInt32 = 0xFFFF_FFFF
         var word: UInt32 = 0
         var filled = 0
@@ -34,7 +34,7 @@ public enum LibreBinary {
 
     /// The CRC16 of a database record: polynomial 0x1021, initial value 0xFFFF, input bytes
     /// reflected, result not reflected, no final XOR.
-    public static func recordCRC16<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
+    package static func recordCRC16<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
         var crc: UInt16 = 0xFFFF
         for byte in bytes {
             crc ^= UInt16(byte.bitReversed) << 8
@@ -58,19 +58,19 @@ extension UInt8 {
 /// An ATP frame: the payload of a binary-protocol HID message.
 public struct LibreATPFrame: Sendable, Equatable {
     /// The next sequence number expected from the peer, and this frame's own.
-    public var sequenceReceive: UInt8
-    public var sequenceTransmit: UInt8
+    package var sequenceReceive: UInt8
+    package var sequenceTransmit: UInt8
     /// The AAP bytes the frame carries.
-    public var aap: [UInt8]
+    package var aap: [UInt8]
 
-    public init(sequenceReceive: UInt8, sequenceTransmit: UInt8, aap: [UInt8]) {
+    package init(sequenceReceive: UInt8, sequenceTransmit: UInt8, aap: [UInt8]) {
         self.sequenceReceive = sequenceReceive
         self.sequenceTransmit = sequenceTransmit
         self.aap = aap
     }
 
     /// `seqRx, seqTx, CRC32 (little-endian) of the AAP bytes, AAP bytes`.
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         [sequenceReceive, sequenceTransmit] + LibreBinary.atpCRC32(aap).littleEndianBytes + aap
     }
 
@@ -91,15 +91,15 @@ public struct LibreATPFrame: Sendable, Equatable {
 /// An AAP packet: 0–3 length bytes (bit 7 set, 7 bits each, least significant first), an opcode
 /// (bit 7 clear), then `length` data bytes.
 public struct LibreAAPPacket: Sendable, Equatable {
-    public var opcode: UInt8
-    public var data: [UInt8]
+    package var opcode: UInt8
+    package var data: [UInt8]
 
-    public init(opcode: UInt8, data: [UInt8]) {
+    package init(opcode: UInt8, data: [UInt8]) {
         self.opcode = opcode
         self.data = data
     }
 
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var length: [UInt8] = []
         var rest = data.count
         while rest > 0 {
@@ -136,15 +136,15 @@ public struct LibreAAPPacket: Sendable, Equatable {
 }
 
 /// The Libre's factory configuration (configuration table 1).
-public struct LibreFactoryConfiguration: Sendable, Equatable {
+package struct LibreFactoryConfiguration: Sendable, Equatable {
     /// Whether the reader displays mg/dL (its values are mg/dL either way).
-    public var displaysMilligrams: Bool
+    package var displaysMilligrams: Bool
     /// Unix seconds of the reader's time zero: a record's local wall clock is
     /// `timeConversion + readerTime + userTimeOffset`.
-    public var timeConversion: UInt32
+    package var timeConversion: UInt32
 
     /// Reads the data of a GET_CFG_DATA reply for table 1 (table id first).
-    public init(configData data: [UInt8]) throws(FreeStyleError) {
+    package init(configData data: [UInt8]) throws(FreeStyleError) {
         guard data.first == 1 else { throw .malformedBinary(context: "in the factory configuration", reason: "it is not configuration table 1") }
         guard data.count >= 1 + 160 else {
             throw .malformedBinary(context: "in the factory configuration", reason: "\(data.count) bytes, too short for the time conversion at offset 156")
@@ -155,20 +155,20 @@ public struct LibreFactoryConfiguration: Sendable, Equatable {
 }
 
 /// A record of a Libre database table, CRC16 verified.
-public struct LibreDatabaseRecord: Sendable, Equatable {
-    public var table: UInt8
+package struct LibreDatabaseRecord: Sendable, Equatable {
+    package var table: UInt8
     /// The low 16 bits of the record number.
-    public var number: UInt16
-    public var type: UInt8
-    public var timeValid: Bool
-    public var readerTime: UInt32
-    public var userTimeOffset: Int32
+    package var number: UInt16
+    package var type: UInt8
+    package var timeValid: Bool
+    package var readerTime: UInt32
+    package var userTimeOffset: Int32
     /// The bytes between the 12-byte header and the CRC.
-    public var body: [UInt8]
-    public var crc: UInt16
+    package var body: [UInt8]
+    package var crc: UInt16
 
     /// Reads the data of a GET_DATABASE reply holding one record (table id first).
-    public init(databaseData data: [UInt8]) throws(FreeStyleError) {
+    package init(databaseData data: [UInt8]) throws(FreeStyleError) {
         guard data.count >= 1 + 12 + 2 else {
             throw .malformedBinary(context: "in a database record", reason: "\(data.count) bytes, too short for a record")
         }
@@ -187,14 +187,14 @@ public struct LibreDatabaseRecord: Sendable, Equatable {
     }
 
     /// The local wall clock of the record, Unix seconds read without a zone.
-    public func wallClock(_ configuration: LibreFactoryConfiguration) -> Int64 {
+    package func wallClock(_ configuration: LibreFactoryConfiguration) -> Int64 {
         Int64(configuration.timeConversion) + Int64(readerTime) + Int64(userTimeOffset)
     }
 
     /// A historical (type 12, 15-minute) record's fields: glucose mg/dL (low 10 bits of the
     /// first word), the word's flag bits, the sensor life in minutes and the data-quality flags
     /// (not 0: discard). Nil for other record types or a body too short.
-    public var historical: (glucose: Int, flagBits: UInt16, lifeMinutes: Int, qualityFlags: UInt16)? {
+    package var historical: (glucose: Int, flagBits: UInt16, lifeMinutes: Int, qualityFlags: UInt16)? {
         guard type == 12, body.count >= 6 else { return nil }
         let word = body.u16le(at: 0)
         return (Int(word & 0x3FF), word & ~0x3FF, Int(body.u16le(at: 2)), body.u16le(at: 4))

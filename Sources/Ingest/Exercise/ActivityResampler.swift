@@ -2,11 +2,11 @@ import Foundation
 import Model
 
 /// Activity minutes and what was left out making them.
-public struct ResampledActivity: Sendable, Equatable {
+package struct ResampledActivity: Sendable, Equatable {
     /// One entry per UTC minute that holds at least one usable value, ascending.
-    public var minutes: [ActivityMinute]
+    package var minutes: [ActivityMinute]
     /// Values left out, counted by reason (see ``ActivityResampler``).
-    public var events: [ImportEvent]
+    package var events: [ImportEvent]
 }
 
 /// Turns activity samples into one-minute epochs.
@@ -27,11 +27,11 @@ public struct ResampledActivity: Sendable, Equatable {
 /// - Values left out are counted in ``ResampledActivity/events``: `heart-rate-without-contact`,
 ///   `heart-rate-out-of-range`, `invalid-cadence`, `invalid-speed`, `invalid-distance`,
 ///   `invalid-energy`, and whole samples timed outside years 0001–9999: `invalid-time`.
-public enum ActivityResampler {
+package enum ActivityResampler {
     /// Heart rates outside this range are sensor artefacts.
-    public static let plausibleHeartRate = 30.0...220.0
+    package static let plausibleHeartRate = 30.0...220.0
 
-    public static func minutes(from samples: [ActivitySample]) -> ResampledActivity {
+    package static func minutes(from samples: [ActivitySample]) -> ResampledActivity {
         var events: [String: Int] = [:]
         // Timed samples in time order (stable), each with its minute; a time outside years
         // 0001–9999 (or NaN, which would also break the sort) leaves its sample out.

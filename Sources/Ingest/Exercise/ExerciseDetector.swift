@@ -24,22 +24,22 @@ import Model
 ///   a fitness machine without steps).
 /// - Key: `exercise:` and the UTC start minute (``ExerciseSession/recordKey(start:)``); the store
 ///   pairs it with the source.
-public struct ExerciseDetector: Sendable {
+package struct ExerciseDetector: Sendable {
     /// The session rules' parameters.
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// Sessions shorter than this many minutes are dropped.
-        public var minimumMinutes: Int
+        package var minimumMinutes: Int
         /// The longest run of inactive minutes a session bridges.
-        public var maximumGapMinutes: Int
+        package var maximumGapMinutes: Int
         /// The largest share (0…1) of a session's minutes that may be inactive.
-        public var maximumInactiveShare: Double
+        package var maximumInactiveShare: Double
 
         /// 10 minutes, gaps of 2 minutes, 20 % inactive.
-        public static let standard = Configuration(uncheckedMinimum: 10, gap: 2, share: 0.2)
+        package static let standard = Configuration(uncheckedMinimum: 10, gap: 2, share: 0.2)
 
         /// Throws ``ExerciseDetectorError/invalidConfiguration(_:)`` unless minimum ≥ 1,
         /// gap ≥ 0 and 0 ≤ share ≤ 1.
-        public init(minimumMinutes: Int = 10, maximumGapMinutes: Int = 2, maximumInactiveShare: Double = 0.2) throws(ExerciseDetectorError) {
+        package init(minimumMinutes: Int = 10, maximumGapMinutes: Int = 2, maximumInactiveShare: Double = 0.2) throws(ExerciseDetectorError) {
             guard minimumMinutes >= 1 else {
                 throw .invalidConfiguration("the minimum session length must be at least 1 minute (got \(minimumMinutes))")
             }
@@ -59,22 +59,22 @@ public struct ExerciseDetector: Sendable {
         }
     }
 
-    public var classifier: IntensityClassifier
-    public var configuration: Configuration
+    package var classifier: IntensityClassifier
+    package var configuration: Configuration
 
     /// Running: median step cadence at or above this (Gadgetbridge's StepAnalysis.java uses 120).
-    public static let runningCadence = 140.0
+    package static let runningCadence = 140.0
     /// Walking: median step cadence at or above this.
-    public static let walkingCadence = 60.0
+    package static let walkingCadence = 60.0
 
-    public init(profile: UserProfile = UserProfile(), configuration: Configuration = .standard) {
+    package init(profile: UserProfile = UserProfile(), configuration: Configuration = .standard) {
         classifier = IntensityClassifier(profile: profile)
         self.configuration = configuration
     }
 
     /// The sessions in `minutes` of one device (any order; of two minutes with the same start
     /// the first is used; minutes outside years 0001–9999 are ignored).
-    public func sessions(in minutes: [ActivityMinute]) -> [ExerciseSession] {
+    package func sessions(in minutes: [ActivityMinute]) -> [ExerciseSession] {
         var seen: Set<Int64> = []
         let active: [ActiveMinute] = minutes.enumerated()
             .compactMap { offset, minute in
@@ -104,7 +104,7 @@ public struct ExerciseDetector: Sendable {
     /// Resamples `samples` and detects their sessions, as one batch for the store.
     ///
     /// Adds a note when samples carry heart rate that the profile cannot class (no age or maximum).
-    public func batch(
+    package func batch(
         from samples: [ActivitySample], source: DeviceSource, startedAt: Date, mode: ImportMode, origin: String?,
         clock: ClockReport
     ) -> ActivityBatch {
@@ -177,10 +177,10 @@ public struct ExerciseDetector: Sendable {
 }
 
 /// Exercise detection parameters the detector refuses.
-public enum ExerciseDetectorError: Error, Equatable, CustomStringConvertible {
+package enum ExerciseDetectorError: Error, Equatable, CustomStringConvertible {
     case invalidConfiguration(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .invalidConfiguration(reason): "invalid exercise detection setting: \(reason)"
         }

@@ -1,7 +1,7 @@
 import Model
 
 /// What decided a minute's intensity.
-public enum IntensityBasis: String, Sendable, Equatable {
+package enum IntensityBasis: String, Sendable, Equatable {
     /// Percent of heart-rate reserve (Karvonen): resting and maximum heart rate known.
     case heartRateReserve = "heart-rate-reserve"
     /// Percent of maximum heart rate: no resting heart rate.
@@ -15,14 +15,14 @@ public enum IntensityBasis: String, Sendable, Equatable {
 }
 
 /// The class of one activity minute.
-public struct MinuteAssessment: Sendable, Equatable {
-    public var intensity: ActivityIntensity
-    public var basis: IntensityBasis
+package struct MinuteAssessment: Sendable, Equatable {
+    package var intensity: ActivityIntensity
+    package var basis: IntensityBasis
     /// Whether the minute counts towards a session: moderate or vigorous, or moving (≥ 40
     /// steps/min, or pedalling) at any intensity.
-    public var isActive: Bool
+    package var isActive: Bool
 
-    public init(intensity: ActivityIntensity, basis: IntensityBasis, isActive: Bool) {
+    package init(intensity: ActivityIntensity, basis: IntensityBasis, isActive: Bool) {
         self.intensity = intensity
         self.basis = basis
         self.isActive = isActive
@@ -53,27 +53,27 @@ public struct MinuteAssessment: Sendable, Equatable {
 ///   pedalling or rolling minute is active. Crank cadence alone says nothing of effort.
 /// - A minute with none of these (heart rate without a profile, a machine reporting only
 ///   energy) has no class and is inactive.
-public struct IntensityClassifier: Sendable {
-    public var profile: UserProfile
+package struct IntensityClassifier: Sendable {
+    package var profile: UserProfile
 
-    public static let reserveModerate = 0.40
-    public static let reserveVigorous = 0.60
-    public static let maximumModerate = 0.64
-    public static let maximumVigorous = 0.77
-    public static let cadenceModerate = 100.0
-    public static let cadenceVigorous = 130.0
+    package static let reserveModerate = 0.40
+    package static let reserveVigorous = 0.60
+    package static let maximumModerate = 0.64
+    package static let maximumVigorous = 0.77
+    package static let cadenceModerate = 100.0
+    package static let cadenceVigorous = 130.0
     /// Steps/min at which a minute counts as moving.
-    public static let cadenceActive = 40.0
+    package static let cadenceActive = 40.0
     /// 5 and 10 miles per hour, in m/s.
-    public static let cyclingModerate = 5 * 0.44704
-    public static let cyclingVigorous = 10 * 0.44704
+    package static let cyclingModerate = 5 * 0.44704
+    package static let cyclingVigorous = 10 * 0.44704
 
-    public init(profile: UserProfile) {
+    package init(profile: UserProfile) {
         self.profile = profile
     }
 
     /// The class of `minute`; nil when nothing in it can be classed.
-    public func assess(_ minute: ActivityMinute) -> MinuteAssessment? {
+    package func assess(_ minute: ActivityMinute) -> MinuteAssessment? {
         var best: MinuteAssessment?
         func consider(_ candidate: MinuteAssessment) {
             guard let current = best else {
@@ -104,7 +104,7 @@ public struct IntensityClassifier: Sendable {
     }
 
     /// The class of a heart rate with this profile; nil without a maximum heart rate.
-    public func heartRateClass(_ rate: Double) -> (ActivityIntensity, IntensityBasis)? {
+    package func heartRateClass(_ rate: Double) -> (ActivityIntensity, IntensityBasis)? {
         guard let maximum = profile.effectiveMaxHeartRate else { return nil }
         if let resting = profile.restingHeartRate.map(Double.init) {
             let reserve = (rate - resting) / (maximum - resting)

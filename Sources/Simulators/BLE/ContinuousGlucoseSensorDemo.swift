@@ -10,37 +10,37 @@ import TransportReplay
 /// Access Control Point, each record with its E2E-CRC. The session started 2024-01-15 07:00 at
 /// UTC+1 (06:00Z); the sensor is read 90.5 minutes later. All bytes are made here (synthetic
 /// data, no device was involved), for tests of values at the consensus edges.
-public enum ContinuousGlucoseSensorDemo {
+package enum ContinuousGlucoseSensorDemo {
     /// The session's start: 2024-01-15T06:00:00Z.
-    public static let sessionStart = Date(timeIntervalSince1970: 1_705_298_400)
+    package static let sessionStart = Date(timeIntervalSince1970: 1_705_298_400)
     /// When the sensor is connected: 90 minutes 30 seconds into the session.
-    public static let connected = sessionStart.addingTimeInterval(90 * 60 + 30)
+    package static let connected = sessionStart.addingTimeInterval(90 * 60 + 30)
     /// The first reading's offset, and the spacing of the rest, in minutes.
-    public static let firstOffset = 10
-    public static let interval = 5
+    package static let firstOffset = 10
+    package static let interval = 5
 
-    public static let peer = BLEPeer(address: BluetoothAddress("C0:FF:EE:00:00:0C")!, addressType: .random, name: "SimCGM decimals")
-    public static let manufacturer = "glucobridge simulator"
-    public static let model = "CGM with decimals"
-    public static let serial = "SIM-CGM-0001"
+    package static let peer = BLEPeer(address: BluetoothAddress("C0:FF:EE:00:00:0C")!, addressType: .random, name: "SimCGM decimals")
+    package static let manufacturer = "glucobridge simulator"
+    package static let model = "CGM with decimals"
+    package static let serial = "SIM-CGM-0001"
 
     /// The session time offset (minutes) of reading `index`.
-    public static func offset(_ index: Int) -> Int { firstOffset + interval * index }
+    package static func offset(_ index: Int) -> Int { firstOffset + interval * index }
 
     /// An SFLOAT of `tenths` × 10⁻¹ (exponent −1 in the high nibble, 12-bit mantissa).
-    public static func sfloat(tenths: Int) -> UInt16 {
+    package static func sfloat(tenths: Int) -> UInt16 {
         precondition((0..<0x07FE).contains(tenths), "an SFLOAT mantissa is below 2046")
         return 0xF000 | UInt16(tenths)
     }
 
     /// One CGM Measurement record: size, flags 0, SFLOAT glucose, time offset, E2E-CRC.
-    public static func record(tenths: Int, offset: Int) -> [UInt8] {
+    package static func record(tenths: Int, offset: Int) -> [UInt8] {
         let glucose = sfloat(tenths: tenths)
         return E2ECRC.appending(to: [8, 0x00, UInt8(glucose & 0xFF), UInt8(glucose >> 8), UInt8(offset & 0xFF), UInt8(offset >> 8)])
     }
 
     /// The simulated sensor holding `tenths` (53.9 mg/dL is 539), on `clock`.
-    public static func sensor(tenths: [Int], clock: SimulatedClock) -> SimulatedPeripheral {
+    package static func sensor(tenths: [Int], clock: SimulatedClock) -> SimulatedPeripheral {
         let records = tenths.enumerated().map { index, value in (offset: offset(index), bytes: record(tenths: value, offset: offset(index))) }
         let startTime = CGMSessionStartTime(
             localTime: GATTDateTime(year: 2024, month: 1, day: 15, hours: 7, minutes: 0, seconds: 0), timeZoneQuarterHours: 4,
@@ -93,7 +93,7 @@ public enum ContinuousGlucoseSensorDemo {
 
     /// Records a session with the sensor holding `tenths` to the btsnoop file at `url`, as
     /// `import --ble --record` records a live one.
-    public static func record(tenths: [Int], to url: URL) throws {
+    package static func record(tenths: [Int], to url: URL) throws {
         let clock = SimulatedClock(connected)
         let recorder = try RecordingATTBearer(recording: sensor(tenths: tenths, clock: clock), to: url, clock: { clock.now })
         _ = try BLESession.run(ATTClient(bearer: recorder), mode: .conversation, limits: .replay, context: .fresh)

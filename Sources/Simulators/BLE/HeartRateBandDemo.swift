@@ -12,22 +12,22 @@ import TransportReplay
 ///
 /// Each measurement has contact detected and one RR-interval (60 / bpm s, in 1/1024 s); every
 /// tenth also carries the energy expended so far (kJ).
-public enum HeartRateBandDemo {
+package enum HeartRateBandDemo {
     /// When the band connects: 2024-05-02T05:55:00Z (22:55 on May 1 in Los Angeles).
-    public static let connected = Date(timeIntervalSince1970: 1_714_629_300)
+    package static let connected = Date(timeIntervalSince1970: 1_714_629_300)
     /// The first minute of the walk: 2024-05-02T06:00:00Z.
-    public static let walkStart = connected.addingTimeInterval(300)
-    public static let walkMinutes = 40
+    package static let walkStart = connected.addingTimeInterval(300)
+    package static let walkMinutes = 40
     /// Notifications: one a second from 1 s after connecting.
-    public static let seconds = 3000
+    package static let seconds = 3000
 
-    public static let peer = BLEPeer(address: BluetoothAddress("C0:FF:EE:00:00:01")!, addressType: .random, name: "SimBand HR")
-    public static let manufacturer = "glucobridge simulator"
-    public static let model = "HR band"
-    public static let serial = "SIM-HR-0001"
+    package static let peer = BLEPeer(address: BluetoothAddress("C0:FF:EE:00:00:01")!, addressType: .random, name: "SimBand HR")
+    package static let manufacturer = "glucobridge simulator"
+    package static let model = "HR band"
+    package static let serial = "SIM-HR-0001"
 
     /// The heart rate `second` seconds after connecting.
-    public static func beatsPerMinute(at second: Int) -> Int {
+    package static func beatsPerMinute(at second: Int) -> Int {
         switch second {
         case ..<300: return 68 + second % 5
         case ..<(300 + walkMinutes * 60): return 122 + Int((6 * sin(2 * Double.pi * Double(second) / 300)).rounded())
@@ -37,7 +37,7 @@ public enum HeartRateBandDemo {
 
     /// The Heart Rate Measurement value sent `second` seconds after connecting, with the energy
     /// expended so far in kJ.
-    public static func measurement(at second: Int, energy: Int) -> [UInt8] {
+    package static func measurement(at second: Int, energy: Int) -> [UInt8] {
         let bpm = beatsPerMinute(at: second)
         let rr = UInt16((60.0 / Double(bpm) * 1024).rounded())
         var flags: UInt8 = 0x06 | 0x10
@@ -50,7 +50,7 @@ public enum HeartRateBandDemo {
     }
 
     /// The simulated band, its notifications scheduled on `clock`, one a second for `seconds`.
-    public static func band(clock: SimulatedClock, seconds: Int = seconds) -> SimulatedPeripheral {
+    package static func band(clock: SimulatedClock, seconds: Int = seconds) -> SimulatedPeripheral {
         var schedule: [SimulatedPeripheral.Emission] = []
         var energy = 0.0
         for second in 1...max(1, seconds) {
@@ -73,7 +73,7 @@ public enum HeartRateBandDemo {
     }
 
     /// Records the demo capture to `url`: the band read by `BLESession` through the recorder.
-    public static func record(to url: URL) throws {
+    package static func record(to url: URL) throws {
         let clock = SimulatedClock(connected)
         let recorder = try RecordingATTBearer(recording: band(clock: clock), to: url, clock: { clock.now })
         _ = try BLESession.run(ATTClient(bearer: recorder), mode: .conversation, limits: .replay, context: .fresh)

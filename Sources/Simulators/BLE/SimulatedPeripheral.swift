@@ -3,19 +3,19 @@ import Foundation
 import Transport
 
 /// A clock the simulation moves by hand; its readings are the host times of a simulated session.
-public final class SimulatedClock {
-    public private(set) var now: Date
+package final class SimulatedClock {
+    package private(set) var now: Date
 
-    public init(_ start: Date) {
+    package init(_ start: Date) {
         now = start
     }
 
-    public func advance(by seconds: TimeInterval) {
+    package func advance(by seconds: TimeInterval) {
         now = now.addingTimeInterval(seconds)
     }
 
     /// Moves to `time` unless the clock is already past it.
-    public func advance(to time: Date) {
+    package func advance(to time: Date) {
         now = max(now, time)
     }
 }
@@ -30,38 +30,38 @@ public final class SimulatedClock {
 ///
 /// Handles are given in table order from 0x0001: each service declaration, then per
 /// characteristic its declaration, its value, and a CCCD when it notifies or indicates.
-public final class SimulatedPeripheral: ATTBearer {
-    public struct Characteristic: Sendable {
-        public var uuid: BluetoothUUID
-        public var properties: GATTCharacteristicProperties
-        public var value: [UInt8]
+package final class SimulatedPeripheral: ATTBearer {
+    package struct Characteristic: Sendable {
+        package var uuid: BluetoothUUID
+        package var properties: GATTCharacteristicProperties
+        package var value: [UInt8]
 
-        public init(_ uuid: UInt16, _ properties: GATTCharacteristicProperties, value: [UInt8] = []) {
+        package init(_ uuid: UInt16, _ properties: GATTCharacteristicProperties, value: [UInt8] = []) {
             self.uuid = BluetoothUUID(uuid)
             self.properties = properties
             self.value = value
         }
     }
 
-    public struct Service: Sendable {
-        public var uuid: BluetoothUUID
-        public var characteristics: [Characteristic]
+    package struct Service: Sendable {
+        package var uuid: BluetoothUUID
+        package var characteristics: [Characteristic]
 
-        public init(_ uuid: UInt16, _ characteristics: [Characteristic]) {
+        package init(_ uuid: UInt16, _ characteristics: [Characteristic]) {
             self.uuid = BluetoothUUID(uuid)
             self.characteristics = characteristics
         }
     }
 
     /// A value the device sends on its own.
-    public struct Emission: Sendable {
+    package struct Emission: Sendable {
         /// When it is sent; nil: as soon as it is due (control-point answers).
-        public var time: Date?
-        public var characteristic: BluetoothUUID
-        public var value: [UInt8]
-        public var isIndication: Bool
+        package var time: Date?
+        package var characteristic: BluetoothUUID
+        package var value: [UInt8]
+        package var isIndication: Bool
 
-        public init(at time: Date? = nil, _ characteristic: UInt16, _ value: [UInt8], indication: Bool = false) {
+        package init(at time: Date? = nil, _ characteristic: UInt16, _ value: [UInt8], indication: Bool = false) {
             self.time = time
             self.characteristic = BluetoothUUID(characteristic)
             self.value = value
@@ -85,18 +85,18 @@ public final class SimulatedPeripheral: ATTBearer {
         }
     }
 
-    public let peer: BLEPeer
-    public let connectionHandle: UInt16? = 0x0040
-    public let clock: SimulatedClock
+    package let peer: BLEPeer
+    package let connectionHandle: UInt16? = 0x0040
+    package let clock: SimulatedClock
     /// The largest MTU the device accepts.
-    public var serverMTU: Int
+    package var serverMTU: Int
     /// Answers to writes on a characteristic (by UUID): the emissions that follow the write.
-    public var controlPoints: [BluetoothUUID: ([UInt8]) -> [Emission]] = [:]
+    package var controlPoints: [BluetoothUUID: ([UInt8]) -> [Emission]] = [:]
     /// Characteristics (by UUID) whose value and CCCD the device refuses to read or write, with
     /// the error it answers (e.g. insufficient authentication on an unpaired link).
-    public var refusals: [BluetoothUUID: ATTErrorCode] = [:]
+    package var refusals: [BluetoothUUID: ATTErrorCode] = [:]
     /// Every PDU the client sent, in order.
-    public private(set) var received: [[UInt8]] = []
+    package private(set) var received: [[UInt8]] = []
 
     private var characteristics: [Characteristic] = []
     private var attributes: [Attribute] = []
@@ -108,7 +108,7 @@ public final class SimulatedPeripheral: ATTBearer {
     private var closed = false
 
     /// A device with `services`; `schedule` lists what it sends on its own, in time order.
-    public init(peer: BLEPeer, services: [Service], schedule: [Emission] = [], clock: SimulatedClock, serverMTU: Int = 247) {
+    package init(peer: BLEPeer, services: [Service], schedule: [Emission] = [], clock: SimulatedClock, serverMTU: Int = 247) {
         self.peer = peer
         self.clock = clock
         self.serverMTU = serverMTU
@@ -130,7 +130,7 @@ public final class SimulatedPeripheral: ATTBearer {
     }
 
     /// The value handle of the first characteristic with `uuid`.
-    public func valueHandle(of uuid: BluetoothUUID) -> UInt16? {
+    package func valueHandle(of uuid: BluetoothUUID) -> UInt16? {
         for (offset, attribute) in attributes.enumerated() {
             if case .value(let index) = attribute, characteristics[index].uuid == uuid { return UInt16(offset + 1) }
         }
@@ -138,13 +138,13 @@ public final class SimulatedPeripheral: ATTBearer {
     }
 
     /// Replaces the value a characteristic reads as.
-    public func setValue(_ value: [UInt8], of uuid: UInt16) {
+    package func setValue(_ value: [UInt8], of uuid: UInt16) {
         for index in characteristics.indices where characteristics[index].uuid == BluetoothUUID(uuid) {
             characteristics[index].value = value
         }
     }
 
-    public func send(_ pdu: [UInt8]) throws(BLEError) {
+    package func send(_ pdu: [UInt8]) throws(BLEError) {
         guard !closed else { throw .disconnected("closed by glucobridge") }
         received.append(pdu)
         clock.advance(by: 0.005)
@@ -158,7 +158,7 @@ public final class SimulatedPeripheral: ATTBearer {
         outbox += answer(request)
     }
 
-    public func receive(timeout: Duration) throws(BLEError) -> ATTBearerPDU? {
+    package func receive(timeout: Duration) throws(BLEError) -> ATTBearerPDU? {
         guard !closed else { throw .disconnected("closed by glucobridge") }
         if !outbox.isEmpty {
             clock.advance(by: 0.005)
@@ -177,16 +177,16 @@ public final class SimulatedPeripheral: ATTBearer {
 
     /// The next answer to what the client sent, without moving on to scheduled emissions: how a
     /// device serving a real link drains its answers before it is idle.
-    public func takeAnswer() -> [UInt8]? {
+    package func takeAnswer() -> [UInt8]? {
         outbox.isEmpty ? nil : outbox.removeFirst()
     }
 
     /// Whether the client has enabled notifications or indications of any characteristic.
-    public var hasSubscriptions: Bool { cccd.values.contains { $0 != 0 } }
+    package var hasSubscriptions: Bool { cccd.values.contains { $0 != 0 } }
 
-    public func raiseSecurity(after error: ATTErrorCode) throws(BLEError) -> Bool { false }
+    package func raiseSecurity(after error: ATTErrorCode) throws(BLEError) -> Bool { false }
 
-    public func close() {
+    package func close() {
         closed = true
     }
 

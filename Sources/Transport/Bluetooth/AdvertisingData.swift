@@ -1,18 +1,18 @@
 /// One advertising report from an LE scan: who advertised, how loud, and what.
 public struct AdvertisingReport: Sendable, Equatable {
     /// The report's event type (legacy: 0 ADV_IND … 4 SCAN_RSP; extended: a bit field).
-    public var eventType: UInt16
+    package var eventType: UInt16
     /// Whether it came in an LE Extended Advertising Report.
-    public var isExtended: Bool
+    package var isExtended: Bool
     /// The raw address type byte: 0 public, 1 random, 2/3 resolved identity, 0xFF anonymous.
-    public var addressType: UInt8
-    public var address: BluetoothAddress
+    package var addressType: UInt8
+    package var address: BluetoothAddress
     /// Received signal strength in dBm; 127 means not available.
-    public var rssi: Int8
+    package var rssi: Int8
     /// The advertising data (AD structures).
-    public var data: [UInt8]
+    package var data: [UInt8]
 
-    public init(eventType: UInt16, isExtended: Bool, addressType: UInt8, address: BluetoothAddress, rssi: Int8, data: [UInt8]) {
+    package init(eventType: UInt16, isExtended: Bool, addressType: UInt8, address: BluetoothAddress, rssi: Int8, data: [UInt8]) {
         self.eventType = eventType
         self.isExtended = isExtended
         self.addressType = addressType
@@ -22,38 +22,38 @@ public struct AdvertisingReport: Sendable, Equatable {
     }
 
     /// The address type as a connection needs it, when it is one of the four defined kinds.
-    public var leAddressType: LEAddressType? { LEAddressType(rawValue: addressType) }
+    package var leAddressType: LEAddressType? { LEAddressType(rawValue: addressType) }
 
-    public var advertisingData: AdvertisingData { AdvertisingData(data) }
+    package var advertisingData: AdvertisingData { AdvertisingData(data) }
 }
 
 /// Advertising data: a sequence of (length, type, data) structures ending at a zero length or the
 /// end of the bytes [BlueZ tools/hcitool.c `eir_parse_name`, `read_flags`].
-public struct AdvertisingData: Sendable, Equatable {
+package struct AdvertisingData: Sendable, Equatable {
     /// One AD structure: its type and data.
-    public struct Structure: Sendable, Equatable {
-        public var type: UInt8
-        public var data: [UInt8]
+    package struct Structure: Sendable, Equatable {
+        package var type: UInt8
+        package var data: [UInt8]
     }
 
     /// The structures, in order.
-    public var structures: [Structure]
+    package var structures: [Structure]
     /// Whether the last structure claimed more bytes than remained (it is left out).
-    public var isCutShort: Bool
+    package var isCutShort: Bool
 
-    public static let flagsType: UInt8 = 0x01
-    public static let incomplete16Type: UInt8 = 0x02
-    public static let complete16Type: UInt8 = 0x03
-    public static let incomplete32Type: UInt8 = 0x04
-    public static let complete32Type: UInt8 = 0x05
-    public static let incomplete128Type: UInt8 = 0x06
-    public static let complete128Type: UInt8 = 0x07
-    public static let shortNameType: UInt8 = 0x08
-    public static let completeNameType: UInt8 = 0x09
-    public static let txPowerType: UInt8 = 0x0A
-    public static let manufacturerType: UInt8 = 0xFF
+    package static let flagsType: UInt8 = 0x01
+    package static let incomplete16Type: UInt8 = 0x02
+    package static let complete16Type: UInt8 = 0x03
+    package static let incomplete32Type: UInt8 = 0x04
+    package static let complete32Type: UInt8 = 0x05
+    package static let incomplete128Type: UInt8 = 0x06
+    package static let complete128Type: UInt8 = 0x07
+    package static let shortNameType: UInt8 = 0x08
+    package static let completeNameType: UInt8 = 0x09
+    package static let txPowerType: UInt8 = 0x0A
+    package static let manufacturerType: UInt8 = 0xFF
 
-    public init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         var structures: [Structure] = []
         var at = 0
         var cut = false
@@ -72,16 +72,16 @@ public struct AdvertisingData: Sendable, Equatable {
     }
 
     /// The complete local name, else the shortened one (UTF-8).
-    public var localName: String? {
+    package var localName: String? {
         let named = structures.first { $0.type == Self.completeNameType } ?? structures.first { $0.type == Self.shortNameType }
         return named.map { String(decoding: $0.data, as: UTF8.self) }
     }
 
     /// The flags byte (LE General Discoverable 0x02, BR/EDR not supported 0x04, …).
-    public var flags: UInt8? { structures.first { $0.type == Self.flagsType }?.data.first }
+    package var flags: UInt8? { structures.first { $0.type == Self.flagsType }?.data.first }
 
     /// Every advertised service UUID (16-, 32- and 128-bit lists, complete or not), in order.
-    public var serviceUUIDs: [BluetoothUUID] {
+    package var serviceUUIDs: [BluetoothUUID] {
         var uuids: [BluetoothUUID] = []
         for structure in structures {
             let width: Int
@@ -100,12 +100,12 @@ public struct AdvertisingData: Sendable, Equatable {
     }
 
     /// The advertised transmit power in dBm.
-    public var txPower: Int8? {
+    package var txPower: Int8? {
         structures.first { $0.type == Self.txPowerType }?.data.first.map { Int8(bitPattern: $0) }
     }
 
     /// Manufacturer-specific data: company identifier, then the vendor's bytes.
-    public var manufacturerData: (company: UInt16, data: [UInt8])? {
+    package var manufacturerData: (company: UInt16, data: [UInt8])? {
         guard let entry = structures.first(where: { $0.type == Self.manufacturerType }), entry.data.count >= 2 else {
             return nil
         }

@@ -1,33 +1,33 @@
 import Foundation
 
 /// A device heard during an LE scan: every report from its address merged.
-public struct ScannedDevice: Sendable, Equatable {
-    public var address: BluetoothAddress
+package struct ScannedDevice: Sendable, Equatable {
+    package var address: BluetoothAddress
     /// The raw address type of its latest report (0 public, 1 random, 2/3 resolved identity).
-    public var addressType: UInt8
+    package var addressType: UInt8
     /// The advertised name (complete preferred; from advertising data or a scan response).
-    public var name: String?
+    package var name: String?
     /// The latest RSSI in dBm, when the controller reported one.
-    public var rssi: Int8?
+    package var rssi: Int8?
     /// Every service UUID it advertised, in the order first heard.
-    public var serviceUUIDs: [BluetoothUUID]
-    public var reports: Int
-    public var lastSeen: Date
+    package var serviceUUIDs: [BluetoothUUID]
+    package var reports: Int
+    package var lastSeen: Date
 
     /// The peer to connect to, when the address type is one a connection can name.
-    public var peer: BLEPeer? {
+    package var peer: BLEPeer? {
         LEAddressType(rawValue: addressType).map { BLEPeer(address: address, addressType: $0, name: name) }
     }
 }
 
 /// Merges advertising reports by address, keeping devices in the order first heard.
-public struct BLEScanResults: Sendable, Equatable {
-    public private(set) var devices: [ScannedDevice] = []
+package struct BLEScanResults: Sendable, Equatable {
+    package private(set) var devices: [ScannedDevice] = []
     private var positions: [BluetoothAddress: Int] = [:]
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(_ report: AdvertisingReport, at time: Date) {
+    package mutating func add(_ report: AdvertisingReport, at time: Date) {
         let data = report.advertisingData
         let index: Int
         if let known = positions[report.address] {

@@ -3,13 +3,13 @@
 /// [BlueZ lib/bluetooth/uuid.h]; both spellings of one UUID compare equal.
 public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
     /// The 16 bytes in the order the UUID is written (most significant first).
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// The Bluetooth base UUID with the 16-bit slot zeroed.
     static let base: [UInt8] = [0, 0, 0, 0, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0x80, 0x5F, 0x9B, 0x34, 0xFB]
 
     /// A 16-bit SIG-assigned UUID such as 0x180D.
-    public init(_ short: UInt16) {
+    package init(_ short: UInt16) {
         var full = Self.base
         full[2] = UInt8(short >> 8)
         full[3] = UInt8(short & 0xFF)
@@ -22,7 +22,7 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
 
     /// A UUID as ATT and advertising data carry it: 2 or 16 bytes, least significant first
     /// [BlueZ src/shared/gatt-helpers.c `convert_uuid_le`]; nil for any other length.
-    public init?(littleEndian: some Collection<UInt8>) {
+    package init?(littleEndian: some Collection<UInt8>) {
         switch littleEndian.count {
         case 2:
             let value = Array(littleEndian)
@@ -39,7 +39,7 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A UUID from `180D`, `0x180D` or `0000180d-0000-1000-8000-00805f9b34fb`.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         var hex = text.filter { $0 != "-" }
         if hex.hasPrefix("0x") || hex.hasPrefix("0X") { hex.removeFirst(2) }
         if hex.count == 4, let short = UInt16(hex, radix: 16) {
@@ -51,13 +51,13 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The 16-bit value when this UUID is on the Bluetooth base, else nil.
-    public var short: UInt16? {
+    package var short: UInt16? {
         guard bytes[0] == 0, bytes[1] == 0, bytes[4...] == Self.base[4...] else { return nil }
         return UInt16(bytes[2]) << 8 | UInt16(bytes[3])
     }
 
     /// The bytes as ATT sends them: 2 for a 16-bit UUID, else 16, least significant first.
-    public var littleEndianBytes: [UInt8] {
+    package var littleEndianBytes: [UInt8] {
         if let short { return [UInt8(short & 0xFF), UInt8(short >> 8)] }
         return bytes.reversed()
     }

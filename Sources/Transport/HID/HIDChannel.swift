@@ -7,24 +7,24 @@
 ///
 /// Claiming goes through `USBTransport.claimInterface`, which detaches the kernel's HID driver
 /// (`usbhid`) and gives it back when the transport closes.
-public struct HIDChannel {
-    public let transport: any USBTransport
-    public let interface: USBInterface
-    public let inEndpoint: USBEndpoint
+package struct HIDChannel {
+    package let transport: any USBTransport
+    package let interface: USBInterface
+    package let inEndpoint: USBEndpoint
     /// nil when the interface has no OUT endpoint: reports are then sent with SET_REPORT.
-    public let outEndpoint: USBEndpoint?
+    package let outEndpoint: USBEndpoint?
 
     /// The HID class request SET_REPORT.
-    public static let setReportRequest: UInt8 = 0x09
+    package static let setReportRequest: UInt8 = 0x09
     /// Host to device, class request, recipient interface.
-    public static let classInterfaceOut: UInt8 = 0x21
+    package static let classInterfaceOut: UInt8 = 0x21
     /// wValue high byte: report type 2, output.
-    public static let outputReportType: UInt8 = 0x02
+    package static let outputReportType: UInt8 = 0x02
 
     /// The HID interface of `transport`'s device: the first HID-class interface with an interrupt
     /// IN endpoint, else the first interface with any IN endpoint (a capture without descriptors
     /// only tells the endpoints its traffic used). Nil when there is none. Nothing is claimed yet.
-    public init?(transport: any USBTransport) {
+    package init?(transport: any USBTransport) {
         let interfaces = transport.device.interfaces
         guard let hid = interfaces.first(where: {
             $0.interfaceClass == USBInterface.classHID && $0.endpoints.contains { $0.type == .interrupt && $0.direction == .in }
@@ -40,20 +40,20 @@ public struct HIDChannel {
     }
 
     /// Takes the interface from the kernel's HID driver.
-    public func claim() throws(TransportError) {
+    package func claim() throws(TransportError) {
         try transport.claimInterface(interface.number)
     }
 
     /// The SET_REPORT request that sends an output report of `length` bytes (report id 0) to the
     /// interface `interface`.
-    public static func setReport(interface: UInt8, length: Int) -> USBControlSetup {
+    package static func setReport(interface: UInt8, length: Int) -> USBControlSetup {
         USBControlSetup(
             requestType: classInterfaceOut, request: setReportRequest, value: UInt16(outputReportType) << 8,
             index: UInt16(interface), length: UInt16(clamping: length))
     }
 
     /// Sends one report: to the OUT endpoint, or with SET_REPORT when there is none.
-    public func send(_ report: [UInt8], timeout: Duration) throws(TransportError) {
+    package func send(_ report: [UInt8], timeout: Duration) throws(TransportError) {
         if let outEndpoint {
             try transport.write(report, to: outEndpoint, timeout: timeout)
         } else {
@@ -67,7 +67,7 @@ public struct HIDChannel {
     /// may end the transfer with a zero-length packet (the Linux f_hid gadget does, since kernel
     /// commit ed6f727c575b), which carries no report. A few in a row at most are skipped, so a
     /// capture of nothing else still ends.
-    public func receive(maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
+    package func receive(maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
         var read = try transport.read(from: inEndpoint, maxLength: maxLength, timeout: timeout)
         for _ in 0..<Self.zeroLengthPacketsSkipped where read.bytes.isEmpty {
             read = try transport.read(from: inEndpoint, maxLength: maxLength, timeout: timeout)

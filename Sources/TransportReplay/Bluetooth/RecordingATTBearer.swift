@@ -10,8 +10,8 @@ import Transport
 /// The file holds what crossed the ATT socket, not the controller's own HCI traffic (an L2CAP
 /// socket does not see it): no ACL fragmentation, no SMP. A recording that cannot be written makes
 /// the next call throw `.recordingFailed`; the device conversation itself is not disturbed.
-public final class RecordingATTBearer: ATTBearer {
-    public let wrapped: any ATTBearer
+package final class RecordingATTBearer: ATTBearer {
+    package let wrapped: any ATTBearer
     private let writer: BTSnoopWriter
     private let clock: () -> Date
     private let handle: UInt16
@@ -19,13 +19,13 @@ public final class RecordingATTBearer: ATTBearer {
     private var finished = false
 
     /// The handle written when the bearer does not know the real one.
-    public static let defaultHandle: UInt16 = 0x0040
+    package static let defaultHandle: UInt16 = 0x0040
 
-    public var peer: BLEPeer { wrapped.peer }
-    public var connectionHandle: UInt16? { wrapped.connectionHandle }
+    package var peer: BLEPeer { wrapped.peer }
+    package var connectionHandle: UInt16? { wrapped.connectionHandle }
 
     /// Starts recording `bearer` into a new file at `url`.
-    public init(recording bearer: any ATTBearer, to url: URL, clock: @escaping () -> Date = Date.init) throws(BLEError) {
+    package init(recording bearer: any ATTBearer, to url: URL, clock: @escaping () -> Date = Date.init) throws(BLEError) {
         wrapped = bearer
         self.clock = clock
         handle = bearer.connectionHandle ?? Self.defaultHandle
@@ -40,14 +40,14 @@ public final class RecordingATTBearer: ATTBearer {
         }
     }
 
-    public func send(_ pdu: [UInt8]) throws(BLEError) {
+    package func send(_ pdu: [UInt8]) throws(BLEError) {
         let time = clock()
         try wrapped.send(pdu)
         record(pdu, .sent, at: time)
         try checkRecording()
     }
 
-    public func receive(timeout: Duration) throws(BLEError) -> ATTBearerPDU? {
+    package func receive(timeout: Duration) throws(BLEError) -> ATTBearerPDU? {
         let received: ATTBearerPDU?
         do {
             received = try wrapped.receive(timeout: timeout)
@@ -60,18 +60,18 @@ public final class RecordingATTBearer: ATTBearer {
         return received
     }
 
-    public func raiseSecurity(after error: ATTErrorCode) throws(BLEError) -> Bool {
+    package func raiseSecurity(after error: ATTErrorCode) throws(BLEError) -> Bool {
         try wrapped.raiseSecurity(after: error)
     }
 
     /// Closes the link and finishes the file.
-    public func close() {
+    package func close() {
         wrapped.close()
         finish(reason: Self.localHostTerminated)
     }
 
     /// The error that stopped the recording, if any.
-    public var recordingError: BTSnoopError? { failure }
+    package var recordingError: BTSnoopError? { failure }
 
     /// HCI reasons written in the Disconnection Complete.
     static let remoteTerminated: UInt8 = 0x13

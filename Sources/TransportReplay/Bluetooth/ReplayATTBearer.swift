@@ -13,9 +13,9 @@ import Transport
 /// and notifications and indications up to the next recorded host PDU not yet matched (what the
 /// device sent before the capturing host spoke again). When the whole stream is served, `receive`
 /// reports the recorded disconnection (or the end of the capture) as `.disconnected`.
-public final class ReplayATTBearer: ATTBearer {
+package final class ReplayATTBearer: ATTBearer {
     /// What `receive` does when nothing is due and the capturing host spoke next.
-    public enum Pacing: Sendable, Equatable {
+    package enum Pacing: Sendable, Equatable {
         /// Report nothing received (a timeout) until the client sends what the capturing host
         /// sent. Right for drivers that hold the recorded conversation (and for glucobridge's own
         /// recordings).
@@ -26,13 +26,13 @@ public final class ReplayATTBearer: ATTBearer {
         case followDevice
     }
 
-    public let peer: BLEPeer
-    public let connectionHandle: UInt16?
+    package let peer: BLEPeer
+    package let connectionHandle: UInt16?
     /// The captured connection being replayed.
-    public let connection: LEConnection
+    package let connection: LEConnection
     /// The capture's file name, for messages.
-    public let file: String
-    public var pacing: Pacing
+    package let file: String
+    package var pacing: Pacing
 
     private enum Mark {
         case pending
@@ -55,12 +55,12 @@ public final class ReplayATTBearer: ATTBearer {
     private var served = 0
     private let ending: String
     /// The capture time of the last PDU served or matched (the replay's clock).
-    public private(set) var now: Date
+    package private(set) var now: Date
     /// When the import's time is up: then every PDU throws `deadlinePassed`.
     private let deadline: ReplayDeadline?
 
     /// Replays `connection` from the capture `file`, until `deadline` when given.
-    public init(
+    package init(
         connection: LEConnection, file: String, name: String? = nil, pacing: Pacing = .waitForClient, deadline: ReplayDeadline? = nil
     ) {
         self.deadline = deadline
@@ -98,7 +98,7 @@ public final class ReplayATTBearer: ATTBearer {
 
     /// Replays the first connection in `capture` that carries ATT (to `address`, when given); the
     /// peer's name comes from its advertising reports in the capture.
-    public convenience init(
+    package convenience init(
         capture: LECapture, address: BluetoothAddress? = nil, pacing: Pacing = .waitForClient, budget: Duration? = nil
     ) throws(BLEError) {
         let candidates = capture.attConnections.filter { address == nil || $0.peerAddress == address }
@@ -117,11 +117,11 @@ public final class ReplayATTBearer: ATTBearer {
 
     /// Reads the btsnoop file at `url` and replays its first ATT connection (to `address`).
     /// Throws the file's `BTSnoopError`, or `BLEError.noConnectionInCapture`.
-    public convenience init(contentsOf url: URL, address: BluetoothAddress? = nil, pacing: Pacing = .waitForClient) throws {
+    package convenience init(contentsOf url: URL, address: BluetoothAddress? = nil, pacing: Pacing = .waitForClient) throws {
         try self.init(capture: LECapture.read(contentsOf: url), address: address, pacing: pacing)
     }
 
-    public func send(_ pdu: [UInt8]) throws(BLEError) {
+    package func send(_ pdu: [UInt8]) throws(BLEError) {
         guard !closed else { throw .disconnected("closed by glucobridge") }
         try checkDeadline()
         walk()
@@ -147,7 +147,7 @@ public final class ReplayATTBearer: ATTBearer {
         if let deadline, deadline.hasPassed { throw .deadlinePassed(deadline.budget) }
     }
 
-    public func receive(timeout: Duration) throws(BLEError) -> ATTBearerPDU? {
+    package func receive(timeout: Duration) throws(BLEError) -> ATTBearerPDU? {
         try checkDeadline()
         guard !closed else { throw .disconnected("closed by glucobridge") }
         walk()
@@ -167,29 +167,29 @@ public final class ReplayATTBearer: ATTBearer {
 
     /// True when the capturing host repeated the refused request next (it raised security and
     /// retried); otherwise the device's refusal stands.
-    public func raiseSecurity(after error: ATTErrorCode) throws(BLEError) -> Bool {
+    package func raiseSecurity(after error: ATTErrorCode) throws(BLEError) -> Bool {
         walk()
         guard let lastSent, frontier < pdus.count, !isDevicePDU[frontier] else { return false }
         return pdus[frontier].bytes == lastSent
     }
 
-    public func close() {
+    package func close() {
         closed = true
     }
 
     /// How much of the capture a replay used.
-    public struct Progress: Sendable, Equatable {
+    package struct Progress: Sendable, Equatable {
         /// Device PDUs delivered to the client.
-        public var served: Int
+        package var served: Int
         /// Host PDUs the client sent that matched the capture.
-        public var matched: Int
+        package var matched: Int
         /// Host PDUs the client did not repeat.
-        public var steppedOver: Int
+        package var steppedOver: Int
         /// All ATT PDUs of the connection.
-        public var total: Int
+        package var total: Int
     }
 
-    public var progress: Progress {
+    package var progress: Progress {
         Progress(served: served, matched: marks.filter { $0 == .matched }.count, steppedOver: marks.filter { $0 == .steppedOver }.count, total: pdus.count)
     }
 

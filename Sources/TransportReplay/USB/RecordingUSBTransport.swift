@@ -7,7 +7,7 @@ import Transport
 /// Wireshark opens and `glucobridge replay` plays back. The device's descriptors are written
 /// first, as the GET_DESCRIPTOR exchanges of an enumeration, so a replay knows the device.
 public final class RecordingUSBTransport: USBTransport {
-    public let wrapped: any USBTransport
+    package let wrapped: any USBTransport
     private let writer: UsbmonPcapWriter
     private let clock: () -> Date
     private var failure: CaptureError?

@@ -22,10 +22,10 @@ import Transport
 /// A HID SET_REPORT is a request like an OUT transfer: the device's interrupt IN reports that
 /// followed it are its answers. A transcript does not say how a report was sent, so its `out`
 /// lines answer both an OUT-endpoint write and a SET_REPORT carrying the same bytes.
-public final class ReplayUSBTransport: RecordedUSBTransport {
-    public let device: USBDeviceDescription
+package final class ReplayUSBTransport: RecordedUSBTransport {
+    package let device: USBDeviceDescription
     /// The device whose recorded traffic is played.
-    public let recorded: RecordedUSBDevice
+    package let recorded: RecordedUSBDevice
     private let dataTransfers: [USBTransfer]
     private var cursor = 0
     /// Capture positions of the requests served.
@@ -38,12 +38,12 @@ public final class ReplayUSBTransport: RecordedUSBTransport {
 
     /// A device that speaks before the host writes anything (a meter announcing itself) has its
     /// leading IN transfers read first. `budget`, when given, is how long the replay may run.
-    public convenience init(_ captured: RecordedUSBDevice, budget: Duration? = nil) {
+    package convenience init(_ captured: RecordedUSBDevice, budget: Duration? = nil) {
         self.init(captured, deadline: budget.map { ReplayDeadline(budget: $0) })
     }
 
     /// Replays `captured` until `deadline`, when given (an import's limit shared by its devices).
-    public init(_ captured: RecordedUSBDevice, deadline: ReplayDeadline?) {
+    package init(_ captured: RecordedUSBDevice, deadline: ReplayDeadline?) {
         self.recorded = captured
         self.deadline = deadline
         device = recorded.description
@@ -54,19 +54,19 @@ public final class ReplayUSBTransport: RecordedUSBTransport {
     }
 
     /// The capture packet of the transfer the last read came from, for messages about its bytes.
-    public private(set) var lastReadPacketNumber: Int?
+    package private(set) var lastReadPacketNumber: Int?
 
     /// The interfaces the driver claimed.
-    public var claimedInterfaces: Set<UInt8> { claimed }
+    package var claimedInterfaces: Set<UInt8> { claimed }
 
-    public func claimInterface(_ number: UInt8) throws(TransportError) {
+    package func claimInterface(_ number: UInt8) throws(TransportError) {
         guard device.interfaces.contains(where: { $0.number == number }) else {
             throw .claimFailed(interface: number, reason: "the captured device has no interface \(number)")
         }
         claimed.insert(number)
     }
 
-    public func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
+    package func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
         try checkDeadline()
         try answer(bytes, sentAs: .endpoint(endpoint.address))
     }
@@ -96,7 +96,7 @@ public final class ReplayUSBTransport: RecordedUSBTransport {
         partial = nil
     }
 
-    public func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
+    package func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
         try checkDeadline()
         if partial == nil {
             guard let transfer = pending.first else {
@@ -116,7 +116,7 @@ public final class ReplayUSBTransport: RecordedUSBTransport {
         return USBRead(bytes: Array(chunk), hostTime: transfer.timestamp)
     }
 
-    public func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
+    package func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
         try checkDeadline()
         let request = USBTransfer(packetNumber: 0, endpoint: 0, type: .control, direction: setup.direction, setup: setup.bytes, data: data)
         if request.isConversation {
@@ -134,7 +134,7 @@ public final class ReplayUSBTransport: RecordedUSBTransport {
         throw .requestNotInCapture(request: setup.bytes + data, afterPacket: lastMatchedPacket)
     }
 
-    public func close() {
+    package func close() {
         claimed.removeAll()
     }
 

@@ -19,10 +19,10 @@ import Transport
 /// (`crc-mismatch`, each named in the problems), and records that do not decode. The store's
 /// cursor for the session moves only after a complete download without a bad record, so a
 /// record lost to a CRC error is asked for again next time.
-public final class ContinuousGlucoseDriver: BLEDeviceDriver {
-    public static let family = "ble-cgms"
-    public static let service = BLEService.continuousGlucoseMonitoring
-    public static let summary = "sensor readings: stored records through the Record Access Control Point, then live ones"
+package final class ContinuousGlucoseDriver: BLEDeviceDriver {
+    package static let family = "ble-cgms"
+    package static let service = BLEService.continuousGlucoseMonitoring
+    package static let summary = "sensor readings: stored records through the Record Access Control Point, then live ones"
 
     private let measurement: GATTCharacteristic?
     private let feature: GATTCharacteristic?
@@ -42,7 +42,7 @@ public final class ContinuousGlucoseDriver: BLEDeviceDriver {
     private var problems: [BLEDriverError] = []
     private var notes: [String] = []
 
-    public init(service: GATTService) {
+    package init(service: GATTService) {
         measurement = service.characteristic(.cgmMeasurement)
         feature = service.characteristic(.cgmFeature)
         status = service.characteristic(.cgmStatus)
@@ -50,14 +50,14 @@ public final class ContinuousGlucoseDriver: BLEDeviceDriver {
         controlPoint = service.characteristic(.recordAccessControlPoint)
     }
 
-    public var handles: Set<UInt16> { Set([measurement?.valueHandle, controlPoint?.valueHandle].compactMap { $0 }) }
+    package var handles: Set<UInt16> { Set([measurement?.valueHandle, controlPoint?.valueHandle].compactMap { $0 }) }
 
     /// The stream of the sensor session: `cgm@` and the session start in UTC.
-    public static func stream(sessionStart: Date) -> String {
+    package static func stream(sessionStart: Date) -> String {
         "cgm@" + CivilDate.wallClock(Int64(sessionStart.timeIntervalSince1970.rounded(.down))) + "Z"
     }
 
-    public func start(on link: BLELink) throws(BLEDriverError) {
+    package func start(on link: BLELink) throws(BLEDriverError) {
         progress = link.context.progress
         if let value = try readable(feature, .cgmFeature, link) {
             do {
@@ -86,7 +86,7 @@ public final class ContinuousGlucoseDriver: BLEDeviceDriver {
         if let controlPoint, controlPoint.properties.contains(.indicate) { try link.subscribe(controlPoint, to: .indications) }
     }
 
-    public func download(on link: BLELink) throws(BLEDriverError) {
+    package func download(on link: BLELink) throws(BLEDriverError) {
         guard let controlPoint, controlPoint.properties.contains(.write), measurement != nil else { return }
         var cursor: Int64?
         if let start = startTime?.utcStart { cursor = try link.cursor(family: Self.family, stream: Self.stream(sessionStart: start)) }
@@ -97,7 +97,7 @@ public final class ContinuousGlucoseDriver: BLEDeviceDriver {
         if let problem = outcome.problem { problems.append(problem) }
     }
 
-    public func take(_ notification: GATTNotification) {
+    package func take(_ notification: GATTNotification) {
         if notification.handle == controlPoint?.valueHandle {
             // Only seen when listening to another program's download.
             switch Result(catching: { () throws(BLEValueError) in try RACPResponse.decode(notification.value) }) {
@@ -118,7 +118,7 @@ public final class ContinuousGlucoseDriver: BLEDeviceDriver {
         }
     }
 
-    public func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
+    package func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
         var events = self.events
         var problems = self.problems
         var notes = self.notes

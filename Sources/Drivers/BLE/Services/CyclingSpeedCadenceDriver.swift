@@ -7,10 +7,10 @@ import Transport
 /// and wheel speed from `CSCRateCalculator` (counters differenced across rollover), and a running
 /// total of distance summed from each interval's wheel revolutions (the sensor only counts
 /// revolutions). The first notification only sets the counters.
-public final class CyclingSpeedCadenceDriver: BLEDeviceDriver {
-    public static let family = "ble-csc"
-    public static let service = BLEService.cyclingSpeedAndCadence
-    public static let summary = "crank cadence, wheel speed and distance (counters differenced across rollover)"
+package final class CyclingSpeedCadenceDriver: BLEDeviceDriver {
+    package static let family = "ble-csc"
+    package static let service = BLEService.cyclingSpeedAndCadence
+    package static let summary = "crank cadence, wheel speed and distance (counters differenced across rollover)"
 
     private let measurement: GATTCharacteristic?
     private var calculator: CSCRateCalculator
@@ -19,18 +19,18 @@ public final class CyclingSpeedCadenceDriver: BLEDeviceDriver {
     private var events = EventCounter()
     private var problems: [BLEDriverError] = []
 
-    public init(service: GATTService) {
+    package init(service: GATTService) {
         measurement = service.characteristic(.cscMeasurement)
         calculator = CSCRateCalculator()
     }
 
-    public var handles: Set<UInt16> { Set([measurement?.valueHandle].compactMap { $0 }) }
+    package var handles: Set<UInt16> { Set([measurement?.valueHandle].compactMap { $0 }) }
 
-    public func start(on link: BLELink) throws(BLEDriverError) {
+    package func start(on link: BLELink) throws(BLEDriverError) {
         if let measurement { try link.subscribe(measurement, to: .notifications) }
     }
 
-    public func take(_ notification: GATTNotification) {
+    package func take(_ notification: GATTNotification) {
         let decoded: CSCMeasurement
         do {
             decoded = try CSCMeasurement.decode(notification.value)
@@ -48,7 +48,7 @@ public final class CyclingSpeedCadenceDriver: BLEDeviceDriver {
             totalDistance: decoded.wheel == nil ? nil : distance))
     }
 
-    public func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
+    package func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
         BLEDriverReport(family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems)
     }
 }

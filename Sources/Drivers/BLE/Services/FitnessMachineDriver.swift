@@ -10,10 +10,10 @@ import Transport
 ///
 /// Many machines (the treadmill in fixtures/ble) keep their data on a vendor service beside
 /// FTMS; their notifications reach no driver and are counted per handle in the session result.
-public final class FitnessMachineDriver: BLEDeviceDriver {
-    public static let family = "ble-ftms"
-    public static let service = BLEService.fitnessMachine
-    public static let summary = "treadmill speed and distance, indoor bike speed, cadence and distance, their heart rate"
+package final class FitnessMachineDriver: BLEDeviceDriver {
+    package static let family = "ble-ftms"
+    package static let service = BLEService.fitnessMachine
+    package static let summary = "treadmill speed and distance, indoor bike speed, cadence and distance, their heart rate"
 
     private let treadmill: GATTCharacteristic?
     private let bike: GATTCharacteristic?
@@ -21,20 +21,20 @@ public final class FitnessMachineDriver: BLEDeviceDriver {
     private var events = EventCounter()
     private var problems: [BLEDriverError] = []
 
-    public init(service: GATTService) {
+    package init(service: GATTService) {
         treadmill = service.characteristic(.treadmillData)
         bike = service.characteristic(.indoorBikeData)
     }
 
-    public var handles: Set<UInt16> { Set([treadmill?.valueHandle, bike?.valueHandle].compactMap { $0 }) }
+    package var handles: Set<UInt16> { Set([treadmill?.valueHandle, bike?.valueHandle].compactMap { $0 }) }
 
-    public func start(on link: BLELink) throws(BLEDriverError) {
+    package func start(on link: BLELink) throws(BLEDriverError) {
         for characteristic in [treadmill, bike].compactMap({ $0 }) where characteristic.properties.contains(.notify) {
             try link.subscribe(characteristic, to: .notifications)
         }
     }
 
-    public func take(_ notification: GATTNotification) {
+    package func take(_ notification: GATTNotification) {
         do {
             if notification.handle == treadmill?.valueHandle {
                 let data = try TreadmillData.decode(notification.value)
@@ -55,7 +55,7 @@ public final class FitnessMachineDriver: BLEDeviceDriver {
         }
     }
 
-    public func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
+    package func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
         BLEDriverReport(family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems)
     }
 }

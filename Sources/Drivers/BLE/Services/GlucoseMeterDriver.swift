@@ -16,11 +16,11 @@ import Transport
 /// measurements without a concentration (`no-concentration`) or a usable time (`no-time`),
 /// impossible values, and values that do not decode. A context's exercise (duration and
 /// intensity) becomes a `DeviceExercise` keyed `meter-exercise:<sequence number>`.
-public final class GlucoseMeterDriver: BLEDeviceDriver {
-    public static let family = "ble-glucose"
-    public static let service = BLEService.glucose
-    public static let summary = "meter (strip) readings through the Record Access Control Point; a reading's exercise context as an Exercise log"
-    public static let stream = "meter"
+package final class GlucoseMeterDriver: BLEDeviceDriver {
+    package static let family = "ble-glucose"
+    package static let service = BLEService.glucose
+    package static let summary = "meter (strip) readings through the Record Access Control Point; a reading's exercise context as an Exercise log"
+    package static let stream = "meter"
 
     private let measurement: GATTCharacteristic?
     private let context: GATTCharacteristic?
@@ -35,17 +35,17 @@ public final class GlucoseMeterDriver: BLEDeviceDriver {
     private var problems: [BLEDriverError] = []
     private var notes: [String] = []
 
-    public init(service: GATTService) {
+    package init(service: GATTService) {
         measurement = service.characteristic(.glucoseMeasurement)
         context = service.characteristic(.glucoseMeasurementContext)
         controlPoint = service.characteristic(.recordAccessControlPoint)
     }
 
-    public var handles: Set<UInt16> {
+    package var handles: Set<UInt16> {
         Set([measurement?.valueHandle, context?.valueHandle, controlPoint?.valueHandle].compactMap { $0 })
     }
 
-    public func start(on link: BLELink) throws(BLEDriverError) {
+    package func start(on link: BLELink) throws(BLEDriverError) {
         progress = link.context.progress
         for characteristic in [measurement, context].compactMap({ $0 }) where characteristic.properties.contains(.notify) {
             try link.subscribe(characteristic, to: .notifications)
@@ -53,7 +53,7 @@ public final class GlucoseMeterDriver: BLEDeviceDriver {
         if let controlPoint, controlPoint.properties.contains(.indicate) { try link.subscribe(controlPoint, to: .indications) }
     }
 
-    public func download(on link: BLELink) throws(BLEDriverError) {
+    package func download(on link: BLELink) throws(BLEDriverError) {
         guard let controlPoint, controlPoint.properties.contains(.write), measurement != nil else { return }
         let cursor = try link.cursor(family: Self.family, stream: Self.stream)
         let filter: RACPFilter = cursor.map { .sequenceNumberAtLeast(UInt16(clamping: $0 + 1)) } ?? .all
@@ -63,7 +63,7 @@ public final class GlucoseMeterDriver: BLEDeviceDriver {
         if let problem = outcome.problem { problems.append(problem) }
     }
 
-    public func take(_ notification: GATTNotification) {
+    package func take(_ notification: GATTNotification) {
         do throws(BLEValueError) {
             switch notification.handle {
             case measurement?.valueHandle:
@@ -81,7 +81,7 @@ public final class GlucoseMeterDriver: BLEDeviceDriver {
         }
     }
 
-    public func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
+    package func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
         var events = self.events
         var notes = self.notes
         let (records, unmatched) = GlucoseRecord.link(measurements: measurements, contexts: contexts)

@@ -8,10 +8,10 @@ import Transport
 /// Mapping: beats/min → heart rate; contact bits 3 → skin contact, 2 → no contact, 0/1 → not
 /// reported (nil); energy expended (kJ, running total) → total energy. RR-intervals are decoded
 /// (and checked) but not stored: the store keeps minutes.
-public final class HeartRateDriver: BLEDeviceDriver {
-    public static let family = "ble-hrs"
-    public static let service = BLEService.heartRate
-    public static let summary = "heart rate (with skin contact), energy expended; body sensor location noted"
+package final class HeartRateDriver: BLEDeviceDriver {
+    package static let family = "ble-hrs"
+    package static let service = BLEService.heartRate
+    package static let summary = "heart rate (with skin contact), energy expended; body sensor location noted"
 
     private let measurement: GATTCharacteristic?
     private let location: GATTCharacteristic?
@@ -20,14 +20,14 @@ public final class HeartRateDriver: BLEDeviceDriver {
     private var problems: [BLEDriverError] = []
     private var notes: [String] = []
 
-    public init(service: GATTService) {
+    package init(service: GATTService) {
         measurement = service.characteristic(.heartRateMeasurement)
         location = service.characteristic(.bodySensorLocation)
     }
 
-    public var handles: Set<UInt16> { Set([measurement?.valueHandle].compactMap { $0 }) }
+    package var handles: Set<UInt16> { Set([measurement?.valueHandle].compactMap { $0 }) }
 
-    public func start(on link: BLELink) throws(BLEDriverError) {
+    package func start(on link: BLELink) throws(BLEDriverError) {
         if let location, location.properties.contains(.read),
             let value = try link.readOptional(location, name: BLECharacteristic.bodySensorLocation.name)
         {
@@ -44,7 +44,7 @@ public final class HeartRateDriver: BLEDeviceDriver {
         try link.subscribe(measurement, to: .notifications)
     }
 
-    public func take(_ notification: GATTNotification) {
+    package func take(_ notification: GATTNotification) {
         do {
             let decoded = try HeartRateMeasurement.decode(notification.value)
             let contact: Bool? = switch decoded.sensorContact {
@@ -61,7 +61,7 @@ public final class HeartRateDriver: BLEDeviceDriver {
         }
     }
 
-    public func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
+    package func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
         BLEDriverReport(
             family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems, notes: notes)
     }

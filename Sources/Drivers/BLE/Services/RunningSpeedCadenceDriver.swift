@@ -5,27 +5,27 @@ import Transport
 /// Running Speed and Cadence service 0x1814: subscribes to RSC Measurement and turns each
 /// notification into a running-pod sample at its host time (cadence per minute, speed m/s,
 /// total distance m, walking or running as the pod says).
-public final class RunningSpeedCadenceDriver: BLEDeviceDriver {
-    public static let family = "ble-rsc"
-    public static let service = BLEService.runningSpeedAndCadence
-    public static let summary = "cadence, speed, total distance, walking/running"
+package final class RunningSpeedCadenceDriver: BLEDeviceDriver {
+    package static let family = "ble-rsc"
+    package static let service = BLEService.runningSpeedAndCadence
+    package static let summary = "cadence, speed, total distance, walking/running"
 
     private let measurement: GATTCharacteristic?
     private var samples: [ActivitySample] = []
     private var events = EventCounter()
     private var problems: [BLEDriverError] = []
 
-    public init(service: GATTService) {
+    package init(service: GATTService) {
         measurement = service.characteristic(.rscMeasurement)
     }
 
-    public var handles: Set<UInt16> { Set([measurement?.valueHandle].compactMap { $0 }) }
+    package var handles: Set<UInt16> { Set([measurement?.valueHandle].compactMap { $0 }) }
 
-    public func start(on link: BLELink) throws(BLEDriverError) {
+    package func start(on link: BLELink) throws(BLEDriverError) {
         if let measurement { try link.subscribe(measurement, to: .notifications) }
     }
 
-    public func take(_ notification: GATTNotification) {
+    package func take(_ notification: GATTNotification) {
         do {
             let decoded = try RSCMeasurement.decode(notification.value)
             samples.append(ActivitySample(
@@ -38,7 +38,7 @@ public final class RunningSpeedCadenceDriver: BLEDeviceDriver {
         }
     }
 
-    public func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
+    package func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
         BLEDriverReport(family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems)
     }
 }

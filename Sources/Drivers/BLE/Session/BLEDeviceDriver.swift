@@ -3,7 +3,7 @@ import Model
 import Transport
 
 /// What drivers may do on the link.
-public enum BLESessionMode: Sendable, Equatable {
+package enum BLESessionMode: Sendable, Equatable {
     /// glucobridge holds the conversation: drivers read, subscribe and download stored records.
     case conversation
     /// Another program held the conversation (a capture replayed passively): drivers read only
@@ -20,7 +20,7 @@ public enum BLESessionMode: Sendable, Equatable {
 /// that owns its handle. That is why a driver is an object with a life cycle rather than one
 /// download call as on USB: start (reads, subscriptions), download (stored records), then the
 /// notifications of the session, then its report.
-public protocol BLEDeviceDriver: AnyObject {
+package protocol BLEDeviceDriver: AnyObject {
     /// The family name kept with every record it yields (e.g. `ble-hrs`).
     static var family: String { get }
     /// The service it reads.
@@ -42,29 +42,29 @@ public protocol BLEDeviceDriver: AnyObject {
 }
 
 extension BLEDeviceDriver {
-    public func download(on link: BLELink) throws(BLEDriverError) {}
+    package func download(on link: BLELink) throws(BLEDriverError) {}
 }
 
 /// What one driver read in a session, device-neutral.
-public struct BLEDriverReport: Sendable {
-    public var family: String
-    public var service: BLEService
+package struct BLEDriverReport: Sendable {
+    package var family: String
+    package var service: BLEService
     /// Activity samples timed by the host clock at each notification.
-    public var samples: [ActivitySample]
+    package var samples: [ActivitySample]
     /// Glucose records (CGM or meter) with the clock they are timed by.
-    public var glucose: DeviceDownload?
+    package var glucose: DeviceDownload?
     /// Exercise the device logged itself (a meter's measurement context), timed by the clock of
     /// `glucose`.
-    public var exercise: [DeviceExercise]
+    package var exercise: [DeviceExercise]
     /// Samples or values read but not used, counted by reason (e.g. `malformed-heart-rate`); a
     /// glucose driver counts its records left out in `glucose.events` instead.
-    public var events: [ImportEvent]
+    package var events: [ImportEvent]
     /// Named problems: values that did not decode, refused or unanswered record requests.
-    public var problems: [BLEDriverError]
+    package var problems: [BLEDriverError]
     /// Plain remarks for the import report (where the band is worn, RACP counts, …).
-    public var notes: [String]
+    package var notes: [String]
 
-    public init(
+    package init(
         family: String, service: BLEService, samples: [ActivitySample] = [], glucose: DeviceDownload? = nil,
         exercise: [DeviceExercise] = [], events: [ImportEvent] = [], problems: [BLEDriverError] = [], notes: [String] = []
     ) {
@@ -94,7 +94,7 @@ struct EventCounter {
 
 extension DriverRegistry {
     /// The Bluetooth LE drivers, in the order a session starts them.
-    public static var ble: [any BLEDeviceDriver.Type] {
+    package static var ble: [any BLEDeviceDriver.Type] {
         [
             HeartRateDriver.self, RunningSpeedCadenceDriver.self, CyclingSpeedCadenceDriver.self, FitnessMachineDriver.self,
             ContinuousGlucoseDriver.self, GlucoseMeterDriver.self,
@@ -102,7 +102,7 @@ extension DriverRegistry {
     }
 
     /// The drivers for the services in `database`, in registry order.
-    public static func bleDrivers(for database: GATTDatabase) -> [any BLEDeviceDriver] {
+    package static func bleDrivers(for database: GATTDatabase) -> [any BLEDeviceDriver] {
         ble.compactMap { driver in
             database.service(driver.service.uuid).map { driver.init(service: $0) }
         }
@@ -111,17 +111,17 @@ extension DriverRegistry {
 
 extension BLEService {
     /// The service's 16-bit UUID.
-    public var uuid: BluetoothUUID { BluetoothUUID(rawValue) }
+    package var uuid: BluetoothUUID { BluetoothUUID(rawValue) }
 }
 
 extension BLECharacteristic {
     /// The characteristic's 16-bit UUID.
-    public var uuid: BluetoothUUID { BluetoothUUID(rawValue) }
+    package var uuid: BluetoothUUID { BluetoothUUID(rawValue) }
 }
 
 extension GATTService {
     /// The characteristic `known`, when the service has it.
-    public func characteristic(_ known: BLECharacteristic) -> GATTCharacteristic? {
+    package func characteristic(_ known: BLECharacteristic) -> GATTCharacteristic? {
         characteristic(known.uuid)
     }
 }

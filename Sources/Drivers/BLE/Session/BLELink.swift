@@ -4,20 +4,20 @@ import Transport
 
 /// The connection as the drivers of one session share it: the GATT client, the session's mode,
 /// the device's identity, and the routing of notifications to the driver that owns their handle.
-public final class BLELink {
-    public let client: any GATTClient
-    public let mode: BLESessionMode
+package final class BLELink {
+    package let client: any GATTClient
+    package let mode: BLESessionMode
     /// How long a driver waits for the device to answer a control-point request.
-    public let answerTimeout: Duration
-    public internal(set) var identity: BLEDeviceIdentity
+    package let answerTimeout: Duration
+    package internal(set) var identity: BLEDeviceIdentity
     /// Notifications and indications on handles no driver owns, counted per handle.
-    public private(set) var unclaimed: [UInt16: Int] = [:]
+    package private(set) var unclaimed: [UInt16: Int] = [:]
     /// The host times of the earliest and latest value or notification received.
-    public private(set) var firstHostTime: Date?
-    public private(set) var lastHostTime: Date?
+    package private(set) var firstHostTime: Date?
+    package private(set) var lastHostTime: Date?
 
     /// What the store holds and where progress goes.
-    public let context: DownloadContext
+    package let context: DownloadContext
     private var owners: [UInt16: any BLEDeviceDriver] = [:]
     private(set) var notes: [String] = []
 
@@ -33,19 +33,19 @@ public final class BLELink {
     }
 
     /// Whether drivers may write (subscribe, send control-point requests).
-    public var mayWrite: Bool { mode == .conversation }
+    package var mayWrite: Bool { mode == .conversation }
 
     func own(_ driver: any BLEDeviceDriver) {
         for handle in driver.handles { owners[handle] = driver }
     }
 
     /// Adds a remark for the import report.
-    public func note(_ text: String) {
+    package func note(_ text: String) {
         notes.append(text)
     }
 
     /// The highest record index the store holds for `stream` of this device under `family`.
-    public func cursor(family: String, stream: String) throws(BLEDriverError) -> Int64? {
+    package func cursor(family: String, stream: String) throws(BLEDriverError) -> Int64? {
         do {
             return try context.cursor(identity.source(family: family), stream: stream)
         } catch {
@@ -54,7 +54,7 @@ public final class BLELink {
     }
 
     /// Reads a characteristic glucobridge needs; any failure is the session's.
-    public func read(_ characteristic: GATTCharacteristic) throws(BLEDriverError) -> GATTValue {
+    package func read(_ characteristic: GATTCharacteristic) throws(BLEDriverError) -> GATTValue {
         do {
             let value = try client.read(characteristic)
             seen(value.hostTime)
@@ -67,7 +67,7 @@ public final class BLELink {
     /// Reads a characteristic the session can do without: nil, with a note naming `name` and
     /// why, when the device refuses it (an ATT error) or, when only listening to a capture, the
     /// capture does not hold the read. A lost link still fails the session.
-    public func readOptional(_ characteristic: GATTCharacteristic, name: String) throws(BLEDriverError) -> GATTValue? {
+    package func readOptional(_ characteristic: GATTCharacteristic, name: String) throws(BLEDriverError) -> GATTValue? {
         do {
             let value = try client.read(characteristic)
             seen(value.hostTime)
@@ -81,7 +81,7 @@ public final class BLELink {
 
     /// Subscribes to notifications (or indications) of `characteristic` in conversation mode;
     /// does nothing when only listening.
-    public func subscribe(_ characteristic: GATTCharacteristic, to subscription: GATTSubscription? = nil) throws(BLEDriverError) {
+    package func subscribe(_ characteristic: GATTCharacteristic, to subscription: GATTSubscription? = nil) throws(BLEDriverError) {
         guard mayWrite else { return }
         do {
             if let subscription {
@@ -95,14 +95,14 @@ public final class BLELink {
     }
 
     /// Writes with a Write Request (conversation mode only; callers check `mayWrite`).
-    public func write(_ value: [UInt8], to characteristic: GATTCharacteristic) throws(BLEError) {
+    package func write(_ value: [UInt8], to characteristic: GATTCharacteristic) throws(BLEError) {
         try client.write(value, to: characteristic)
     }
 
     /// The next notification or indication on `handle`, handing every other one to the driver
     /// that owns it; nil when nothing arrives within `timeout`, or when more than
     /// `maximumOthersPerWait` others arrive first (a device that never answers).
-    public func next(on handle: UInt16, timeout: Duration) throws(BLEError) -> GATTNotification? {
+    package func next(on handle: UInt16, timeout: Duration) throws(BLEError) -> GATTNotification? {
         var others = 0
         while let notification = try client.nextNotification(timeout: timeout) {
             seen(notification.hostTime)
@@ -117,7 +117,7 @@ public final class BLELink {
     /// Notifications on other characteristics taken while waiting for one: a Record Access
     /// Control Point reports at most 65,535 records (its count is 16 bits), each in one
     /// notification, so more means the device is not going to answer.
-    public static let maximumOthersPerWait = 65_536
+    package static let maximumOthersPerWait = 65_536
 
     /// Hands a notification to its driver, or counts it as unclaimed.
     func dispatch(_ notification: GATTNotification) {

@@ -6,16 +6,16 @@ import Transport
 public struct BLESessionLimits: Sendable, Equatable {
     /// The ATT MTU asked for. 65 bytes carry several CGM records in one notification (the
     /// longest values glucobridge reads); the device may grant less.
-    public var preferredMTU: Int
+    package var preferredMTU: Int
     /// Listening ends when no notification arrives for this long.
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
     /// Listening ends this long after it began, by the host times of the values received; nil:
     /// only the device (or the end of a capture) ends it.
-    public var maximumListen: Duration?
+    package var maximumListen: Duration?
     /// How long a control-point request (RACP) waits for each answer.
-    public var answerTimeout: Duration
+    package var answerTimeout: Duration
 
-    public init(preferredMTU: Int = 65, idleTimeout: Duration, maximumListen: Duration?, answerTimeout: Duration = .seconds(30)) {
+    package init(preferredMTU: Int = 65, idleTimeout: Duration, maximumListen: Duration?, answerTimeout: Duration = .seconds(30)) {
         self.preferredMTU = preferredMTU
         self.idleTimeout = idleTimeout
         self.maximumListen = maximumListen
@@ -28,36 +28,36 @@ public struct BLESessionLimits: Sendable, Equatable {
     }
 
     /// A replay: the capture decides when the session ends.
-    public static let replay = BLESessionLimits(idleTimeout: .seconds(60), maximumListen: nil)
+    package static let replay = BLESessionLimits(idleTimeout: .seconds(60), maximumListen: nil)
 }
 
 /// What a session read.
-public struct BLESessionResult: Sendable {
-    public var identity: BLEDeviceIdentity
-    public var mode: BLESessionMode
+package struct BLESessionResult: Sendable {
+    package var identity: BLEDeviceIdentity
+    package var mode: BLESessionMode
     /// The attribute table discovery found.
-    public var database: GATTDatabase
+    package var database: GATTDatabase
     /// One report per driver started, in registry order.
-    public var reports: [BLEDriverReport]
+    package var reports: [BLEDriverReport]
     /// Notifications and indications on handles no driver reads, counted per handle.
-    public var unclaimed: [UInt16: Int]
+    package var unclaimed: [UInt16: Int]
     /// How listening ended (the device disconnected, the capture ended, quiet, time limit).
-    public var ending: String
+    package var ending: String
     /// Remarks on the session as a whole.
-    public var notes: [String]
+    package var notes: [String]
     /// The host times of the first and last values received (reads and notifications).
-    public var firstHostTime: Date?
-    public var lastHostTime: Date?
+    package var firstHostTime: Date?
+    package var lastHostTime: Date?
 }
 
 /// One session with a Bluetooth LE device: MTU exchange, discovery, identity, then every driver
 /// the device's services call for — started, then their stored records downloaded, then the
 /// notifications of the session taken until the device leaves, goes quiet, or the time limit.
-public enum BLESession {
+package enum BLESession {
     /// Runs the session on `client` and closes it. The context gives the highest record index
     /// the store holds for a source's stream, and takes the drivers' progress; `willListen` is called once the drivers only listen
     /// (a replay lets the capture run on from there).
-    public static func run(
+    package static func run(
         _ client: any GATTClient, mode: BLESessionMode, limits: BLESessionLimits,
         context: DownloadContext, willListen: () -> Void = {}
     ) throws(BLEDriverError) -> BLESessionResult {

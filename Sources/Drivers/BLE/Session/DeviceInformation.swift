@@ -4,16 +4,16 @@ import Transport
 
 /// Who a Bluetooth LE device is: its address and name, and what its Device Information service
 /// says of itself.
-public struct BLEDeviceIdentity: Sendable, Equatable {
-    public var peer: BLEPeer
+package struct BLEDeviceIdentity: Sendable, Equatable {
+    package var peer: BLEPeer
     /// Manufacturer Name String (0x2A29).
-    public var manufacturer: String?
+    package var manufacturer: String?
     /// Model Number String (0x2A24).
-    public var model: String?
+    package var model: String?
     /// Serial Number String (0x2A25).
-    public var serial: String?
+    package var serial: String?
 
-    public init(peer: BLEPeer, manufacturer: String? = nil, model: String? = nil, serial: String? = nil) {
+    package init(peer: BLEPeer, manufacturer: String? = nil, model: String? = nil, serial: String? = nil) {
         self.peer = peer
         self.manufacturer = manufacturer
         self.model = model
@@ -22,11 +22,11 @@ public struct BLEDeviceIdentity: Sendable, Equatable {
 
     /// The serial number the device reports, else its address (a device with a changing private
     /// address then shows up as a new source).
-    public var serialOrAddress: String { serial ?? peer.address.description }
+    package var serialOrAddress: String { serial ?? peer.address.description }
 
     /// The store's source for the records of driver family `family`: the serial number (or the
     /// address), and the manufacturer and model (or the advertised name).
-    public func source(family: String) -> DeviceSource {
+    package func source(family: String) -> DeviceSource {
         let named = [manufacturer, model].compactMap { $0 }.joined(separator: " ")
         return DeviceSource(family: family, serial: serialOrAddress, model: named.isEmpty ? peer.name : named)
     }
@@ -35,11 +35,11 @@ public struct BLEDeviceIdentity: Sendable, Equatable {
 /// Device Information service 0x180A: the strings that identify a device [Bluetooth SIG GATT XML
 /// org.bluetooth.service.device_information; BlueZ src/shared/util.c UUID names]. Each is UTF-8
 /// text; some devices pad it with NULs or spaces, which are dropped.
-public enum DeviceInformation {
-    public static let serviceUUID = BluetoothUUID(0x180A)
-    public static let manufacturerName = BluetoothUUID(0x2A29)
-    public static let modelNumber = BluetoothUUID(0x2A24)
-    public static let serialNumber = BluetoothUUID(0x2A25)
+package enum DeviceInformation {
+    package static let serviceUUID = BluetoothUUID(0x180A)
+    package static let manufacturerName = BluetoothUUID(0x2A29)
+    package static let modelNumber = BluetoothUUID(0x2A24)
+    package static let serialNumber = BluetoothUUID(0x2A25)
 
     /// Reads the three strings the device offers; a string the device refuses to give (or a
     /// replayed capture does not hold, when only listening) stays nil and is noted.
@@ -64,7 +64,7 @@ public enum DeviceInformation {
     }
 
     /// The text of a Device Information string, without padding; nil when empty or not UTF-8.
-    public static func decode(_ bytes: [UInt8]) -> String? {
+    package static func decode(_ bytes: [UInt8]) -> String? {
         guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
         let trimmed = text.trimmingCharacters(in: CharacterSet(charactersIn: "\u{0}").union(.whitespacesAndNewlines))
         return trimmed.isEmpty ? nil : trimmed

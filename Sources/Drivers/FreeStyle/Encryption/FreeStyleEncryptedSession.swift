@@ -10,8 +10,8 @@ public enum FreeStyleSide: Sendable {
 /// serial number with the labels `AuthrEnc` and `AuthrMAC` (freestyle-hid,
 /// `freestyle_hid/_session.py`). They protect the handshake only.
 public struct FreeStyleAuthorization: Sendable {
-    public let encryption: Speck64_128
-    public let mac: SpeckCMAC
+    package let encryption: Speck64_128
+    package let mac: SpeckCMAC
 
     public init(keys: FreeStyleKeys, serial: [UInt8]) {
         encryption = Speck64_128(key: SpeckCMAC(key: keys.authorizationEncryption).derive(label: Array("AuthrEnc".utf8), context: serial))
@@ -36,28 +36,28 @@ public struct FreeStyleAuthorization: Sendable {
 ///    the session keys (`FreeStyleSessionCipher`).
 public enum FreeStyleHandshake {
     /// Host message type of the handshake; the reader's is `FreeStyleMessage.Kind.encryption` (0x33).
-    public static let request: UInt8 = 0x14
-    public static let reply: UInt8 = FreeStyleMessage.Kind.encryption
+    package static let request: UInt8 = 0x14
+    package static let reply: UInt8 = FreeStyleMessage.Kind.encryption
     /// Sub-commands (the payload's first byte).
-    public static let startAuthorization: UInt8 = 0x11
-    public static let challengeCommand: UInt8 = 0x16
-    public static let responseCommand: UInt8 = 0x17
-    public static let acceptedCommand: UInt8 = 0x18
+    package static let startAuthorization: UInt8 = 0x11
+    package static let challengeCommand: UInt8 = 0x16
+    package static let responseCommand: UInt8 = 0x17
+    package static let acceptedCommand: UInt8 = 0x18
     /// The response's payload length and the acceptance's, as readers send it.
-    public static let responseLength = 0x1A
-    public static let acceptanceLength = 0x22
+    package static let responseLength = 0x1A
+    package static let acceptanceLength = 0x22
     /// The serial number's characters that go into the key derivations.
-    public static let serialLength = 13
+    package static let serialLength = 13
 
     /// The host's first handshake message.
-    public static let start = FreeStyleMessage(type: request, payload: [startAuthorization])
+    package static let start = FreeStyleMessage(type: request, payload: [startAuthorization])
 
     /// The reader's challenge: its nonce and the IV the host encrypts with.
     public struct Challenge: Sendable, Equatable {
-        public var readerNonce: [UInt8]
-        public var iv: [UInt8]
+        package var readerNonce: [UInt8]
+        package var iv: [UInt8]
 
-        public init(readerNonce: [UInt8], iv: [UInt8]) {
+        package init(readerNonce: [UInt8], iv: [UInt8]) {
             self.readerNonce = readerNonce
             self.iv = iv
         }
@@ -71,7 +71,7 @@ public enum FreeStyleHandshake {
             iv = Array(message.payload[9..<16])
         }
 
-        public var message: FreeStyleMessage { FreeStyleMessage(type: reply, payload: [challengeCommand] + readerNonce + iv) }
+        package var message: FreeStyleMessage { FreeStyleMessage(type: reply, payload: [challengeCommand] + readerNonce + iv) }
 
         static func show(_ message: FreeStyleMessage) -> String {
             Hex.encode([message.type, UInt8(truncatingIfNeeded: message.payload.count)] + message.payload.prefix(3)) + (message.payload.count > 3 ? " …" : "")
@@ -79,7 +79,7 @@ public enum FreeStyleHandshake {
     }
 
     /// The host's answer to `challenge`: both nonces encrypted, and signed.
-    public static func response(to challenge: Challenge, hostNonce: [UInt8], authorization: FreeStyleAuthorization) -> FreeStyleMessage {
+    package static func response(to challenge: Challenge, hostNonce: [UInt8], authorization: FreeStyleAuthorization) -> FreeStyleMessage {
         let encrypted = authorization.encryption.applyKeystream(
             counter: FreeStyleAuthorization.counter(iv: challenge.iv), to: challenge.readerNonce + hostNonce)
         let signed = [request, UInt8(responseLength), responseCommand] + encrypted + [0x01]
@@ -108,7 +108,7 @@ public enum FreeStyleHandshake {
     }
 
     /// The reader's acceptance of the host's response, encrypted with a fresh `iv`.
-    public static func acceptance(readerNonce: [UInt8], hostNonce: [UInt8], iv: [UInt8], authorization: FreeStyleAuthorization) -> FreeStyleMessage {
+    package static func acceptance(readerNonce: [UInt8], hostNonce: [UInt8], iv: [UInt8], authorization: FreeStyleAuthorization) -> FreeStyleMessage {
         let encrypted = authorization.encryption.applyKeystream(counter: FreeStyleAuthorization.counter(iv: iv), to: hostNonce + readerNonce)
         let signed = [reply, UInt8(acceptanceLength), acceptedCommand] + encrypted + iv
         return FreeStyleMessage(type: reply, payload: Array(signed.dropFirst(2)) + authorization.mac.tagBytes(signed) + [0, 0])
@@ -151,7 +151,7 @@ public struct FreeStyleSessionCipher: Sendable {
     public static let maximumPayload = 54
     /// Types never encrypted: init, the HID queries and their replies, the handshake, binary
     /// acknowledgements, keep-alives.
-    public static let clearTypes: Set<UInt8> = [0x01, 0x04, 0x05, 0x06, 0x0C, 0x0D, 0x14, 0x15, 0x33, 0x34, 0x35, 0x71, 0x22]
+    package static let clearTypes: Set<UInt8> = [0x01, 0x04, 0x05, 0x06, 0x0C, 0x0D, 0x14, 0x15, 0x33, 0x34, 0x35, 0x71, 0x22]
 
     let encryption: Speck64_128
     let mac: SpeckCMAC
@@ -183,7 +183,7 @@ public struct FreeStyleSessionCipher: Sendable {
     }
 
     /// The message in a report: opened with `cipher` when there is one, else read in the clear.
-    public static func open(_ report: [UInt8], with cipher: FreeStyleSessionCipher?, from side: FreeStyleSide, context: String) throws(FreeStyleError) -> FreeStyleMessage {
+    package static func open(_ report: [UInt8], with cipher: FreeStyleSessionCipher?, from side: FreeStyleSide, context: String) throws(FreeStyleError) -> FreeStyleMessage {
         if let cipher { return try cipher.open(report, from: side, context: context) }
         return try FreeStyleMessage.decode(report, context: context)
     }

@@ -16,12 +16,12 @@ import Foundation
 /// SESSION_MAC_KEY = 0x…
 /// ```
 public struct FreeStyleKeys: Sendable, Equatable {
-    public var authorizationEncryption: SpeckKey
-    public var authorizationMAC: SpeckKey
-    public var sessionEncryption: SpeckKey
+    package var authorizationEncryption: SpeckKey
+    package var authorizationMAC: SpeckKey
+    package var sessionEncryption: SpeckKey
     public var sessionMAC: SpeckKey
     /// Where they were read from (a file path, or the Python package).
-    public var origin: String
+    package var origin: String
 
     public init(authorizationEncryption: SpeckKey, authorizationMAC: SpeckKey, sessionEncryption: SpeckKey, sessionMAC: SpeckKey, origin: String) {
         self.authorizationEncryption = authorizationEncryption
@@ -31,18 +31,18 @@ public struct FreeStyleKeys: Sendable, Equatable {
         self.origin = origin
     }
 
-    public static let names = ["AUTHORIZATION_ENCRYPTION_KEY", "AUTHORIZATION_MAC_KEY", "SESSION_ENCRYPTION_KEY", "SESSION_MAC_KEY"]
+    package static let names = ["AUTHORIZATION_ENCRYPTION_KEY", "AUTHORIZATION_MAC_KEY", "SESSION_ENCRYPTION_KEY", "SESSION_MAC_KEY"]
     /// The key file's name in the configuration folder.
-    public static let fileName = "freestyle-libre2.keys"
+    package static let fileName = "freestyle-libre2.keys"
     /// What every message about missing keys says.
-    public static let howToGet = """
+    package static let howToGet = """
         the FreeStyle Libre 2 / Libre 3 keys are published in the freestyle-keys package (PyPI, 0BSD): \
         `pip install freestyle-keys`, or copy its freestyle_keys/libre2.py to ~/.config/glucobridge/\(fileName) \
         (/etc/glucobridge/\(fileName) for the system-wide import); see README, "FreeStyle Libre 2 and Libre 3"
         """
 
     /// Reads a key file's text; `origin` names it in errors.
-    public static func parse(_ text: String, origin: String) throws(FreeStyleError) -> FreeStyleKeys {
+    package static func parse(_ text: String, origin: String) throws(FreeStyleError) -> FreeStyleKeys {
         var found: [String: SpeckKey] = [:]
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
@@ -68,7 +68,7 @@ public struct FreeStyleKeys: Sendable, Equatable {
     /// The key files looked for, in order: `GLUCOBRIDGE_FREESTYLE_KEYS` when set (and then only
     /// it), else `$XDG_CONFIG_HOME/glucobridge/…` (`~/.config/glucobridge/…`), then
     /// `/etc/glucobridge/…`.
-    public static func keyFiles(environment: [String: String]) -> [String] {
+    package static func keyFiles(environment: [String: String]) -> [String] {
         if let explicit = environment["GLUCOBRIDGE_FREESTYLE_KEYS"], !explicit.isEmpty { return [explicit] }
         var files: [String] = []
         if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {

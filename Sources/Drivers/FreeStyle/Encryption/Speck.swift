@@ -3,9 +3,9 @@
 /// In bytes, a key is that integer least significant byte first.
 public struct SpeckKey: Sendable, Equatable, CustomStringConvertible {
     /// The most significant 64 bits (l2 l1).
-    public var high: UInt64
+    package var high: UInt64
     /// The least significant 64 bits (l0 k0).
-    public var low: UInt64
+    package var low: UInt64
 
     public init(high: UInt64, low: UInt64) {
         self.high = high
@@ -14,7 +14,7 @@ public struct SpeckKey: Sendable, Equatable, CustomStringConvertible {
 
     /// A key from up to 32 hex digits, with or without `0x` and `_` separators; nil when the
     /// text is not one.
-    public init?(hex text: some StringProtocol) {
+    package init?(hex text: some StringProtocol) {
         var digits = Substring(text.trimmingCharacters(in: .whitespaces))
         if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
         let clean = digits.filter { $0 != "_" }
@@ -25,7 +25,7 @@ public struct SpeckKey: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The key as 16 bytes, least significant first.
-    public var bytes: [UInt8] { low.littleEndianBytes + high.littleEndianBytes }
+    package var bytes: [UInt8] { low.littleEndianBytes + high.littleEndianBytes }
 
     /// Never the key itself: keys do not go into logs or messages.
     public var description: String { "SpeckKey(…)" }
@@ -36,11 +36,11 @@ public struct SpeckKey: Sendable, Equatable, CustomStringConvertible {
 /// Ciphers", 2013, section 4). A block is two words (x, y); as bytes it is the 64-bit integer
 /// `x << 32 | y` least significant byte first, the byte order of the paper's reference
 /// implementation.
-public struct Speck64_128: Sendable {
-    public static let rounds = 27
+package struct Speck64_128: Sendable {
+    package static let rounds = 27
     private let roundKeys: [UInt32]
 
-    public init(key: SpeckKey) {
+    package init(key: SpeckKey) {
         // The key schedule: k0 and l0 l1 l2 are the key's words from the least significant; each
         // round's key comes from the round function applied to (l, k) with the round number as key.
         var l: [UInt32] = [UInt32(truncatingIfNeeded: key.low >> 32), UInt32(truncatingIfNeeded: key.high), UInt32(truncatingIfNeeded: key.high >> 32)]
@@ -61,14 +61,14 @@ public struct Speck64_128: Sendable {
     }
 
     /// Encrypts the words (x, y).
-    public func encrypt(x: UInt32, y: UInt32) -> (x: UInt32, y: UInt32) {
+    package func encrypt(x: UInt32, y: UInt32) -> (x: UInt32, y: UInt32) {
         var (x, y) = (x, y)
         for key in roundKeys { (x, y) = Self.round(x, y, key: key) }
         return (x, y)
     }
 
     /// Decrypts the words (x, y).
-    public func decrypt(x: UInt32, y: UInt32) -> (x: UInt32, y: UInt32) {
+    package func decrypt(x: UInt32, y: UInt32) -> (x: UInt32, y: UInt32) {
         var (x, y) = (x, y)
         for key in roundKeys.reversed() {
             y ^= x
@@ -81,13 +81,13 @@ public struct Speck64_128: Sendable {
     }
 
     /// Encrypts the block `x << 32 | y`.
-    public func encrypt(block: UInt64) -> UInt64 {
+    package func encrypt(block: UInt64) -> UInt64 {
         let (x, y) = encrypt(x: UInt32(truncatingIfNeeded: block >> 32), y: UInt32(truncatingIfNeeded: block))
         return UInt64(x) << 32 | UInt64(y)
     }
 
     /// Decrypts the block `x << 32 | y`.
-    public func decrypt(block: UInt64) -> UInt64 {
+    package func decrypt(block: UInt64) -> UInt64 {
         let (x, y) = decrypt(x: UInt32(truncatingIfNeeded: block >> 32), y: UInt32(truncatingIfNeeded: block))
         return UInt64(x) << 32 | UInt64(y)
     }
@@ -95,7 +95,7 @@ public struct Speck64_128: Sendable {
     /// Speck as a stream cipher (counter mode): the keystream is the encryption of `counter`,
     /// `counter + 1`, … (as blocks), each XORed with the next 8 bytes of `data`, read as a block
     /// in the byte order above. Encrypting and decrypting are the same operation.
-    public func applyKeystream(counter: UInt64, to data: some Collection<UInt8>) -> [UInt8] {
+    package func applyKeystream(counter: UInt64, to data: some Collection<UInt8>) -> [UInt8] {
         var output = Array(data)
         var block = counter
         var offset = 0

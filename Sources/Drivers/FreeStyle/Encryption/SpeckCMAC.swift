@@ -7,7 +7,7 @@
 /// 64-bit integer least significant byte first. The doubling works on the block's bytes as a
 /// big-endian number, as CMAC defines it.
 public struct SpeckCMAC: Sendable {
-    public let cipher: Speck64_128
+    package let cipher: Speck64_128
     private let subkey1: UInt64
     private let subkey2: UInt64
 
@@ -22,7 +22,7 @@ public struct SpeckCMAC: Sendable {
     }
 
     /// The 64-bit tag of `message`, as a block (its bytes are `tagBytes`).
-    public func tag(_ message: some Collection<UInt8>) -> UInt64 {
+    package func tag(_ message: some Collection<UInt8>) -> UInt64 {
         let bytes = Array(message)
         var chain: UInt64 = 0
         var offset = 0

@@ -1,5 +1,5 @@
 /// ATT PDU opcodes [BlueZ src/shared/att-types.h].
-public enum ATTOpcode: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+package enum ATTOpcode: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case errorResponse = 0x01
     case exchangeMTURequest = 0x02
     case exchangeMTUResponse = 0x03
@@ -33,7 +33,7 @@ public enum ATTOpcode: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case signedWriteCommand = 0xD2
 
     /// What role a PDU plays in the protocol.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// Expects exactly one response (or an Error Response).
         case request
         case response
@@ -46,7 +46,7 @@ public enum ATTOpcode: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         case confirmation
     }
 
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .exchangeMTURequest, .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest, .readRequest,
             .readBlobRequest, .readMultipleRequest, .readByGroupTypeRequest, .writeRequest, .prepareWriteRequest,
@@ -64,20 +64,20 @@ public enum ATTOpcode: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     }
 
     /// The response that answers this request (every request opcode is even; its response is the next).
-    public var response: ATTOpcode? {
+    package var response: ATTOpcode? {
         kind == .request ? ATTOpcode(rawValue: rawValue + 1) : nil
     }
 
     /// Whether `bytes` (a whole PDU) answers a request with opcode `request`: its response opcode
     /// or an Error Response naming it.
-    public static func isAnswer(_ bytes: [UInt8], to request: UInt8) -> Bool {
+    package static func isAnswer(_ bytes: [UInt8], to request: UInt8) -> Bool {
         guard let first = bytes.first else { return false }
         if first == ATTOpcode.errorResponse.rawValue { return bytes.count >= 2 && bytes[1] == request }
         return first == request &+ 1 && ATTOpcode(rawValue: request)?.kind == .request
     }
 
     /// The name the Core specification gives the PDU.
-    public var description: String {
+    package var description: String {
         switch self {
         case .errorResponse: "Error Response"
         case .exchangeMTURequest: "Exchange MTU Request"
@@ -114,7 +114,7 @@ public enum ATTOpcode: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     }
 
     /// `Read Request` for a known opcode, `opcode 0x42` otherwise.
-    public static func name(_ raw: UInt8) -> String {
+    package static func name(_ raw: UInt8) -> String {
         ATTOpcode(rawValue: raw)?.description ?? "opcode 0x" + hexByte(raw)
     }
 }
@@ -127,32 +127,32 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
         self.rawValue = rawValue
     }
 
-    public static let invalidHandle = ATTErrorCode(rawValue: 0x01)
-    public static let readNotPermitted = ATTErrorCode(rawValue: 0x02)
-    public static let writeNotPermitted = ATTErrorCode(rawValue: 0x03)
-    public static let invalidPDU = ATTErrorCode(rawValue: 0x04)
-    public static let insufficientAuthentication = ATTErrorCode(rawValue: 0x05)
-    public static let requestNotSupported = ATTErrorCode(rawValue: 0x06)
-    public static let invalidOffset = ATTErrorCode(rawValue: 0x07)
-    public static let insufficientAuthorization = ATTErrorCode(rawValue: 0x08)
-    public static let prepareQueueFull = ATTErrorCode(rawValue: 0x09)
-    public static let attributeNotFound = ATTErrorCode(rawValue: 0x0A)
-    public static let attributeNotLong = ATTErrorCode(rawValue: 0x0B)
-    public static let insufficientKeySize = ATTErrorCode(rawValue: 0x0C)
-    public static let invalidAttributeValueLength = ATTErrorCode(rawValue: 0x0D)
-    public static let unlikelyError = ATTErrorCode(rawValue: 0x0E)
-    public static let insufficientEncryption = ATTErrorCode(rawValue: 0x0F)
-    public static let unsupportedGroupType = ATTErrorCode(rawValue: 0x10)
-    public static let insufficientResources = ATTErrorCode(rawValue: 0x11)
-    public static let databaseOutOfSync = ATTErrorCode(rawValue: 0x12)
-    public static let valueNotAllowed = ATTErrorCode(rawValue: 0x13)
-    public static let writeRequestRejected = ATTErrorCode(rawValue: 0xFC)
-    public static let cccdImproperlyConfigured = ATTErrorCode(rawValue: 0xFD)
-    public static let procedureAlreadyInProgress = ATTErrorCode(rawValue: 0xFE)
-    public static let outOfRange = ATTErrorCode(rawValue: 0xFF)
+    package static let invalidHandle = ATTErrorCode(rawValue: 0x01)
+    package static let readNotPermitted = ATTErrorCode(rawValue: 0x02)
+    package static let writeNotPermitted = ATTErrorCode(rawValue: 0x03)
+    package static let invalidPDU = ATTErrorCode(rawValue: 0x04)
+    package static let insufficientAuthentication = ATTErrorCode(rawValue: 0x05)
+    package static let requestNotSupported = ATTErrorCode(rawValue: 0x06)
+    package static let invalidOffset = ATTErrorCode(rawValue: 0x07)
+    package static let insufficientAuthorization = ATTErrorCode(rawValue: 0x08)
+    package static let prepareQueueFull = ATTErrorCode(rawValue: 0x09)
+    package static let attributeNotFound = ATTErrorCode(rawValue: 0x0A)
+    package static let attributeNotLong = ATTErrorCode(rawValue: 0x0B)
+    package static let insufficientKeySize = ATTErrorCode(rawValue: 0x0C)
+    package static let invalidAttributeValueLength = ATTErrorCode(rawValue: 0x0D)
+    package static let unlikelyError = ATTErrorCode(rawValue: 0x0E)
+    package static let insufficientEncryption = ATTErrorCode(rawValue: 0x0F)
+    package static let unsupportedGroupType = ATTErrorCode(rawValue: 0x10)
+    package static let insufficientResources = ATTErrorCode(rawValue: 0x11)
+    package static let databaseOutOfSync = ATTErrorCode(rawValue: 0x12)
+    package static let valueNotAllowed = ATTErrorCode(rawValue: 0x13)
+    package static let writeRequestRejected = ATTErrorCode(rawValue: 0xFC)
+    package static let cccdImproperlyConfigured = ATTErrorCode(rawValue: 0xFD)
+    package static let procedureAlreadyInProgress = ATTErrorCode(rawValue: 0xFE)
+    package static let outOfRange = ATTErrorCode(rawValue: 0xFF)
 
     /// The specification's name, or the range a code falls in.
-    public var name: String {
+    package var name: String {
         switch rawValue {
         case 0x01: "Invalid Handle"
         case 0x02: "Read Not Permitted"
@@ -183,7 +183,7 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
     }
 
     /// Whether the device wants a more secure link (pairing / encryption) before it answers.
-    public var needsSecurity: Bool {
+    package var needsSecurity: Bool {
         self == .insufficientAuthentication || self == .insufficientEncryption || self == .insufficientKeySize
     }
 

@@ -1,10 +1,10 @@
 
 /// A handle and the UUID of the attribute there (Find Information Response entries).
 public struct ATTHandleUUID: Sendable, Equatable {
-    public var handle: UInt16
-    public var uuid: BluetoothUUID
+    package var handle: UInt16
+    package var uuid: BluetoothUUID
 
-    public init(handle: UInt16, uuid: BluetoothUUID) {
+    package init(handle: UInt16, uuid: BluetoothUUID) {
         self.handle = handle
         self.uuid = uuid
     }
@@ -12,10 +12,10 @@ public struct ATTHandleUUID: Sendable, Equatable {
 
 /// A found attribute and the end of its group (Find By Type Value Response entries).
 public struct ATTHandleRange: Sendable, Equatable {
-    public var start: UInt16
-    public var end: UInt16
+    package var start: UInt16
+    package var end: UInt16
 
-    public init(start: UInt16, end: UInt16) {
+    package init(start: UInt16, end: UInt16) {
         self.start = start
         self.end = end
     }
@@ -23,10 +23,10 @@ public struct ATTHandleRange: Sendable, Equatable {
 
 /// A handle and its value (Read By Type Response entries).
 public struct ATTHandleValue: Sendable, Equatable {
-    public var handle: UInt16
-    public var value: [UInt8]
+    package var handle: UInt16
+    package var value: [UInt8]
 
-    public init(handle: UInt16, value: [UInt8]) {
+    package init(handle: UInt16, value: [UInt8]) {
         self.handle = handle
         self.value = value
     }
@@ -35,11 +35,11 @@ public struct ATTHandleValue: Sendable, Equatable {
 /// A group's handle range and value (Read By Group Type Response entries: a service's range and
 /// UUID in discovery).
 public struct ATTGroupValue: Sendable, Equatable {
-    public var start: UInt16
-    public var end: UInt16
-    public var value: [UInt8]
+    package var start: UInt16
+    package var end: UInt16
+    package var value: [UInt8]
 
-    public init(start: UInt16, end: UInt16, value: [UInt8]) {
+    package init(start: UInt16, end: UInt16, value: [UInt8]) {
         self.start = start
         self.end = end
         self.value = value
@@ -198,7 +198,7 @@ public enum ATTPDU: Sendable, Equatable {
     }
 
     /// The opcode byte.
-    public var opcode: UInt8 {
+    package var opcode: UInt8 {
         switch self {
         case .errorResponse: ATTOpcode.errorResponse.rawValue
         case .exchangeMTURequest: ATTOpcode.exchangeMTURequest.rawValue
@@ -226,7 +226,7 @@ public enum ATTPDU: Sendable, Equatable {
     }
 
     /// The encoded PDU.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var out: [UInt8] = [opcode]
         switch self {
         case let .errorResponse(request, handle, error):

@@ -8,31 +8,31 @@ import Foundation
 /// arrive. A device's own Exchange MTU Request is answered; other requests from the device get
 /// "Request Not Supported" (this client has no attribute table). After a request times out the
 /// link is closed, as ATT requires, and every later call throws.
-public final class ATTClient: GATTClient {
-    public let bearer: any ATTBearer
-    public private(set) var mtu = ATTClient.defaultMTU
+package final class ATTClient: GATTClient {
+    package let bearer: any ATTBearer
+    package private(set) var mtu = ATTClient.defaultMTU
     /// How long a request waits for its answer (ATT's own limit is 30 s).
-    public var requestTimeout: Duration
+    package var requestTimeout: Duration
     /// The MTU offered when the device starts an exchange.
-    public var preferredMTU: Int
+    package var preferredMTU: Int
 
-    public static let defaultMTU = 23
-    public static let maximumMTU = 517
+    package static let defaultMTU = 23
+    package static let maximumMTU = 517
     /// The longest attribute value (Core Specification Vol 3, Part F, 3.2.9): Read Blob stops there.
-    public static let maximumAttributeLength = 512
+    package static let maximumAttributeLength = 512
 
     private var pending: [GATTNotification] = []
     private var failure: BLEError?
 
-    public init(bearer: any ATTBearer, requestTimeout: Duration = .seconds(30), preferredMTU: Int = ATTClient.maximumMTU) {
+    package init(bearer: any ATTBearer, requestTimeout: Duration = .seconds(30), preferredMTU: Int = ATTClient.maximumMTU) {
         self.bearer = bearer
         self.requestTimeout = requestTimeout
         self.preferredMTU = preferredMTU
     }
 
-    public var peer: BLEPeer { bearer.peer }
+    package var peer: BLEPeer { bearer.peer }
 
-    public func exchangeMTU(preferred: Int) throws(BLEError) -> Int {
+    package func exchangeMTU(preferred: Int) throws(BLEError) -> Int {
         let offer = min(max(preferred, Self.defaultMTU), Self.maximumMTU)
         let answer = try request(.exchangeMTURequest(clientMTU: UInt16(offer)))
         guard case .exchangeMTUResponse(let server) = answer.pdu else { throw unexpected(answer.bytes, to: .exchangeMTURequest) }
@@ -42,7 +42,7 @@ public final class ATTClient: GATTClient {
 
     /// Read By Group Type (primary service) from handle 1 on, each time after the last group's
     /// end, until the device answers Attribute Not Found.
-    public func discoverPrimaryServices() throws(BLEError) -> [GATTService] {
+    package func discoverPrimaryServices() throws(BLEError) -> [GATTService] {
         var services: [GATTService] = []
         var start: UInt16 = 0x0001
         while true {
@@ -75,7 +75,7 @@ public final class ATTClient: GATTClient {
 
     /// Read By Type (characteristic declaration) over the service's range, continuing after the
     /// last declaration; each characteristic ends before the next declaration.
-    public func discoverCharacteristics(of service: GATTService) throws(BLEError) -> [GATTCharacteristic] {
+    package func discoverCharacteristics(of service: GATTService) throws(BLEError) -> [GATTCharacteristic] {
         var found: [GATTCharacteristic] = []
         var start = service.startHandle
         while start <= service.endHandle {
@@ -111,7 +111,7 @@ public final class ATTClient: GATTClient {
 
     /// Find Information from the handle after the value to the characteristic's end, when there
     /// is room for a descriptor (never assuming the CCCD is value + 1).
-    public func discoverDescriptors(of characteristic: GATTCharacteristic) throws(BLEError) -> [GATTDescriptor] {
+    package func discoverDescriptors(of characteristic: GATTCharacteristic) throws(BLEError) -> [GATTDescriptor] {
         var found: [GATTDescriptor] = []
         guard characteristic.valueHandle < characteristic.endHandle else { return [] }
         var start = characteristic.valueHandle + 1
@@ -138,7 +138,7 @@ public final class ATTClient: GATTClient {
         return found
     }
 
-    public func read(handle: UInt16) throws(BLEError) -> GATTValue {
+    package func read(handle: UInt16) throws(BLEError) -> GATTValue {
         let answer = try request(.readRequest(handle: handle))
         guard case .readResponse(var value) = answer.pdu else { throw unexpected(answer.bytes, to: .readRequest) }
         // A full PDU may mean more follows: continue with Read Blob until a short part.
@@ -159,19 +159,19 @@ public final class ATTClient: GATTClient {
         return GATTValue(bytes: value, hostTime: answer.hostTime)
     }
 
-    public func write(_ value: [UInt8], handle: UInt16) throws(BLEError) {
+    package func write(_ value: [UInt8], handle: UInt16) throws(BLEError) {
         try checkLength(value, handle: handle)
         let answer = try request(.writeRequest(handle: handle, value: value))
         guard case .writeResponse = answer.pdu else { throw unexpected(answer.bytes, to: .writeRequest) }
     }
 
-    public func writeWithoutResponse(_ value: [UInt8], handle: UInt16) throws(BLEError) {
+    package func writeWithoutResponse(_ value: [UInt8], handle: UInt16) throws(BLEError) {
         try checkLength(value, handle: handle)
         if let failure { throw failure }
         try transmit(ATTPDU.writeCommand(handle: handle, value: value).bytes)
     }
 
-    public func nextNotification(timeout: Duration) throws(BLEError) -> GATTNotification? {
+    package func nextNotification(timeout: Duration) throws(BLEError) -> GATTNotification? {
         if !pending.isEmpty { return pending.removeFirst() }
         if let failure { throw failure }
         let clock = ContinuousClock()
@@ -185,7 +185,7 @@ public final class ATTClient: GATTClient {
         return pending.removeFirst()
     }
 
-    public func disconnect() {
+    package func disconnect() {
         bearer.close()
         if failure == nil { failure = .disconnected("closed by glucobridge") }
     }

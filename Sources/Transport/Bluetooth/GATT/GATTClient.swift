@@ -1,11 +1,11 @@
 import Foundation
 
 /// One ATT PDU as a bearer delivers it: the bytes and the host clock when they arrived.
-public struct ATTBearerPDU: Sendable, Equatable {
-    public var bytes: [UInt8]
-    public var hostTime: Date
+package struct ATTBearerPDU: Sendable, Equatable {
+    package var bytes: [UInt8]
+    package var hostTime: Date
 
-    public init(bytes: [UInt8], hostTime: Date) {
+    package init(bytes: [UInt8], hostTime: Date) {
         self.bytes = bytes
         self.hostTime = hostTime
     }
@@ -15,7 +15,7 @@ public struct ATTBearerPDU: Sendable, Equatable {
 /// live, a capture in a replay, either wrapped by a recorder. `ATTClient` runs the protocol on top,
 /// so live, replayed and recorded sessions share every line of GATT code. Calls are synchronous
 /// and made from one thread at a time.
-public protocol ATTBearer: AnyObject {
+package protocol ATTBearer: AnyObject {
     /// The device at the other end.
     var peer: BLEPeer { get }
     /// The HCI connection handle of the link, when known.
@@ -35,7 +35,7 @@ public protocol ATTBearer: AnyObject {
 /// What a driver needs from a GATT client. Implemented by `ATTClient` over any `ATTBearer`, so a
 /// driver cannot tell a live device from a replayed capture. Calls are synchronous and made from
 /// one thread at a time; notifications and indications are pulled with `nextNotification`.
-public protocol GATTClient: AnyObject {
+package protocol GATTClient: AnyObject {
     /// The device at the other end.
     var peer: BLEPeer { get }
     /// The current ATT MTU (23 until an exchange raises it).
@@ -64,7 +64,7 @@ public protocol GATTClient: AnyObject {
 extension GATTClient {
     /// Services, then the characteristics of each, then the descriptors of each characteristic
     /// with handles to spare (the order BlueZ's gatt-client follows).
-    public func discoverAll() throws(BLEError) -> GATTDatabase {
+    package func discoverAll() throws(BLEError) -> GATTDatabase {
         var services = try discoverPrimaryServices()
         for index in services.indices {
             services[index].characteristics = try discoverCharacteristics(of: services[index])
@@ -79,7 +79,7 @@ extension GATTClient {
 
     /// Writes the characteristic's CCCD: notifications, indications or off. Its descriptors must
     /// have been discovered.
-    public func subscribe(_ characteristic: GATTCharacteristic, to mode: GATTSubscription) throws(BLEError) {
+    package func subscribe(_ characteristic: GATTCharacteristic, to mode: GATTSubscription) throws(BLEError) {
         guard let cccd = characteristic.cccd else {
             throw .cannotSubscribe(
                 characteristic: characteristic.uuid, valueHandle: characteristic.valueHandle,
@@ -100,15 +100,15 @@ extension GATTClient {
     }
 
     /// Subscribes with notifications when the characteristic has them, else indications.
-    public func subscribe(_ characteristic: GATTCharacteristic) throws(BLEError) {
+    package func subscribe(_ characteristic: GATTCharacteristic) throws(BLEError) {
         try subscribe(characteristic, to: characteristic.properties.contains(.notify) ? .notifications : .indications)
     }
 
-    public func read(_ characteristic: GATTCharacteristic) throws(BLEError) -> GATTValue {
+    package func read(_ characteristic: GATTCharacteristic) throws(BLEError) -> GATTValue {
         try read(handle: characteristic.valueHandle)
     }
 
-    public func write(_ value: [UInt8], to characteristic: GATTCharacteristic) throws(BLEError) {
+    package func write(_ value: [UInt8], to characteristic: GATTCharacteristic) throws(BLEError) {
         try write(value, handle: characteristic.valueHandle)
     }
 }

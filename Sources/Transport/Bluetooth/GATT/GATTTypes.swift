@@ -2,39 +2,39 @@ import Foundation
 
 extension BluetoothUUID {
     /// GATT attribute types [BlueZ lib/bluetooth/uuid.h].
-    public static let primaryService = BluetoothUUID(0x2800)
-    public static let secondaryService = BluetoothUUID(0x2801)
-    public static let includedService = BluetoothUUID(0x2802)
-    public static let characteristicDeclaration = BluetoothUUID(0x2803)
-    public static let characteristicExtendedProperties = BluetoothUUID(0x2900)
-    public static let characteristicUserDescription = BluetoothUUID(0x2901)
-    public static let clientCharacteristicConfiguration = BluetoothUUID(0x2902)
-    public static let serverCharacteristicConfiguration = BluetoothUUID(0x2903)
-    public static let characteristicPresentationFormat = BluetoothUUID(0x2904)
+    package static let primaryService = BluetoothUUID(0x2800)
+    package static let secondaryService = BluetoothUUID(0x2801)
+    package static let includedService = BluetoothUUID(0x2802)
+    package static let characteristicDeclaration = BluetoothUUID(0x2803)
+    package static let characteristicExtendedProperties = BluetoothUUID(0x2900)
+    package static let characteristicUserDescription = BluetoothUUID(0x2901)
+    package static let clientCharacteristicConfiguration = BluetoothUUID(0x2902)
+    package static let serverCharacteristicConfiguration = BluetoothUUID(0x2903)
+    package static let characteristicPresentationFormat = BluetoothUUID(0x2904)
 }
 
 /// The device a GATT client talks to.
-public struct BLEPeer: Sendable, Equatable, CustomStringConvertible {
-    public var address: BluetoothAddress
-    public var addressType: LEAddressType
+package struct BLEPeer: Sendable, Equatable, CustomStringConvertible {
+    package var address: BluetoothAddress
+    package var addressType: LEAddressType
     /// The advertised name, when known.
-    public var name: String?
+    package var name: String?
 
-    public init(address: BluetoothAddress, addressType: LEAddressType, name: String? = nil) {
+    package init(address: BluetoothAddress, addressType: LEAddressType, name: String? = nil) {
         self.address = address
         self.addressType = addressType
         self.name = name
     }
 
     /// `SynBand (C0:11:22:33:44:55, random)`.
-    public var description: String {
+    package var description: String {
         let where_ = "\(address), \(addressType)"
         return name.map { "\($0) (\(where_))" } ?? where_
     }
 }
 
 /// Why a Bluetooth LE device as typed (`ADDRESS[,public|random]`) could not be read.
-public enum BLEPeerSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum BLEPeerSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Nothing was given.
     case empty
     /// The part before the comma is not six hex pairs.
@@ -44,7 +44,7 @@ public enum BLEPeerSyntaxError: Error, Sendable, Equatable, CustomStringConverti
     /// More than one comma.
     case tooManyParts(String)
 
-    public var description: String {
+    package var description: String {
         let form = "ADDRESS or ADDRESS,public or ADDRESS,random, e.g. C0:11:22:33:44:55,random"
         return switch self {
         case .empty: "no Bluetooth device given: write \(form)"
@@ -60,7 +60,7 @@ extension BLEPeer {
     /// `ADDRESS[,TYPE]`, where TYPE is `public` or `random` as BlueZ names address types (the
     /// `AddressType` property, doc/org.bluez.Device.rst in github.com/bluez/bluez) and defaults to
     /// random, which most sensors use. Either case; spaces around the parts are ignored.
-    public init(parsing text: String) throws(BLEPeerSyntaxError) {
+    package init(parsing text: String) throws(BLEPeerSyntaxError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { throw .empty }
         let parts = trimmed.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -71,7 +71,7 @@ extension BLEPeer {
     }
 
     /// `public` or `random` (either case) as an address type.
-    public static func addressType(_ word: String, in text: String) throws(BLEPeerSyntaxError) -> LEAddressType {
+    package static func addressType(_ word: String, in text: String) throws(BLEPeerSyntaxError) -> LEAddressType {
         switch word.lowercased() {
         case "public": .public
         case "random": .random
@@ -81,33 +81,33 @@ extension BLEPeer {
 
     /// `C0:11:22:33:44:55,random`: the device as `init(parsing:)` reads it (an identity address
     /// is written by its kind, public or random).
-    public var argument: String { "\(address),\(addressType.isRandom ? "random" : "public")" }
+    package var argument: String { "\(address),\(addressType.isRandom ? "random" : "public")" }
 }
 
 /// The characteristic properties byte [BlueZ src/shared/att-types.h].
-public struct GATTCharacteristicProperties: OptionSet, Sendable, Hashable {
-    public var rawValue: UInt8
+package struct GATTCharacteristicProperties: OptionSet, Sendable, Hashable {
+    package var rawValue: UInt8
 
-    public init(rawValue: UInt8) {
+    package init(rawValue: UInt8) {
         self.rawValue = rawValue
     }
 
-    public static let broadcast = Self(rawValue: 0x01)
-    public static let read = Self(rawValue: 0x02)
-    public static let writeWithoutResponse = Self(rawValue: 0x04)
-    public static let write = Self(rawValue: 0x08)
-    public static let notify = Self(rawValue: 0x10)
-    public static let indicate = Self(rawValue: 0x20)
-    public static let signedWrite = Self(rawValue: 0x40)
-    public static let extendedProperties = Self(rawValue: 0x80)
+    package static let broadcast = Self(rawValue: 0x01)
+    package static let read = Self(rawValue: 0x02)
+    package static let writeWithoutResponse = Self(rawValue: 0x04)
+    package static let write = Self(rawValue: 0x08)
+    package static let notify = Self(rawValue: 0x10)
+    package static let indicate = Self(rawValue: 0x20)
+    package static let signedWrite = Self(rawValue: 0x40)
+    package static let extendedProperties = Self(rawValue: 0x80)
 }
 
 /// A descriptor found by Find Information.
-public struct GATTDescriptor: Sendable, Equatable {
-    public var uuid: BluetoothUUID
-    public var handle: UInt16
+package struct GATTDescriptor: Sendable, Equatable {
+    package var uuid: BluetoothUUID
+    package var handle: UInt16
 
-    public init(uuid: BluetoothUUID, handle: UInt16) {
+    package init(uuid: BluetoothUUID, handle: UInt16) {
         self.uuid = uuid
         self.handle = handle
     }
@@ -115,16 +115,16 @@ public struct GATTDescriptor: Sendable, Equatable {
 
 /// A characteristic: its declaration, value handle, properties, the last handle it owns, and its
 /// descriptors once discovered.
-public struct GATTCharacteristic: Sendable, Equatable {
-    public var uuid: BluetoothUUID
-    public var declarationHandle: UInt16
-    public var valueHandle: UInt16
-    public var properties: GATTCharacteristicProperties
+package struct GATTCharacteristic: Sendable, Equatable {
+    package var uuid: BluetoothUUID
+    package var declarationHandle: UInt16
+    package var valueHandle: UInt16
+    package var properties: GATTCharacteristicProperties
     /// The last handle of the characteristic: the next declaration − 1, or the service's end.
-    public var endHandle: UInt16
-    public var descriptors: [GATTDescriptor]
+    package var endHandle: UInt16
+    package var descriptors: [GATTDescriptor]
 
-    public init(
+    package init(
         uuid: BluetoothUUID, declarationHandle: UInt16, valueHandle: UInt16, properties: GATTCharacteristicProperties,
         endHandle: UInt16, descriptors: [GATTDescriptor] = []
     ) {
@@ -137,18 +137,18 @@ public struct GATTCharacteristic: Sendable, Equatable {
     }
 
     /// The Client Characteristic Configuration descriptor, once descriptors are discovered.
-    public var cccd: GATTDescriptor? { descriptors.first { $0.uuid == .clientCharacteristicConfiguration } }
+    package var cccd: GATTDescriptor? { descriptors.first { $0.uuid == .clientCharacteristicConfiguration } }
 }
 
 /// A service: its UUID, handle range and, once discovered, its characteristics.
-public struct GATTService: Sendable, Equatable {
-    public var uuid: BluetoothUUID
-    public var startHandle: UInt16
-    public var endHandle: UInt16
-    public var isPrimary: Bool
-    public var characteristics: [GATTCharacteristic]
+package struct GATTService: Sendable, Equatable {
+    package var uuid: BluetoothUUID
+    package var startHandle: UInt16
+    package var endHandle: UInt16
+    package var isPrimary: Bool
+    package var characteristics: [GATTCharacteristic]
 
-    public init(uuid: BluetoothUUID, startHandle: UInt16, endHandle: UInt16, isPrimary: Bool = true, characteristics: [GATTCharacteristic] = []) {
+    package init(uuid: BluetoothUUID, startHandle: UInt16, endHandle: UInt16, isPrimary: Bool = true, characteristics: [GATTCharacteristic] = []) {
         self.uuid = uuid
         self.startHandle = startHandle
         self.endHandle = endHandle
@@ -156,25 +156,25 @@ public struct GATTService: Sendable, Equatable {
         self.characteristics = characteristics
     }
 
-    public func characteristic(_ uuid: BluetoothUUID) -> GATTCharacteristic? {
+    package func characteristic(_ uuid: BluetoothUUID) -> GATTCharacteristic? {
         characteristics.first { $0.uuid == uuid }
     }
 }
 
 /// A device's attribute table as discovery found it.
-public struct GATTDatabase: Sendable, Equatable {
-    public var services: [GATTService]
+package struct GATTDatabase: Sendable, Equatable {
+    package var services: [GATTService]
 
-    public init(services: [GATTService]) {
+    package init(services: [GATTService]) {
         self.services = services
     }
 
-    public func service(_ uuid: BluetoothUUID) -> GATTService? {
+    package func service(_ uuid: BluetoothUUID) -> GATTService? {
         services.first { $0.uuid == uuid }
     }
 
     /// The first characteristic with `uuid` (in the service `service`, when given).
-    public func characteristic(_ uuid: BluetoothUUID, in service: BluetoothUUID? = nil) -> GATTCharacteristic? {
+    package func characteristic(_ uuid: BluetoothUUID, in service: BluetoothUUID? = nil) -> GATTCharacteristic? {
         for candidate in services where service == nil || candidate.uuid == service {
             if let found = candidate.characteristic(uuid) { return found }
         }
@@ -182,38 +182,38 @@ public struct GATTDatabase: Sendable, Equatable {
     }
 
     /// The characteristic whose value lives at `handle` (how notifications are matched to UUIDs).
-    public func characteristic(valueHandle handle: UInt16) -> GATTCharacteristic? {
+    package func characteristic(valueHandle handle: UInt16) -> GATTCharacteristic? {
         for service in services {
             if let found = service.characteristics.first(where: { $0.valueHandle == handle }) { return found }
         }
         return nil
     }
 
-    public var characteristics: [GATTCharacteristic] { services.flatMap(\.characteristics) }
+    package var characteristics: [GATTCharacteristic] { services.flatMap(\.characteristics) }
 }
 
 /// A value read from the device and the host clock when it arrived.
-public struct GATTValue: Sendable, Equatable {
-    public var bytes: [UInt8]
-    public var hostTime: Date
+package struct GATTValue: Sendable, Equatable {
+    package var bytes: [UInt8]
+    package var hostTime: Date
 
-    public init(bytes: [UInt8], hostTime: Date) {
+    package init(bytes: [UInt8], hostTime: Date) {
         self.bytes = bytes
         self.hostTime = hostTime
     }
 }
 
 /// A notification or indication from the device.
-public struct GATTNotification: Sendable, Equatable {
+package struct GATTNotification: Sendable, Equatable {
     /// The characteristic value handle it carries.
-    public var handle: UInt16
-    public var value: [UInt8]
+    package var handle: UInt16
+    package var value: [UInt8]
     /// An indication (already confirmed by the client) rather than a notification.
-    public var isIndication: Bool
+    package var isIndication: Bool
     /// The host clock when it arrived (the capture's timestamp in a replay).
-    public var hostTime: Date
+    package var hostTime: Date
 
-    public init(handle: UInt16, value: [UInt8], isIndication: Bool, hostTime: Date) {
+    package init(handle: UInt16, value: [UInt8], isIndication: Bool, hostTime: Date) {
         self.handle = handle
         self.value = value
         self.isIndication = isIndication
@@ -222,13 +222,13 @@ public struct GATTNotification: Sendable, Equatable {
 }
 
 /// What a CCCD write asks for [BlueZ src/shared/gatt-client.c].
-public enum GATTSubscription: Sendable, Equatable {
+package enum GATTSubscription: Sendable, Equatable {
     case notifications
     case indications
     case off
 
     /// The two CCCD bytes: 01 00, 02 00 or 00 00.
-    public var cccdValue: [UInt8] {
+    package var cccdValue: [UInt8] {
         switch self {
         case .notifications: [0x01, 0x00]
         case .indications: [0x02, 0x00]
