@@ -23,7 +23,7 @@ struct FreeStyleCommand: ParsableCommand {
             Records come from --records, a JSON object: {"serial": "…", "date": "M,D,YY", "time": "H,M", \
             "history": ["row", …], "arresult": ["row", …]} (rows as the reader sends them, newest first, without \
             line ends; every key optional). Without it the reader holds the demo records of fixtures/freestyle. \
-            A Libre 2 or Libre 3 needs the keys, found as glucobridge finds them (see README).
+            A Libre 2 or Libre 3 needs the keys, found as glucobridge finds them (see docs/devices.md).
             """)
 
     enum Model: String, ExpressibleByArgument, CaseIterable {
@@ -55,7 +55,7 @@ struct FreeStyleCommand: ParsableCommand {
     @Option(help: "The records to serve (JSON, see above).")
     var records: String?
 
-    @Option(help: "A key file (the format README gives); default: where glucobridge looks.")
+    @Option(help: "A key file (the format docs/devices.md gives); default: where glucobridge looks.")
     var keys: String?
 
     @Option(help: "Also write the session to this file as a usbmon pcap (what the host's USB stack would see).")

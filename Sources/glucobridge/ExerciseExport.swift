@@ -2,7 +2,7 @@ import Foundation
 import Store
 
 /// The exercise export: one row per session, app-entered or imported. Columns are documented in
-/// README.md and never renamed.
+/// docs/commands.md and never renamed.
 enum ExerciseExport {
     static let columns = ["start", "day", "name", "duration_min", "intensity", "source", "record_key"]
 

@@ -84,7 +84,7 @@ struct ExportCommand: ParsableCommand {
     }
 }
 
-/// The glucose export. Columns are documented in README.md and never renamed.
+/// The glucose export. Columns are documented in docs/commands.md and never renamed.
 enum GlucoseExport {
     static let columns = ["time", "day", "mgdl", "mmol", "tag", "flag", "kind", "trend", "source", "record_key", "device_display_time", "note"]
 

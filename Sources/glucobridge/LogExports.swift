@@ -3,7 +3,7 @@ import Model
 import Store
 
 /// The exports of the logs entered in the app or on the command line, and of Days. Columns are
-/// documented in README.md and never renamed.
+/// documented in docs/commands.md and never renamed.
 enum InsulinExport {
     static let columns = ["time", "day", "units", "id"]
 

@@ -27,7 +27,7 @@ struct StatsCommand: StoreCommand {
     }
 }
 
-/// `stats --json`: exactly the keys README lists.
+/// `stats --json`: exactly the keys docs/commands.md lists.
 struct StatsJSON: Encodable {
     var from: String
     var to: String

@@ -134,9 +134,9 @@ final class BLEImportCommandTests: XCTestCase {
         XCTAssertThrowsError(try DaemonCommand.parse(["--ble", "C0:11:22:33:44:55", "--ble-interval", "5", "--ble-listen", "5"]))
     }
 
-    /// The drop-in the README shows for adding a sensor to the system daemon is a valid command.
+    /// The drop-in docs/operating.md shows for adding a sensor to the system daemon is a valid command.
     func testReadmeDropInParses() throws {
-        let readme = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/operating.md"), encoding: .utf8)
         let line = try XCTUnwrap(readme.split(separator: "\n").first { $0.hasPrefix("ExecStart=/usr/local/bin/glucobridge daemon ") && $0.contains("--ble") })
         let arguments = line.split(separator: " ").dropFirst(2).map(String.init)
         let command = try DaemonCommand.parse(arguments)

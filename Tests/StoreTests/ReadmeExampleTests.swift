@@ -2,16 +2,16 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// README's library examples are the sources of `Examples/StoreApp`, a package of its own that
-/// depends on the `GlucoBridgeStore` product alone; `.ci/run` builds and runs it. These tests
-/// keep the two from drifting apart.
+/// The library examples of docs/store.md are the sources of `Examples/StoreApp`, a package of its
+/// own that depends on the `GlucoBridgeStore` product alone; `.ci/run` builds and runs it. These
+/// tests keep the two from drifting apart.
 final class ReadmeExampleTests: XCTestCase {
     let example = Fixtures.repositoryRoot.appendingPathComponent("Examples/StoreApp")
 
-    /// The Swift blocks of README's library section, in order.
+    /// The Swift blocks of docs/store.md's library section, in order.
     func readmeBlocks() throws -> [String] {
-        let readme = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let start = try XCTUnwrap(readme.range(of: "### From Swift: the `GlucoBridgeStore` library"))
+        let readme = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/store.md"), encoding: .utf8)
+        let start = try XCTUnwrap(readme.range(of: "## From Swift: the `GlucoBridgeStore` library"))
         let section = readme[start.upperBound...].components(separatedBy: "\n## ")[0]
         return section.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```\n")[0] }
     }
@@ -24,7 +24,7 @@ final class ReadmeExampleTests: XCTestCase {
         XCTAssertEqual(blocks.count, 2)
         for (file, block) in zip(["main.swift", "Watching.swift"], blocks) {
             let source = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
-            XCTAssertEqual(source, block, "README.md's block differs from Examples/StoreApp/Sources/StoreApp/\(file)")
+            XCTAssertEqual(source, block, "docs/store.md's block differs from Examples/StoreApp/Sources/StoreApp/\(file)")
         }
     }
 

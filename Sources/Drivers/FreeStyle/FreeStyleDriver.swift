@@ -15,7 +15,7 @@ public enum FreeStyleDriver: USBDeviceDriver {
     package static let summary = """
         Libre: 15-minute sensor readings (`$history?`) and scans and strips (`$arresult?`); Libre 2 and Libre 3: the same \
         in the encrypted session (Speck 64/128, keys from the freestyle-keys package: see [FreeStyle Libre 2 and Libre \
-        3](#freestyle-libre-2-and-libre-3)), every report's MAC verified; Neo / InsuLinx: strip results (`$result?`); \
+        3](docs/devices.md#freestyle-libre-2-and-libre-3)), every report's MAC verified; Neo / InsuLinx: strip results (`$result?`); \
         read-only (init and `$…?` queries only); every reply's checksum verified; ketone strips, rows the reader flags \
         invalid and time changes are counted, not stored; `HI`/`LO` become flags
         """

@@ -38,7 +38,7 @@ public struct FreeStyleKeys: Sendable, Equatable {
     package static let howToGet = """
         the FreeStyle Libre 2 / Libre 3 keys are published in the freestyle-keys package (PyPI, 0BSD): \
         `pip install freestyle-keys`, or copy its freestyle_keys/libre2.py to ~/.config/glucobridge/\(fileName) \
-        (/etc/glucobridge/\(fileName) for the system-wide import); see README, "FreeStyle Libre 2 and Libre 3"
+        (/etc/glucobridge/\(fileName) for the system-wide import); see docs/devices.md, "FreeStyle Libre 2 and Libre 3"
         """
 
     /// Reads a key file's text; `origin` names it in errors.
