@@ -184,9 +184,11 @@ let package = Package(
         // Helpers shared by the tests: fixtures, capture cuts, the built binary and other processes,
         // the sqlite3 program, PNG reading, activity streams.
         .target(name: "TestSupport", dependencies: ["Capture", "Transport", "Model"], path: "Tests/TestSupport"),
-        // The tests' shortcuts into the import pipeline, for sources that hold one device.
+        // The tests' shortcuts into the import pipeline, and the driver conformance kit.
         .target(
-            name: "ImportTestSupport", dependencies: ["Importer", "Drivers", "Transport", "Model"], path: "Tests/ImportTestSupport"),
+            name: "ImportTestSupport",
+            dependencies: ["Importer", "Drivers", "Transport", "TransportReplay", "CaptureUSB", "Store", "Model", "TestSupport"],
+            path: "Tests/ImportTestSupport"),
         // Unit tests, one target per module or device family: in this process, no server.
         .testTarget(name: "ModelTests", dependencies: ["Model"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CaptureUSB", "CaptureBluetooth", "TestSupport"]),

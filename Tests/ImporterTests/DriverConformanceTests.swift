@@ -1,0 +1,89 @@
+import Drivers
+import Foundation
+import ImportTestSupport
+import Model
+import Simulators
+import Transport
+import XCTest
+
+/// Every registered USB driver through the conformance kit's steps (see `DriverConformanceKit`).
+final class DriverConformanceTests: XCTestCase {
+    /// The families the kit checks: a driver is registered here with a simulated device.
+    static var families: [any ConformingUSBFamily.Type] { [DexcomFamily.self, FreeStyleFamily.self, ContourFamily.self] }
+
+    func testEveryRegisteredDriverHasAFamily() {
+        XCTAssertEqual(
+            Set(DriverRegistry.usb.map { $0.family }), Set(Self.families.map { $0.driver.family }),
+            "every driver in DriverRegistry.usb is registered with the conformance kit")
+    }
+
+    func testDexcom() throws { try DriverConformanceKit.check(DexcomFamily.self) }
+    func testFreeStyle() throws { try DriverConformanceKit.check(FreeStyleFamily.self) }
+    func testContour() throws { try DriverConformanceKit.check(ContourFamily.self) }
+}
+
+/// A clock that moves on by a millisecond each time it is read, from `start`.
+private func ticking(from start: Date) -> () -> Date {
+    var tick = 0.0
+    return {
+        tick += 0.001
+        return start.addingTimeInterval(tick)
+    }
+}
+
+/// A Dexcom G4 receiver holding two Days of the generated history, then three hours more.
+enum DexcomFamily: ConformingUSBFamily {
+    static let driver: any USBDeviceDriver.Type = DexcomDriver.self
+    static let labScenario: String? = "dexcom-live"
+    /// Pages are read back to the one holding the cursor; the older records on it are read again.
+    static let oldRecordsReadAgain = 37
+
+    static func simulator(step: Int) -> any USBTransport {
+        let count = 2 * 288 + step * 36
+        let first: UInt32 = 560_000_000
+        let readings = (0..<count).compactMap { i -> (systemSeconds: UInt32, glucose: UInt16, trendByte: UInt8)? in
+            GeneratedHistory.glucose(at: i).map { (first + UInt32(i) * 300, UInt16($0), 0x14) }
+        }
+        let systemNow = first + UInt32(count - 1) * 300 + 60
+        let host = Date(timeIntervalSince1970: TimeInterval(dexcomEpochOffsetFrom1970) + TimeInterval(systemNow))
+        return DexcomReceiverSimulator(
+            pages: [DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: "SM00KIT01", systemSeconds: 1)],
+                    DexcomPartition.egvData.rawValue: DexcomPageBuilder.egvPages(readings, displayOffset: -25_200)],
+            systemTime: systemNow, displayTimeOffset: -25_200, hostClock: ticking(from: host))
+    }
+}
+
+/// The demo FreeStyle Libre reader without its newest rows, then with them.
+enum FreeStyleFamily: ConformingUSBFamily {
+    static let driver: any USBDeviceDriver.Type = FreeStyleDriver.self
+    static let labScenario: String? = "freestyle-live"
+    /// The reader sends every record; the driver drops those at or below the cursors.
+    static let oldRecordsReadAgain = 0
+
+    static func simulator(step: Int) -> any USBTransport {
+        let newest = step == 0 ? 1 : 0
+        return FreeStyleReaderSimulator(
+            productID: 0x3650, outEndpoint: false, serial: FreeStyleDemo.serial, softwareVersion: "2.3.2", date: FreeStyleDemo.date,
+            time: FreeStyleDemo.time,
+            records: ["$history?": Array(FreeStyleDemo.history.dropFirst(newest)), "$arresult?": Array(FreeStyleDemo.arresult.dropFirst(newest))],
+            hostClock: ticking(from: FreeStyleDemo.hostStart))
+    }
+}
+
+/// A Contour meter with three results, then a fourth.
+enum ContourFamily: ConformingUSBFamily {
+    static let driver: any USBDeviceDriver.Type = ContourDriver.self
+    static let labScenario: String? = "contour-live"
+    /// The meter sends its whole memory in every transfer (ASTM E1381 has no query).
+    static let oldRecordsReadAgain = 3
+
+    static func simulator(step: Int) -> any USBTransport {
+        let results = [
+            "R|1|^^^Glucose|99|mg/dL^P||B||202603090715", "R|2|^^^Glucose|181|mg/dL^P||A||202603091230",
+            "R|3|^^^Glucose|54|mg/dL^P||||202603100905", "R|4|^^^Glucose|70|mg/dL^P||||202603100945",
+        ]
+        return ContourMeterSimulator(
+            serial: "7390-0000042", unit: 0, clock: "202603101000", results: Array(results.prefix(3 + step)),
+            hostClock: ticking(from: Date(timeIntervalSince1970: 1_773_136_800)))
+    }
+}
