@@ -104,6 +104,28 @@ final class ExportBytesEndToEndTests: XCTestCase {
         try assertBytes(["--kind", "days", "--format", "json"], cli.path, Golden.daysJSON)
     }
 
+    /// A reader that is gone before the export is written: an error that says so, status 1.
+    func testClosedOutput() throws {
+        let cli = try edgeStore()
+        var ends: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&ends), 0)
+        close(ends[0])
+        let errors = cli.folder.appendingPathComponent("export.err")
+        XCTAssertTrue(FileManager.default.createFile(atPath: errors.path, contents: nil))
+        let process = Process()
+        process.executableURL = BuiltProducts.executable("glucobridge")
+        process.arguments = ["export", "--format", "json", "--store", cli.path]
+        process.standardOutput = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .exit, "not killed by SIGPIPE")
+        XCTAssertEqual(process.terminationStatus, 1)
+        XCTAssertEqual(
+            try String(contentsOf: errors, encoding: .utf8),
+            "glucobridge: the output was closed after 0 bytes (the program reading the export stopped reading); the export is incomplete\n")
+    }
+
     func testEmptyStore() throws {
         let cli = try CLIStore(zone: "Asia/Kolkata")
         try assertBytes(["--format", "csv"], cli.path, Golden.emptyCSV)
