@@ -15,7 +15,7 @@ package enum GlucoseExport {
     /// The readings with `from ≤ time < to` in `format`, into `output` (written out as its
     /// buffer fills; the caller flushes the rest).
     package static func write(
-        _ store: SharedStore, from start: Date? = nil, to end: Date? = nil, format: Format, to output: inout ExportOutput
+        _ store: SharedStore, from start: Date? = nil, to end: Date? = nil, format: Format, into output: inout ExportOutput
     ) throws {
         switch format {
         case .csv, .json:

@@ -59,7 +59,7 @@ struct ExportCommand: ParsableCommand {
             case .json: .json
             case .nightscout: .nightscout
             }
-            return try GlucoseExport.write(store, from: start, to: end, format: format, to: &output)
+            return try GlucoseExport.write(store, from: start, to: end, format: format, into: &output)
         }
         if format == .nightscout {
             return try ExportTable.writeJSON(try nightscout(store, from: start, to: end), to: &output)
