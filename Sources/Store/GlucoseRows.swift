@@ -21,50 +21,42 @@ package struct GlucoseRowView {
     package let trend: Trend?
 
     /// The Day's date, `YYYY-MM-DD` (checked to be a date).
-    package var day: UnsafeBufferPointer<UInt8> { text(at: 9)! }
+    package var day: UnsafeBufferPointer<UInt8> { Self.text(statement, 9)! }
 
     /// The UTF-8 bytes of `column` as SQLite holds them (a NUL and what follows it included, not
     /// checked to be UTF-8), or nil for NULL.
-    package func text(_ column: TextColumn) -> UnsafeBufferPointer<UInt8>? { text(at: column.rawValue) }
+    package func text(_ column: TextColumn) -> UnsafeBufferPointer<UInt8>? { Self.text(statement, column.rawValue) }
 
-    private func text(at index: Int32) -> UnsafeBufferPointer<UInt8>? {
+    private static func text(_ statement: SQLiteStatement, _ index: Int32) -> UnsafeBufferPointer<UInt8>? {
         guard let bytes = sqlite3_column_text(statement, index) else { return nil }
         return UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, index)))
     }
 
-    /// Decodes the row the statement is on, as `GlucoseQuery/fetch(_:where:orderBy:arguments:)`
-    /// decodes it; text another writer got wrong is an error naming the column.
+    /// Decodes the row the statement is on, as `GlucoseQuery.fetch` decodes it; text another
+    /// writer got wrong is an error naming the column.
     fileprivate init(_ statement: SQLiteStatement, _ names: inout GlucoseRowNames) throws {
         self.statement = statement
-        func bytes(_ index: Int32) -> UnsafeBufferPointer<UInt8>? {
-            guard let bytes = sqlite3_column_text(statement, index) else { return nil }
-            return UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, index)))
+        func unreadable(_ name: String, _ index: Int32) -> StoreError {
+            Decode.unreadable(name, Self.text(statement, index).map { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) } ?? "NULL")
         }
-        func unreadable(_ name: String, _ text: UnsafeBufferPointer<UInt8>?) -> StoreError {
-            Decode.unreadable(name, text.map { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) } ?? "NULL")
+        func optional<Value>(_ index: Int32, _ name: String, _ names: inout RawNames<Value>) throws -> Value? {
+            guard let text = Self.text(statement, index) else { return nil }
+            guard let value = names.value(text) else { throw unreadable(name, index) }
+            return value
         }
-        let time = bytes(1)
-        guard let instant = time.flatMap(StoreTime.date) else { throw unreadable("glucose.time", time) }
-        self.time = instant
+        func required<Value>(_ index: Int32, _ name: String, _ names: inout RawNames<Value>) throws -> Value {
+            guard let value = try optional(index, name, &names) else { throw unreadable(name, index) }
+            return value
+        }
+        guard let time = Self.text(statement, 1).flatMap(StoreTime.date) else { throw unreadable("glucose.time", 1) }
+        self.time = time
         mgdl = sqlite3_column_double(statement, 2)
-        guard let unit = bytes(3), names.unit.value(unit) != nil else { throw unreadable("glucose.unit", bytes(3)) }
-        guard let tag = bytes(4).flatMap({ names.tag.value($0) }) else { throw unreadable("glucose.tag", bytes(4)) }
-        self.tag = tag
-        if let text = bytes(5) {
-            guard let flag = names.flag.value(text) else { throw unreadable("glucose.flag", text) }
-            self.flag = flag
-        } else {
-            flag = nil
-        }
-        guard let kind = bytes(6).flatMap({ names.kind.value($0) }) else { throw unreadable("glucose.kind", bytes(6)) }
-        self.kind = kind
-        if let text = bytes(7) {
-            guard let trend = names.trend.value(text) else { throw unreadable("glucose.trend", text) }
-            self.trend = trend
-        } else {
-            trend = nil
-        }
-        guard let day = bytes(9), DayDate(utf8: day) != nil else { throw unreadable("day.date", bytes(9)) }
+        _ = try required(3, "glucose.unit", &names.unit)
+        tag = try required(4, "glucose.tag", &names.tag)
+        flag = try optional(5, "glucose.flag", &names.flag)
+        kind = try required(6, "glucose.kind", &names.kind)
+        trend = try optional(7, "glucose.trend", &names.trend)
+        guard Self.text(statement, 9).flatMap(DayDate.init(utf8:)) != nil else { throw unreadable("day.date", 9) }
     }
 }
 

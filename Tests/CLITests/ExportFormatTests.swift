@@ -36,6 +36,20 @@ final class ExportFormatTests: XCTestCase {
         XCTAssertNil(objects.last?["flag"], "empty fields are left out")
         XCTAssertTrue(String(decoding: data, as: UTF8.self).contains("\"mmol\" : 12.4,"))
     }
+
+    /// A value another program wrote that glucobridge cannot read stops the export with an error
+    /// naming the column and the value, in every format, as it did when the readings were read
+    /// whole first.
+    func testUnreadableValueIsNamed() throws {
+        let store = try store()
+        // The month 13 passes the column's CHECK (digit classes), not the calendar.
+        _ = try sqlite3(store.path, "UPDATE glucose SET time = '2015-13-18 00:18:17.000' WHERE device_record_key = 'egv:11856';")
+        for format in ["csv", "json", "nightscout"] {
+            XCTAssertThrowsError(try exported(["--format", format], store), format) { error in
+                XCTAssertEqual("\(error)", "database error: the store holds a value glucobridge cannot read: glucose.time = '2015-13-18 00:18:17.000'")
+            }
+        }
+    }
 }
 
 /// Every log kind and Days exported, and the Nightscout uploads.
