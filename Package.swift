@@ -81,6 +81,9 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 "CSQLiteConfig",
             ]),
+        // The exports (CSV, JSON, Nightscout) of readings, logs and Days, streamed from the store
+        // into a buffer written to a file descriptor.
+        .target(name: "Export", dependencies: ["Model", "Store"]),
         // The consensus CGM metrics of a period and the AGP curve, from stored readings.
         .target(name: "GlucoseMetrics", dependencies: ["Model", "Store"]),
         // The AGP report page: one self-contained HTML file with inline SVG.
@@ -130,7 +133,7 @@ let package = Package(
             name: "glucobridge",
             dependencies: [
                 "Importer", "LiveImport", "Ingest", "Store", "Transport", "TransportLibUSB", "TransportBlueZ", "Drivers",
-                "CaptureBluetooth", "Model", "Setup", "Daemon", "GlucoseMetrics", "Report", "Sync",
+                "CaptureBluetooth", "Model", "Setup", "Daemon", "GlucoseMetrics", "Report", "Sync", "Export",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -165,6 +168,7 @@ let package = Package(
             name: "glucobridge-bench",
             dependencies: [
                 "Importer", "Store", "TransportReplay", "CaptureUSB", "Drivers", "Ingest", "Simulators", "CSQLiteConfig", "Report",
+                "Export",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -218,7 +222,7 @@ let package = Package(
             name: "CLITests",
             dependencies: [
                 "glucobridge", "Importer", "LiveImport", "Store", "Transport", "CaptureBluetooth", "Model", "Ingest", "Simulators",
-                "TestSupport", "ImportTestSupport",
+                "Export", "TestSupport", "ImportTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
@@ -239,6 +243,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "SyncTests", dependencies: ["Sync", "TestSupport"]),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Model", "TestSupport"]),
         .testTarget(
             name: "StoreTests",
             dependencies: ["Store", "Model", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

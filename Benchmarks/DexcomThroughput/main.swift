@@ -4,14 +4,18 @@
 // storing those rows in the store's schema (the store floor); and the longest wait of another
 // connection that takes the write lock every 20 ms during the 90-day import and during the floor;
 // and the AGP report of the last 90 and the last 365 Days of those stores, each made in this
-// process as `glucobridge report` makes it.
+// process as `glucobridge report` makes it; and the export of the 365-day store as CSV, JSON and
+// Nightscout entries, each a whole process (this program again, as `glucobridge export` writes
+// it) against the `sqlite3` shell's `-csv` output of the same query, timed in turn.
 //
 //   swift run -c release glucobridge-bench                  all figures (instructions too, under valgrind)
 //   swift run -c release glucobridge-bench --no-instructions
 //   swift run -c release glucobridge-bench --captures DIR   only write the two captures to DIR
+//   glucobridge-bench --export csv|json|nightscout STORE      the export alone, on stdout
 import CSQLiteConfig
 import CaptureUSB
 import Drivers
+import Export
 import Foundation
 import GRDB
 import Importer
@@ -198,14 +202,20 @@ func measured(_ body: () throws -> Void) rethrows {
 
 /// Instructions of one run of `phase`, counted by callgrind in a child process; nil without valgrind.
 func instructions(_ phase: Phase, _ captures: Captures) -> Int? {
+    callgrind([
+        "--toggle-collect=glucobridge_bench_measured",
+        "/proc/self/exe".resolvedExecutable, "--measure", phase.rawValue, captures.folder.path,
+    ])
+}
+
+/// The instructions callgrind counts running `arguments` (its options, then a program and its
+/// arguments) in a child process; nil without valgrind.
+func callgrind(_ arguments: [String]) -> Int? {
     let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first { FileManager.default.isExecutableFile(atPath: $0) }
     guard let valgrind else { return nil }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: valgrind)
-    process.arguments = [
-        "--tool=callgrind", "--callgrind-out-file=/dev/null", "--toggle-collect=glucobridge_bench_measured",
-        "/proc/self/exe".resolvedExecutable, "--measure", phase.rawValue, captures.folder.path,
-    ]
+    process.arguments = ["--tool=callgrind", "--callgrind-out-file=/dev/null"] + arguments
     let errors = Pipe()
     process.standardError = errors
     process.standardOutput = FileHandle.nullDevice
@@ -301,6 +311,66 @@ func median(_ values: [Double]) -> Double {
     values.sorted()[values.count / 2]
 }
 
+// MARK: - Export
+
+/// The export formats, as `glucobridge export --format` names them.
+let exportFormats: [(name: String, format: GlucoseExport.Format)] = [("csv", .csv), ("json", .json), ("nightscout", .nightscout)]
+
+/// The path of a program on PATH.
+func onPath(_ name: String) -> String? {
+    (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+/// Runs `arguments` (a program and its arguments) with stdout to /dev/null, as a shell runs
+/// `command > /dev/null`; its wall time in seconds.
+func wholeProcess(_ arguments: [String]) throws -> Double {
+    var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var child: pid_t = 0
+    let start = DispatchTime.now().uptimeNanoseconds
+    let spawned = posix_spawn(&child, arguments[0], &actions, nil, &argv, environ)
+    guard spawned == 0 else { throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: arguments[0]]) }
+    var status: Int32 = 0
+    while waitpid(child, &status, 0) < 0, errno == EINTR {}
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    precondition(status == 0, "\(arguments.joined(separator: " ")) ended with status \(status)")
+    return seconds
+}
+
+/// The largest resident size, in KiB, of a JSON export of the store at `path`: the child's own
+/// high-water mark (`VmHWM`), which it prints on stderr as it ends. (The `ru_maxrss` of a child
+/// spawned with `vfork` semantics counts the parent's pages it shared before `exec`.)
+func exportResidentKiB(_ path: String) throws -> Int {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe".resolvedExecutable)
+    process.arguments = ["--export", "json", path, "--resident"]
+    process.standardOutput = FileHandle.nullDevice
+    let errors = Pipe()
+    process.standardError = errors
+    try process.run()
+    let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+          let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+    else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: "/proc/\(process.processIdentifier)/status"]) }
+    return kib
+}
+
+/// `glucobridge export --format format` of the store at `path` (what `--export` runs).
+func exportCommand(_ format: String, _ path: String) -> [String] {
+    ["/proc/self/exe".resolvedExecutable, "--export", format, path]
+}
+
+/// The `sqlite3` shell writing the rows the glucose export reads, as CSV.
+func sqliteCommand(_ sqlite3: String, _ path: String) -> [String] {
+    [sqlite3, "-csv", path, SharedStore.glucoseExportSQL]
+}
+
 // MARK: - Main
 
 if arguments.first == "--captures", arguments.count == 2 {
@@ -309,6 +379,19 @@ if arguments.first == "--captures", arguments.count == 2 {
     try captures.write()
     print(captures.days90.path)
     print(captures.days365.path)
+    exit(0)
+}
+
+if arguments.first == "--export", (3...4).contains(arguments.count), let format = exportFormats.first(where: { $0.name == arguments[1] }) {
+    // As `glucobridge export --format … --store …` opens the store and writes the readings.
+    let store = try SharedStore(path: arguments[2], mode: .existing, access: .serial)
+    var output = ExportOutput()
+    try GlucoseExport.write(store, format: format.format, into: &output)
+    try output.flush()
+    if arguments.last == "--resident", let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+       let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {
+        FileHandle.standardError.write(Data((line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ") + "\n").utf8))
+    }
     exit(0)
 }
 
@@ -344,6 +427,32 @@ for _ in 0..<repetitions {
 }
 lockWaits.sort()
 floorLockWaits.sort()
+// The exports of the 365-day store against the sqlite3 shell, whole processes taking turns.
+let sqlite3 = onPath("sqlite3")
+var exportSeconds: [String: [Double]] = [:]
+var exportRatios: [String: [Double]] = [:]
+var exportResident: [Int: Int] = [:]
+var exportStores: [Int: String] = [:]
+if let sqlite3 {
+    for days in [90, 365] {
+        let store = try newStore(in: folder)
+        try replay(days == 90 ? captures.days90 : captures.days365, into: store, expectingAdded: nil)
+        exportStores[days] = store.path
+    }
+    let path = exportStores[365]!
+    _ = try wholeProcess(sqliteCommand(sqlite3, path))
+    for _ in 0..<repetitions {
+        for (name, _) in exportFormats {
+            let export = try wholeProcess(exportCommand(name, path))
+            let baseline = try wholeProcess(sqliteCommand(sqlite3, path))
+            exportSeconds[name, default: []].append(export)
+            exportSeconds["sqlite3", default: []].append(baseline)
+            exportRatios[name, default: []].append(export / baseline)
+        }
+    }
+    for (days, path) in exportStores { exportResident[days] = try exportResidentKiB(path) }
+}
+
 let counting = !arguments.contains("--no-instructions")
 var counts: [Phase: Int] = [:]
 if counting {
@@ -388,4 +497,29 @@ print(String(
 print(String(
     format: "  the same during the store floor's insert: median %.1f ms, max %.1f ms of %d",
     floorLockWaits[floorLockWaits.count / 2] * 1000, floorLockWaits.last! * 1000, floorLockWaits.count))
+if let sqlite3, let path = exportStores[365] {
+    print("""
+        export of the 365-day store (whole processes, this program exporting as `glucobridge export` does, \
+        in turn with the sqlite3 shell's -csv output of the same query; median of \(repetitions) pairs)
+        """)
+    let baseline = median(exportSeconds["sqlite3"]!)
+    var exportCounts: [String: Int] = [:]
+    if counting {
+        exportCounts["sqlite3"] = callgrind(sqliteCommand(sqlite3, path))
+        for (name, _) in exportFormats { exportCounts[name] = callgrind(exportCommand(name, path)) }
+    }
+    print(String(format: "  sqlite3 -csv                     %7.1f ms", baseline * 1000)
+          + (exportCounts["sqlite3"].map { String(format: "   %7.1f M instructions", Double($0) / 1e6) } ?? ""))
+    for (name, _) in exportFormats {
+        var text = "  export --format \(name)".padding(toLength: 35, withPad: " ", startingAt: 0)
+            + String(format: "%7.1f ms  %6.3f× sqlite3 -csv", median(exportSeconds[name]!) * 1000, median(exportRatios[name]!))
+        if let count = exportCounts[name], let base = exportCounts["sqlite3"] {
+            text += String(format: "   %7.1f M instructions (%6.3f× sqlite3 -csv)", Double(count) / 1e6, Double(count) / Double(base))
+        }
+        print(text)
+    }
+    print("  largest resident size of the JSON export: 90 days \(exportResident[90]!) KiB, 365 days \(exportResident[365]!) KiB")
+} else {
+    print("(no export figures: the sqlite3 program is not installed)")
+}
 if counting, counts.isEmpty { print("(no instruction counts: valgrind is not installed)") }

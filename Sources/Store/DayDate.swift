@@ -20,7 +20,13 @@ public struct DayDate: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// Parses `YYYY-MM-DD`; nil for any other text or for a date that does not exist.
     public init?(_ string: String) {
-        let bytes = Array(string.utf8)
+        var string = string
+        guard let date = string.withUTF8({ DayDate(utf8: $0) }) else { return nil }
+        self = date
+    }
+
+    /// `init(_:)` of UTF-8 bytes, such as a column's text as SQLite holds it.
+    package init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
               let year = parseDigits(bytes[0..<4]), let month = parseDigits(bytes[5..<7]),
               let day = parseDigits(bytes[8..<10])

@@ -53,7 +53,7 @@ enum Decode {
         return value
     }
 
-    private static func unreadable(_ name: String, _ text: String) -> StoreError {
+    static func unreadable(_ name: String, _ text: String) -> StoreError {
         .database("the store holds a value glucobridge cannot read: \(name) = '\(text)'")
     }
 }

@@ -50,7 +50,12 @@ enum StoreTime {
     /// Parses `YYYY-MM-DD HH:MM:SS` (or with `T` between date and time), with an optional fraction
     /// of 1 to 9 digits, as UTC.
     static func date(_ text: String) -> Date? {
-        let bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { date($0) }
+    }
+
+    /// `date(_:)` of UTF-8 bytes, such as a column's text as SQLite holds it.
+    static func date(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         guard bytes.count >= 19, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
               bytes[10] == UInt8(ascii: " ") || bytes[10] == UInt8(ascii: "T"),
               bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
@@ -92,7 +97,7 @@ extension StoreTime {
 }
 
 /// Parses fixed-width ASCII decimal digits; nil when the slice is empty or holds a non-digit.
-func parseDigits(_ bytes: ArraySlice<UInt8>) -> Int? {
+func parseDigits<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Int? {
     guard !bytes.isEmpty else { return nil }
     var value = 0
     for byte in bytes {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Export
 import Foundation
 import Model
 import Store
@@ -41,22 +42,36 @@ struct ExportCommand: ParsableCommand {
             let store = try storeOptions.openExisting()
             let start = try from.map { try TimeInput.bound($0, .start, zone: store.timeZone) }
             let end = try to.map { try TimeInput.bound($0, .end, zone: store.timeZone) }
-            if format == .nightscout {
-                FileHandle.standardOutput.write(try ExportTable.json(try nightscout(store, from: start, to: end)))
-                return
-            }
-            let (columns, rows) = try table(store, from: start, to: end)
-            switch format {
-            case .csv: FileHandle.standardOutput.write(Data(ExportTable.csv(columns: columns, rows: rows).utf8))
-            case .json, .nightscout: FileHandle.standardOutput.write(try ExportTable.json(columns: columns, rows: rows))
-            }
+            // A reader that goes away is a write error (EPIPE) to report, not a silent death.
+            signal(SIGPIPE, SIG_IGN)
+            var output = ExportOutput()
+            try write(store, from: start, to: end, to: &output)
+            try output.flush()
         }
     }
 
-    /// The columns and rows of `kind` with `from ≤ time < to`.
+    /// The export of `kind` in `format` with `from ≤ time < to`: glucose streamed from the
+    /// store's cursor, the logs and Days (a few a day) from their arrays.
+    func write(_ store: SharedStore, from start: Date?, to end: Date?, to output: inout ExportOutput) throws {
+        if kind == .glucose {
+            let format: GlucoseExport.Format = switch format {
+            case .csv: .csv
+            case .json: .json
+            case .nightscout: .nightscout
+            }
+            return try GlucoseExport.write(store, from: start, to: end, format: format, into: &output)
+        }
+        if format == .nightscout {
+            return try ExportTable.writeJSON(try nightscout(store, from: start, to: end), to: &output)
+        }
+        let (columns, rows) = try table(store, from: start, to: end)
+        try ExportTable.write(format == .csv ? .csv : .json, columns: columns, rows: rows, to: &output)
+    }
+
+    /// The columns and rows of `kind` (not glucose) with `from ≤ time < to`.
     func table(_ store: SharedStore, from start: Date?, to end: Date?) throws -> ([String], [[ExportField]]) {
         switch kind {
-        case .glucose: (GlucoseExport.columns, try store.glucose(from: start, to: end).map(GlucoseExport.fields))
+        case .glucose: preconditionFailure("glucose is streamed from the store's cursor by GlucoseExport")
         case .insulin: (InsulinExport.columns, try store.logs(InsulinLog.self, from: start, to: end).map(InsulinExport.fields))
         case .meal: (MealExport.columns, try store.logs(MealLog.self, from: start, to: end).map(MealExport.fields))
         case .exercise: (ExerciseExport.columns, try store.logs(ExerciseLog.self, from: start, to: end).map(ExerciseExport.fields))
@@ -74,42 +89,12 @@ struct ExportCommand: ParsableCommand {
     /// Nightscout entries (glucose) or treatments (insulin, meals, exercise).
     func nightscout(_ store: SharedStore, from start: Date?, to end: Date?) throws -> [[String: ExportField]] {
         switch kind {
-        case .glucose: return try store.glucose(from: start, to: end).map(NightscoutExport.entry)
+        case .glucose: preconditionFailure("glucose is streamed from the store's cursor by GlucoseExport")
         case .insulin: return try store.logs(InsulinLog.self, from: start, to: end).map(NightscoutExport.treatment)
         case .meal: return try store.logs(MealLog.self, from: start, to: end).map(NightscoutExport.treatment)
         case .exercise: return try store.logs(ExerciseLog.self, from: start, to: end).map(NightscoutExport.treatment)
         case .illness, .stress, .days:
             throw CLIError("--format nightscout exports glucose (entries), insulin, meal or exercise (treatments), not \(kind.rawValue); use csv or json")
         }
-    }
-}
-
-/// The glucose export. Columns are documented in docs/commands.md and never renamed.
-enum GlucoseExport {
-    static let columns = ["time", "day", "mgdl", "mmol", "tag", "flag", "kind", "trend", "source", "record_key", "device_display_time", "note"]
-
-    static func csv(_ readings: [StoredGlucose]) -> String {
-        ExportTable.csv(columns: columns, rows: readings.map(fields))
-    }
-
-    static func json(_ readings: [StoredGlucose]) throws -> Data {
-        try ExportTable.json(columns: columns, rows: readings.map(fields))
-    }
-
-    /// mg/dL exactly as stored (`100`, `99.7`), mmol/L to one decimal computed from it.
-    static func fields(_ r: StoredGlucose) -> [ExportField] {
-        let source = r.sourceFamily.map { family in r.sourceSerial.map { "\(family):\($0)" } ?? family }
-        return [
-            .text(timestamp(r.time)), .text(r.day.description), .mgdl(r.mgdl), .mmol(fromMgdl: r.mgdl), .text(r.tag.rawValue),
-            .optional(r.flag?.rawValue), .text(r.kind.rawValue), .optional(r.trend?.rawValue), .optional(source),
-            .optional(r.recordKey), .optional(r.displayTime), .optional(r.note),
-        ]
-    }
-
-    /// `2013-09-13T04:27:34Z`: UTC, second precision.
-    static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded()))
     }
 }

@@ -1,3 +1,4 @@
+import Export
 import Foundation
 import Model
 import Store
@@ -45,4 +46,12 @@ struct CLIStore {
 /// The JSON printed by a command, as Foundation objects.
 func jsonObject(_ text: String) throws -> Any {
     try JSONSerialization.jsonObject(with: Data(text.utf8))
+}
+
+/// What `glucobridge export` writes with `arguments` (no --from, --to) on `store`, run in this
+/// process into memory.
+func exported(_ arguments: [String], _ store: SharedStore) throws -> String {
+    var output = ExportOutput.inMemory()
+    try ExportCommand.parse(arguments).write(store, from: nil, to: nil, to: &output)
+    return String(decoding: output.bytes, as: UTF8.self)
 }

@@ -110,8 +110,7 @@ final class ExerciseCommandTests: XCTestCase {
         XCTAssertEqual(again.sessionsAlreadyStored, 2)
         XCTAssertEqual(again.minutesAdded, 0)
 
-        let sessions = try store.logs(ExerciseLog.self)
-        XCTAssertEqual(ExerciseExport.csv(sessions), """
+        XCTAssertEqual(try exported(["--kind", "exercise", "--format", "csv"], store), """
             start,day,name,duration_min,intensity,source,record_key
             2024-05-01T17:00:00Z,2024-05-01,"Yoga, gentle",45.5,light,,
             2024-05-02T05:30:00Z,2024-05-01,Walking,30,moderate,ble-rsc:C0:FF:EE:00:00:01,exercise:2024-05-02T05:30Z
@@ -119,7 +118,7 @@ final class ExerciseCommandTests: XCTestCase {
 
             """)
 
-        let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: ExerciseExport.json(sessions)) as? [[String: Any]])
+        let objects = try XCTUnwrap(jsonObject(try exported(["--kind", "exercise", "--format", "json"], store)) as? [[String: Any]])
         XCTAssertEqual(objects.count, 3)
         XCTAssertEqual(objects[1] as NSDictionary, [
             "start": "2024-05-02T05:30:00Z", "day": "2024-05-01", "name": "Walking", "duration_min": 30,

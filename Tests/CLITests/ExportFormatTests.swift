@@ -8,17 +8,17 @@ import XCTest
 
 /// The export formats, on a store filled by replaying the demo capture.
 final class ExportFormatTests: XCTestCase {
-    func readings() throws -> [StoredGlucose] {
+    func store() throws -> SharedStore {
         let folder = try Fixtures.temporaryDirectory()
         let options = try StoreOptions.parse(["--store", folder.appendingPathComponent("s.sqlite").path, "--tz", "America/New_York"])
         var replay = try ReplayCommand.parse([Fixtures.url("dexcom/ecc1-g4-receiver.pcap").path])
         replay.storeOptions = options
         try replay.run()
-        return try options.open().glucose()
+        return try options.open()
     }
 
     func testCSV() throws {
-        let lines = GlucoseExport.csv(try readings()).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = try exported(["--format", "csv"], try store()).split(separator: "\n", omittingEmptySubsequences: false)
         XCTAssertEqual(lines.first, "time,day,mgdl,mmol,tag,flag,kind,trend,source,record_key,device_display_time,note")
         XCTAssertEqual(lines.count, 1 + 23 + 1)
         XCTAssertEqual(lines[1], "2015-07-18T00:18:17Z,2015-07-17,79,4.4,in-range,,sensor,Flat,dexcom:SM44792675,egv:11856,2016-02-24T16:46:53,")
@@ -26,7 +26,7 @@ final class ExportFormatTests: XCTestCase {
     }
 
     func testJSON() throws {
-        let data = try GlucoseExport.json(try readings())
+        let data = Data(try exported(["--format", "json"], try store()).utf8)
         let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [[String: Any]])
         XCTAssertEqual(objects.count, 23)
         XCTAssertEqual(objects.last?["time"] as? String, "2015-07-18T02:08:16Z")
@@ -35,6 +35,20 @@ final class ExportFormatTests: XCTestCase {
         XCTAssertEqual(objects.last?["tag"] as? String, "hyper-l1")
         XCTAssertNil(objects.last?["flag"], "empty fields are left out")
         XCTAssertTrue(String(decoding: data, as: UTF8.self).contains("\"mmol\" : 12.4,"))
+    }
+
+    /// A value another program wrote that glucobridge cannot read stops the export with an error
+    /// naming the column and the value, in every format, as it did when the readings were read
+    /// whole first.
+    func testUnreadableValueIsNamed() throws {
+        let store = try store()
+        // The month 13 passes the column's CHECK (digit classes), not the calendar.
+        _ = try sqlite3(store.path, "UPDATE glucose SET time = '2015-13-18 00:18:17.000' WHERE device_record_key = 'egv:11856';")
+        for format in ["csv", "json", "nightscout"] {
+            XCTAssertThrowsError(try exported(["--format", format], store), format) { error in
+                XCTAssertEqual("\(error)", "database error: the store holds a value glucobridge cannot read: glucose.time = '2015-13-18 00:18:17.000'")
+            }
+        }
     }
 }
 

@@ -107,7 +107,7 @@ package enum DriverConformanceKit {
             damaged.append(("last byte of packet \(packet.number) changed", flipped))
             damaged.append(("packet \(packet.number) one byte short", shortened(bytes, packet: packet.range)))
         }
-        XCTAssertGreaterThan(damaged.count, 2 * packets.count - 1, "\(name): every data packet is damaged", file: file, line: line)
+        XCTAssertGreaterThan(damaged.count, packets.count, "\(name): the recording has data packets to damage", file: file, line: line)
         for (damage, content) in damaged {
             let url = folder.appendingPathComponent("damaged.pcap")
             try Data(content).write(to: url)

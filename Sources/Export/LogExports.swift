@@ -3,21 +3,21 @@ import Model
 import Store
 
 /// The exports of the logs entered in the app or on the command line, and of Days. Columns are
-/// documented in docs/commands.md and never renamed.
-enum InsulinExport {
-    static let columns = ["time", "day", "units", "id"]
+/// documented in README.md and never renamed.
+package enum InsulinExport {
+    package static let columns = ["time", "day", "units", "id"]
 
-    static func fields(_ dose: Stored<InsulinLog>) -> [ExportField] {
-        [.text(GlucoseExport.timestamp(dose.time)), .text(dose.day.description), .decimal(dose.units, places: 2), .integer(Int(dose.id.rawValue))]
+    package static func fields(_ dose: Stored<InsulinLog>) -> [ExportField] {
+        [.instant(dose.time), .text(dose.day.description), .decimal(dose.units, places: 2), .integer(Int(dose.id.rawValue))]
     }
 }
 
-enum MealExport {
-    static let columns = ["time", "day", "name", "carbs_g", "protein_g", "fat_g", "favourite", "id"]
+package enum MealExport {
+    package static let columns = ["time", "day", "name", "carbs_g", "protein_g", "fat_g", "favourite", "id"]
 
-    static func fields(_ meal: Stored<MealLog>) -> [ExportField] {
+    package static func fields(_ meal: Stored<MealLog>) -> [ExportField] {
         [
-            .text(GlucoseExport.timestamp(meal.time)), .text(meal.day.description), meal.name.isEmpty ? .null : .text(meal.name),
+            .instant(meal.time), .text(meal.day.description), meal.name.isEmpty ? .null : .text(meal.name),
             .decimal(meal.carbs, places: 1), .decimal(meal.protein, places: 1), .decimal(meal.fat, places: 1),
             .bool(meal.isFavourite), .integer(Int(meal.id.rawValue)),
         ]
@@ -25,12 +25,12 @@ enum MealExport {
 }
 
 /// Illness and stress episodes: start, end (empty while open) and length.
-enum EpisodeExport {
-    static let columns = ["start", "end", "day", "duration_min", "open", "id"]
+package enum EpisodeExport {
+    package static let columns = ["start", "end", "day", "duration_min", "open", "id"]
 
-    static func fields<Episode: EpisodeEntry>(_ episode: Stored<Episode>) -> [ExportField] {
+    package static func fields<Episode: EpisodeEntry>(_ episode: Stored<Episode>) -> [ExportField] {
         [
-            .text(GlucoseExport.timestamp(episode.start)), episode.end.map { .text(GlucoseExport.timestamp($0)) } ?? .null,
+            .instant(episode.start), episode.end.map { .instant($0) } ?? .null,
             .text(episode.day.description), episode.end.map { .decimal($0.timeIntervalSince(episode.start) / 60, places: 1) } ?? .null,
             .bool(episode.end == nil), .integer(Int(episode.id.rawValue)),
         ]
@@ -38,13 +38,13 @@ enum EpisodeExport {
 }
 
 /// One row per Day, as `days` shows it.
-enum DayExport {
-    static let columns = [
+package enum DayExport {
+    package static let columns = [
         "day", "readings", "low_mgdl", "average_mgdl", "high_mgdl", "time_in_range_percent", "hypo", "hyper", "exercise",
         "stress", "illness", "favourite", "carbs_g", "protein_g", "fat_g",
     ]
 
-    static func fields(_ day: DaySummary) -> [ExportField] {
+    package static func fields(_ day: DaySummary) -> [ExportField] {
         [
             .text(day.date.description), .integer(day.glucoseCount), day.low.map(ExportField.mgdl) ?? .null,
             day.average.map { .decimal($0, places: 1) } ?? .null, day.high.map(ExportField.mgdl) ?? .null,
@@ -64,11 +64,11 @@ enum DayExport {
 /// `find[sgv][$lt]=70` filter compares whole numbers, and the uploaders it was built for send
 /// whole mg/dL. A fractional reading is rounded to the nearest whole mg/dL there (69.6 becomes
 /// 70); the exact value stays in the store, the CSV and JSON exports and the central database.
-enum NightscoutExport {
-    static let enteredBy = "glucobridge"
+package enum NightscoutExport {
+    package static let enteredBy = "glucobridge"
 
     /// Nightscout's direction names: the trend's own name, but for its two non-arrow states.
-    static func direction(_ trend: Trend?) -> String {
+    package static func direction(_ trend: Trend?) -> String {
         switch trend {
         case nil: "NONE"
         case .notComputable: "NOT COMPUTABLE"
@@ -77,40 +77,15 @@ enum NightscoutExport {
         }
     }
 
-    /// `2015-07-18T00:18:17.000Z`, as Nightscout writes `dateString` and `created_at`.
-    static func dateString(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+    package static func treatment(_ eventType: String, at time: Date, _ fields: [String: ExportField]) -> [String: ExportField] {
+        fields.merging(["eventType": .text(eventType), "created_at": .instant(time, milliseconds: true), "enteredBy": .text(enteredBy)]) { $1 }
     }
 
-    static func entry(_ reading: StoredGlucose) -> [String: ExportField] {
-        let device = reading.sourceFamily.map { family in "\(enteredBy) \(family):\(reading.sourceSerial ?? "")" } ?? enteredBy
-        var entry: [String: ExportField] = [
-            "date": .integer(Int((reading.time.timeIntervalSince1970 * 1000).rounded())),
-            "dateString": .text(dateString(reading.time)), "device": .text(device),
-        ]
-        switch reading.kind {
-        case .sensor:
-            entry["type"] = .text("sgv")
-            entry["sgv"] = .wholeMgdl(reading.mgdl)
-            entry["direction"] = .text(direction(reading.trend))
-        case .fingerstick:
-            entry["type"] = .text("mbg")
-            entry["mbg"] = .wholeMgdl(reading.mgdl)
-        }
-        return entry
-    }
-
-    static func treatment(_ eventType: String, at time: Date, _ fields: [String: ExportField]) -> [String: ExportField] {
-        fields.merging(["eventType": .text(eventType), "created_at": .text(dateString(time)), "enteredBy": .text(enteredBy)]) { $1 }
-    }
-
-    static func treatment(_ dose: Stored<InsulinLog>) -> [String: ExportField] {
+    package static func treatment(_ dose: Stored<InsulinLog>) -> [String: ExportField] {
         treatment("Correction Bolus", at: dose.time, ["insulin": .decimal(dose.units, places: 2)])
     }
 
-    static func treatment(_ meal: Stored<MealLog>) -> [String: ExportField] {
+    package static func treatment(_ meal: Stored<MealLog>) -> [String: ExportField] {
         var fields: [String: ExportField] = ["carbs": .decimal(meal.carbs, places: 1)]
         if meal.protein > 0 { fields["protein"] = .decimal(meal.protein, places: 1) }
         if meal.fat > 0 { fields["fat"] = .decimal(meal.fat, places: 1) }
@@ -118,7 +93,7 @@ enum NightscoutExport {
         return treatment("Carb Correction", at: meal.time, fields)
     }
 
-    static func treatment(_ session: Stored<ExerciseLog>) -> [String: ExportField] {
+    package static func treatment(_ session: Stored<ExerciseLog>) -> [String: ExportField] {
         treatment("Exercise", at: session.time, [
             "duration": .decimal(session.duration / 60, places: 1), "notes": .text("\(session.name) (\(session.intensity.rawValue))"),
         ])
