@@ -193,89 +193,46 @@ let package = Package(
             name: "ImportTestSupport",
             dependencies: ["Importer", "Drivers", "Transport", "TransportReplay", "CaptureUSB", "Store", "Model", "TestSupport"],
             path: "Tests/ImportTestSupport"),
-        // Unit tests, one target per module or device family: in this process, no server.
-        .testTarget(name: "ModelTests", dependencies: ["Model"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "CaptureUSB", "CaptureBluetooth", "TestSupport"]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport", "TransportReplay", "Capture", "CaptureUSB", "TestSupport"]),
+        // The command line in process, for tests that run its commands on a store.
+        .target(
+            name: "AppTestSupport", dependencies: ["glucobridge", "Export", "Store", "Model", "TestSupport"], path: "Tests/AppTestSupport"),
+        // Tests by level. Unit: in this process, no store file, no server, no other program;
+        // `swift test --filter UnitTests` is the fast loop. Integration: real SQLite stores, the
+        // machine's libusb and BlueZ, the daemon's services in process, the command line's
+        // commands in process. EndToEnd: the built binary, the daemon, sqlite3, Chromium and
+        // freestyle-hid as processes, and the PostgreSQL server of `.ci/start-postgres`. Each
+        // level's folders are named for the module or device family they test.
         .testTarget(
-            name: "BLETransportTests", dependencies: ["Transport", "TransportReplay", "Capture", "CaptureBluetooth", "TestSupport"]),
-        // The live transports against this machine's libusb and BlueZ.
-        .testTarget(
-            name: "LiveTransportTests",
+            name: "UnitTests",
             dependencies: [
-                "Transport", "TransportLibUSB", "TransportBlueZ", "Capture", "CaptureBluetooth", "CLibUSB", "CBluetooth", "TestSupport",
-            ]),
-        .testTarget(name: "DexcomTests", dependencies: ["Drivers", "Model", "TestSupport"]),
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "Model", "TestSupport"]),
-        .testTarget(name: "BLEServiceTests", dependencies: ["Drivers", "CaptureBluetooth", "Model", "TestSupport"]),
+                "Model", "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Simulators",
+                "Export", "TestSupport",
+            ],
+            path: "Tests/Unit"),
         .testTarget(
-            name: "ContourTests",
-            dependencies: ["Drivers", "Importer", "Store", "CaptureUSB", "Model", "Simulators", "TestSupport", "ImportTestSupport"]),
-        .testTarget(
-            name: "FreeStyleTests",
+            name: "IntegrationTests",
             dependencies: [
-                "Drivers", "Importer", "Store", "Capture", "CaptureUSB", "Transport", "TransportReplay", "Model", "Simulators",
-                "TestSupport", "ImportTestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ]),
-        .testTarget(
-            name: "CLITests",
-            dependencies: [
-                "glucobridge", "Importer", "LiveImport", "Store", "Transport", "CaptureBluetooth", "Model", "Ingest", "Simulators",
-                "Export", "TestSupport", "ImportTestSupport",
+                "glucobridge", "Importer", "LiveImport", "Daemon", "Setup", "Sync", "Store", "GlucoseMetrics", "Report", "Export", "Drivers",
+                "Ingest", "Model", "Simulators", "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay",
+                "TransportLibUSB", "TransportBlueZ", "CLibUSB", "CBluetooth", "TestSupport", "ImportTestSupport", "AppTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ]),
-        .testTarget(
-            name: "GlucoseMetricsTests",
-            dependencies: ["GlucoseMetrics", "Report", "Store", "Model", "Simulators", "Importer", "TestSupport", "ImportTestSupport"]),
-        .testTarget(
-            name: "SetupTests",
-            dependencies: ["Setup", "Drivers", "TransportBlueZ", "Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(
-            name: "DaemonTests",
-            dependencies: [
-                "Daemon", "Importer", "Store", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Drivers", "Model", "Simulators",
-                "TestSupport", "ImportTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]),
-        .testTarget(
-            name: "SyncTests", dependencies: ["Sync", "TestSupport"]),
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Model", "TestSupport"]),
-        .testTarget(
-            name: "StoreTests",
-            dependencies: ["Store", "Model", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(
-            name: "ImporterTests",
-            dependencies: [
-                "Importer", "Store", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Drivers", "Ingest", "Model", "Simulators",
-                "TestSupport", "ImportTestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ]),
-        // The simulators against the decoders: each simulator's bytes, recorded and replayed,
-        // decode through the real drivers to exactly the values it was given.
-        .testTarget(
-            name: "SimulatorTests",
-            dependencies: [
-                "Simulators", "Drivers", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Model", "TestSupport",
-            ]),
-        .testTarget(
-            name: "BLEImportTests",
-            dependencies: [
-                "Importer", "Store", "Transport", "CaptureBluetooth", "Drivers", "Ingest", "Model", "Simulators", "TestSupport", "ImportTestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ]),
-        // End-to-end tests: the built binary, the daemon, sqlite3 and chromium as processes, and the
-        // PostgreSQL server of `.ci/start-postgres`. `swift test --skip EndToEndTests` runs the rest.
+            ],
+            path: "Tests/Integration"),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "glucobridge", "Setup", "Sync", "Store", "Model", "GlucoseMetrics", "Report", "Simulators", "TransportBlueZ",
-                "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
-            ]),
+                "glucobridge", "Importer", "LiveImport", "Setup", "Sync", "Store", "GlucoseMetrics", "Report", "Export", "Drivers", "Ingest",
+                "Model", "Simulators", "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "TransportBlueZ",
+                "TestSupport", "ImportTestSupport", "AppTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/EndToEnd"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -50,11 +50,17 @@ public func hexBytes(_ text: String) -> [UInt8] {
     return bytes
 }
 
-/// An instant from ISO 8601 text such as `2013-09-13T06:59:59Z` or `2013-09-13T06:59:59.125Z`.
+/// An instant from ISO 8601 text such as `2013-09-13T06:59:59Z` or `2013-09-13T06:59:59.125Z`,
+/// or from `2013-09-13 04:27:34` read as UTC.
 public func utc(_ text: String) -> Date {
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     if let date = formatter.date(from: text) { return date }
     formatter.formatOptions = [.withInternetDateTime]
-    return formatter.date(from: text)!
+    if let date = formatter.date(from: text) { return date }
+    let plain = DateFormatter()
+    plain.locale = Locale(identifier: "en_US_POSIX")
+    plain.timeZone = TimeZone(identifier: "UTC")
+    plain.dateFormat = "yyyy-MM-dd HH:mm:ss"
+    return plain.date(from: text)!
 }
