@@ -89,20 +89,10 @@ final class ImportReportSnapshotTests: XCTestCase {
 
     /// Replays `capture` twice into a fresh store, as `glucobridge replay` and the daemon's spool do.
     private func assertSnapshot(named name: String, capture: URL, file: StaticString = #filePath, line: UInt = #line) throws {
-        let (store, _) = try makeStore()
-        let importer = Importer(store: store, logger: Logger(label: "snapshot") { _ in SwiftLogNoOpLogHandler() })
-        var text = ""
-        for attempt in ["first import", "second import"] {
-            text += "== \(attempt)\n"
-            do {
-                text += Self.text(ImportReport(try importer.run(.capture(capture)), store: store))
-            } catch {
-                text += "error: \(error)\n"
-            }
-        }
-        try compare(text, store: store, named: name, file: file, line: line)
+        try assertLiveSnapshot(named: name, file: file, line: line) { importer in try importer.run(.capture(capture)) }
     }
 
+    /// Runs `body` twice on a fresh store and compares the two reports with the snapshot `name`.
     private func assertLiveSnapshot(
         named name: String, file: StaticString = #filePath, line: UInt = #line,
         _ body: (Importer) throws -> ImportResult
