@@ -149,6 +149,17 @@ advertise() {
     btmgmt --index 1 add-adv -c -g -u "$1" 1 > /dev/null
 }
 
+# Serves `glucobridge-lab-device ble MODEL ARGS…` on hci1 advertising SERVICE (a 16-bit UUID in
+# hex), its log in LOG, and waits until it listens; its process id is left in device_pid.
+serve_peripheral() {
+    local log="$1" service="$2" model="$3"
+    shift 3
+    advertise "$service" || true
+    "$lab_device" ble "$model" --index 1 "$@" > "$log" 2>&1 &
+    device_pid=$!
+    await 20 "the $model peripheral to listen on hci1" grep -q "listening" "$log"
+}
+
 stop_bluetooth() {
     sleep 0.5
     kill -INT "$btmon_central_pid" "$btmon_all_pid" 2>/dev/null || true

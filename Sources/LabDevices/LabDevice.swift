@@ -160,11 +160,12 @@ extension LabDevice {
 
     struct BLE: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A Bluetooth LE peripheral on a controller: the simulated heart-rate band or CGM (with its RACP), or a captured device.")
+            abstract: "A Bluetooth LE peripheral on a controller: the simulated heart-rate band, CGM or glucose meter (with their RACP), or a captured device.")
 
         enum Model: String, ExpressibleByArgument, CaseIterable {
             case heartRate = "heart-rate"
             case cgm
+            case meter
             case capture
         }
 
@@ -183,6 +184,9 @@ extension LabDevice {
         @Option(help: "Drop the link after this many PDUs sent (a fault).")
         var dropAfter: Int?
 
+        @Option(help: "Drop the link after this many notifications and indications sent (a fault in the middle of an RACP transfer).")
+        var dropAfterValues: Int?
+
         @Option(help: "capture: the btsnoop file whose device is served (its first connection carrying ATT, from the central's side).")
         var file: String?
 
@@ -196,6 +200,9 @@ extension LabDevice {
                 let values = tenths.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
                 let clock = SimulatedClock(ContinuousGlucoseSensorDemo.connected)
                 peripheral = StayingPeripheral(ContinuousGlucoseSensorDemo.sensor(tenths: values, clock: clock))
+            case .meter:
+                peripheral = StayingPeripheral(
+                    GlucoseMeterDemo.meter(clock: SimulatedClock(Date())), leavesAfter: StayingPeripheral.endsRACPTransfer)
             case .capture:
                 guard let file else { throw ValidationError("capture needs --file FILE") }
                 do {
@@ -204,7 +211,11 @@ extension LabDevice {
                     throw LabDeviceError("\(error)")
                 }
             }
-            let server = BLEPeripheralServer(index: index, model: peripheral, fault: dropAfter.map { BLEFault(afterPDUs: $0) }, log: labLog)
+            guard dropAfter == nil || dropAfterValues == nil else {
+                throw ValidationError("--drop-after and --drop-after-values are two faults: give one")
+            }
+            let fault = dropAfter.map { BLEFault(after: $0, counted: .pdus) } ?? dropAfterValues.map { BLEFault(after: $0, counted: .values) }
+            let server = BLEPeripheralServer(index: index, model: peripheral, fault: fault, log: labLog)
             try server.run()
             labLog("session over")
         }
