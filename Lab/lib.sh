@@ -90,8 +90,11 @@ exercise_rows() {
         FROM exercise e JOIN day d ON d.id = e.day_id ORDER BY e.device_record_key"
 }
 
+# Every activity minute: its source, and each value the sensors gave it.
 activity_rows() {
-    sqlite3 -separator ' | ' "$1" "SELECT minute, coalesce(heart_rate_bpm, '-'), coalesce(energy_kj, '-') FROM activity_minute ORDER BY minute"
+    sqlite3 -separator ' | ' "$1" "SELECT m.minute, s.family, coalesce(m.heart_rate_bpm, '-'), coalesce(m.step_cadence_spm, '-'),
+        coalesce(m.crank_cadence_rpm, '-'), coalesce(m.speed_mps, '-'), coalesce(m.distance_m, '-'), coalesce(m.energy_kj, '-'),
+        coalesce(m.gait, '-'), m.sensors, m.sample_count FROM activity_minute m JOIN source s ON s.id = m.source_id ORDER BY m.minute, s.family"
 }
 
 count() { sqlite3 "$1" "SELECT count(*) FROM $2"; }

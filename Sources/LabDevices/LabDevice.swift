@@ -160,10 +160,13 @@ extension LabDevice {
 
     struct BLE: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A Bluetooth LE peripheral on a controller: the simulated heart-rate band, CGM or glucose meter (with their RACP), or a captured device.")
+            abstract: "A Bluetooth LE peripheral on a controller: the simulated heart-rate band, running pod, bike sensor, treadmill, CGM or glucose meter (with their RACP), or a captured device.")
 
         enum Model: String, ExpressibleByArgument, CaseIterable {
             case heartRate = "heart-rate"
+            case runningPod = "running-pod"
+            case bike
+            case treadmill
             case cgm
             case meter
             case capture
@@ -175,7 +178,7 @@ extension LabDevice {
         @Option(help: "The controller index (hciN) the peripheral listens on.")
         var index: Int32 = 1
 
-        @Option(help: "heart-rate: seconds of measurements, one a second, sent one per 7.5 ms of quiet once the central listens.")
+        @Option(help: "heart-rate, running-pod, bike, treadmill: seconds of measurements, one a second, sent one per 7.5 ms of quiet once the central listens.")
         var seconds = 120
 
         @Option(help: "cgm: the stored readings in tenths of mg/dL (539 is 53.9), oldest first, five minutes apart.")
@@ -196,6 +199,10 @@ extension LabDevice {
             switch model {
             case .heartRate:
                 peripheral = HeartRateBandDemo.band(clock: SimulatedClock(Date().addingTimeInterval(-Double(seconds) - 60)), seconds: seconds)
+            case .runningPod, .bike, .treadmill:
+                let sensor: SportSensorDemo.Sensor = model == .runningPod ? .runningPod : model == .bike ? .bike : .treadmill
+                let start = Date().addingTimeInterval(-Double(seconds) - 60)
+                peripheral = SportSensorDemo.device(sensor, seconds: seconds, start: start, clock: SimulatedClock(start))
             case .cgm:
                 let values = tenths.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
                 let clock = SimulatedClock(ContinuousGlucoseSensorDemo.connected)

@@ -9,9 +9,17 @@
 # between a measurement and the context it announced: the import reports it naming the device,
 # keeps the whole records before it and nothing of the cut one (as does a replay of its
 # recording); the next import completes the store with nothing twice.
+# In the same VM, one after another: the simulated running pod (Running Speed and Cadence 0x1814),
+# bike sensor (Cycling Speed and Cadence 0x1816) and treadmill (Fitness Machine 0x1826), each
+# imported live: their activity minutes and exercise equal replays of their --record captures,
+# the btmon captures replay the same samples, and tshark counts each recording's notifications.
 source "$(dirname "$0")/../lib.sh"
 out="$2"
 zone=Europe/Berlin
+# Each sport sensor with its service, and the samples its notifications (two minutes', one a
+# second) give: a bike's first only sets its counters.
+seconds=120
+sensors=(running-pod:1814:120 bike:1816:119 treadmill:1826:120)
 
 # Imports the meter into STORE (in /tmp/lab), recording to OUT/NAME.btsnoop, its report in OUT/NAME.log.
 import_meter() {
@@ -37,6 +45,13 @@ run)
     serve_peripheral "$out/device-after-drop.log" 1808 meter
     import_meter dropped.sqlite after-drop || fail "the import after the dropped link failed: $(tail -n 1 "$out/after-drop.log")"
     wait "$device_pid" || true
+    for entry in "${sensors[@]}"; do
+        IFS=: read -r sensor service _ <<< "$entry"
+        serve_peripheral "$out/device-$sensor.log" "$service" "$sensor" --seconds "$seconds"
+        "$glucobridge" import --ble "$peripheral_address,public" --adapter hci0 --store "$work/sport.sqlite" --tz UTC \
+            --record "$out/$sensor.btsnoop" > "$out/$sensor.log" 2>&1 || fail "live import of the $sensor failed: $(tail -n 1 "$out/$sensor.log")"
+        wait "$device_pid" || true
+    done
     stop_bluetooth
     ;;
 check)
@@ -84,5 +99,34 @@ check)
     same_rows "readings after the cut import and the next one, and of the whole session" "$out/after-drop.rows" "$out/live.sqlite.rows"
     exercise_rows "$out/dropped.sqlite" > "$out/after-drop-exercise.rows"
     same_rows "exercise after the cut import and the next one, and of the whole session" "$out/after-drop-exercise.rows" "$out/live-exercise.rows"
+    
+    # The sport sensors: every notification read; the recordings replay to the same minutes.
+    rm -f "$out/replay-sport.sqlite"
+    for entry in "${sensors[@]}"; do
+        IFS=: read -r sensor _ samples <<< "$entry"
+        cat "$out/$sensor.log"
+        grep -q "$samples samples" "$out/$sensor.log" || fail "the live import of the $sensor did not read $samples samples: $(grep samples "$out/$sensor.log")"
+        "$glucobridge" replay "$out/$sensor.btsnoop" --store "$out/replay-sport.sqlite" --tz UTC > "$out/replay-$sensor.log" 2>&1 \
+            || fail "replay of $sensor.btsnoop failed: $(tail -n 1 "$out/replay-$sensor.log")"
+        grep -q "$samples samples" "$out/replay-$sensor.log" || fail "the replay of $sensor.btsnoop did not read $samples samples: $(grep samples "$out/replay-$sensor.log")"
+        for capture in btmon-hci0 btmon-both; do
+            grep -q "$samples samples" "$out/replay-$capture.sqlite.log" \
+                || fail "the replay of $capture.btsnoop did not read the $sensor's $samples samples: $(grep samples "$out/replay-$capture.sqlite.log")"
+        done
+        notified="$(tshark -r "$out/$sensor.btsnoop" -Y 'btatt.opcode == 0x1b' -T fields -e btatt.opcode 2>/dev/null | wc -l)"
+        [ "$notified" = "$seconds" ] || fail "tshark reads $notified Handle Value Notifications in $sensor.btsnoop, not $seconds"
+    done
+    activity_rows "$out/sport.sqlite" > "$out/sport.rows"
+    activity_rows "$out/replay-sport.sqlite" > "$out/replay-sport.rows"
+    [ "$(cut -d '|' -f 2 "$out/sport.rows" | sort -u | tr -d ' ' | tr '\n' ' ')" = "ble-csc ble-ftms ble-rsc " ] \
+        || fail "the sport store's activity minutes come from $(cut -d '|' -f 2 "$out/sport.rows" | sort -u | tr '\n' ' ')"
+    same_rows "activity minutes of the sport sensors imported live and of replays of their recordings" "$out/sport.rows" "$out/replay-sport.rows"
+    # What the sensors sent, decoded: 2 × 2.096 m of wheel and 80 crank revolutions a minute; 8.50 km/h.
+    decoded="$(sqlite3 "$out/sport.sqlite" "SELECT group_concat(v, ' ') FROM (SELECT DISTINCT s.family || ':' || coalesce(round(m.crank_cadence_rpm, 6), '-') || ':' || round(m.speed_mps, 6) AS v
+        FROM activity_minute m JOIN source s ON s.id = m.source_id WHERE s.family IN ('ble-csc', 'ble-ftms') ORDER BY v)")"
+    [ "$decoded" = "ble-csc:80.0:4.192 ble-ftms:-:2.361111" ] || fail "the bike and the treadmill imported live stored $decoded"
+    exercise_rows "$out/sport.sqlite" > "$out/sport-exercise.rows"
+    exercise_rows "$out/replay-sport.sqlite" > "$out/replay-sport-exercise.rows"
+    same_rows "exercise of the sport sensors imported live and of replays of their recordings" "$out/sport-exercise.rows" "$out/replay-sport-exercise.rows"
     ;;
 esac
