@@ -282,6 +282,15 @@ for name in ("AUTHORIZATION_ENCRYPTION_KEY", "AUTHORIZATION_MAC_KEY", "SESSION_E
     print(name, "= 0x%032x" % getattr(k, name))' > "$1"
 }
 
+# An encrypted FreeStyle reader (glucobridge-lab-device usb MODEL: libre2 or libre3, VIDPID)
+# imported live as usb_live_run does, in Europe/Berlin, with the keys of freestyle-keys.
+libre_live_run() {
+    local out="$1" vidpid="$2" model="$3"
+    write_libre2_keys "$work/freestyle-keys"
+    export GLUCOBRIDGE_FREESTYLE_KEYS="$work/freestyle-keys"
+    usb_live_run "$out" "$vidpid" Europe/Berlin "$model"
+}
+
 # The hidraw node of the HID device VIDPID (vendor:product, lower-case hex).
 hidraw_node() {
     local node id
