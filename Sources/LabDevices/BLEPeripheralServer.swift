@@ -236,8 +236,9 @@ final class CapturedPeripheral: PeripheralModel {
 
 /// A device that sends nothing on its own, whose stored records the central asks for through its
 /// RACP (the answers, record notifications included, follow each write at once). It stays
-/// connected until the central leaves, as a CGM does; with `leavesAfter`, it leaves once it has
-/// sent the answer that ends its work, as a meter does when its records are read.
+/// connected until the central leaves; with `leavesAfter`, it leaves once it has sent the answer
+/// that ends its work, as a meter does when its records are read (and the lab's CGM, which has no
+/// live readings to send, so that the central does not wait out its minute of quiet).
 final class StayingPeripheral: PeripheralModel {
     let base: any PeripheralModel
     let leavesAfter: (([UInt8]) -> Bool)?

@@ -206,7 +206,8 @@ extension LabDevice {
             case .cgm:
                 let values = tenths.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
                 let clock = SimulatedClock(ContinuousGlucoseSensorDemo.connected)
-                peripheral = StayingPeripheral(ContinuousGlucoseSensorDemo.sensor(tenths: values, clock: clock))
+                peripheral = StayingPeripheral(
+                    ContinuousGlucoseSensorDemo.sensor(tenths: values, clock: clock), leavesAfter: StayingPeripheral.endsRACPTransfer)
             case .meter:
                 peripheral = StayingPeripheral(
                     GlucoseMeterDemo.meter(clock: SimulatedClock(Date())), leavesAfter: StayingPeripheral.endsRACPTransfer)
