@@ -90,8 +90,11 @@ exercise_rows() {
         FROM exercise e JOIN day d ON d.id = e.day_id ORDER BY e.device_record_key"
 }
 
+# Every activity minute: its source, and each value the sensors gave it.
 activity_rows() {
-    sqlite3 -separator ' | ' "$1" "SELECT minute, coalesce(heart_rate_bpm, '-'), coalesce(energy_kj, '-') FROM activity_minute ORDER BY minute"
+    sqlite3 -separator ' | ' "$1" "SELECT m.minute, s.family, coalesce(m.heart_rate_bpm, '-'), coalesce(m.step_cadence_spm, '-'),
+        coalesce(m.crank_cadence_rpm, '-'), coalesce(m.speed_mps, '-'), coalesce(m.distance_m, '-'), coalesce(m.energy_kj, '-'),
+        coalesce(m.gait, '-'), m.sensors, m.sample_count FROM activity_minute m JOIN source s ON s.id = m.source_id ORDER BY m.minute, s.family"
 }
 
 count() { sqlite3 "$1" "SELECT count(*) FROM $2"; }
@@ -147,6 +150,17 @@ start_bluetooth() {
 # Starts advertising SERVICE (a 16-bit UUID in hex) on hci1, connectable.
 advertise() {
     btmgmt --index 1 add-adv -c -g -u "$1" 1 > /dev/null
+}
+
+# Serves `glucobridge-lab-device ble MODEL ARGS…` on hci1 advertising SERVICE (a 16-bit UUID in
+# hex), its log in LOG, and waits until it listens; its process id is left in device_pid.
+serve_peripheral() {
+    local log="$1" service="$2" model="$3"
+    shift 3
+    advertise "$service" || true
+    "$lab_device" ble "$model" --index 1 "$@" > "$log" 2>&1 &
+    device_pid=$!
+    await 20 "the $model peripheral to listen on hci1" grep -q "listening" "$log"
 }
 
 stop_bluetooth() {
@@ -266,6 +280,15 @@ write_libre2_keys() {
     "$python" -c 'from freestyle_keys import libre2 as k
 for name in ("AUTHORIZATION_ENCRYPTION_KEY", "AUTHORIZATION_MAC_KEY", "SESSION_ENCRYPTION_KEY", "SESSION_MAC_KEY"):
     print(name, "= 0x%032x" % getattr(k, name))' > "$1"
+}
+
+# An encrypted FreeStyle reader (glucobridge-lab-device usb MODEL: libre2 or libre3, VIDPID)
+# imported live as usb_live_run does, in Europe/Berlin, with the keys of freestyle-keys.
+libre_live_run() {
+    local out="$1" vidpid="$2" model="$3"
+    write_libre2_keys "$work/freestyle-keys"
+    export GLUCOBRIDGE_FREESTYLE_KEYS="$work/freestyle-keys"
+    usb_live_run "$out" "$vidpid" Europe/Berlin "$model"
 }
 
 # The hidraw node of the HID device VIDPID (vendor:product, lower-case hex).

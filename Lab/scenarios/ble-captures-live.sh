@@ -10,34 +10,24 @@ source "$(dirname "$0")/../lib.sh"
 out="$2"
 captures=(synthetic/synthetic-hrs-cgms-btmon-monitor.btsnoop synthetic/synthetic-hrs-cgms-android-h4.btsnoop)
 
-# Serves capture FILE on hci1 (with more options), waiting until it listens.
-serve() {
-    local log="$1"
-    shift
-    advertise 180d || true
-    "$lab_device" ble capture --index 1 "$@" > "$log" 2>&1 &
-    device_pid=$!
-    await 20 "the captured device to listen on hci1" grep -q "listening" "$log"
-}
-
 case "$1" in
 run)
     start_bluetooth "$out/btmon-both.btsnoop" "$out/btmon-hci0.btsnoop"
     number=0
     for capture in "${captures[@]}"; do
         number=$((number + 1))
-        serve "$out/device-$number.log" --file "$lab_root/fixtures/ble/$capture"
+        serve_peripheral "$out/device-$number.log" 180d capture --file "$lab_root/fixtures/ble/$capture"
         "$glucobridge" import --ble "$peripheral_address,public" --adapter hci0 --store "$work/live-$number.sqlite" --tz UTC \
             > "$out/import-$number.log" 2>&1 || fail "live import of the device in $capture failed: $(tail -n 1 "$out/import-$number.log")"
         wait "$device_pid" || true
     done
     echo "$peripheral_address" > "$out/peripheral.address"
-    serve "$out/device-drop.log" --file "$lab_root/fixtures/ble/${captures[0]}" --drop-after 31
+    serve_peripheral "$out/device-drop.log" 180d capture --file "$lab_root/fixtures/ble/${captures[0]}" --drop-after 31
     "$glucobridge" import --ble "$peripheral_address,public" --adapter hci0 --store "$work/dropped.sqlite" --tz UTC \
         > "$out/dropped.log" 2>&1 || true
     wait "$device_pid" || true
     glucose_rows "$work/dropped.sqlite" > "$out/dropped.rows" 2>/dev/null || : > "$out/dropped.rows"
-    serve "$out/device-after-drop.log" --file "$lab_root/fixtures/ble/${captures[0]}"
+    serve_peripheral "$out/device-after-drop.log" 180d capture --file "$lab_root/fixtures/ble/${captures[0]}"
     "$glucobridge" import --ble "$peripheral_address,public" --adapter hci0 --store "$work/dropped.sqlite" --tz UTC \
         > "$out/after-drop.log" 2>&1 || fail "the import after the dropped link failed: $(tail -n 1 "$out/after-drop.log")"
     wait "$device_pid" || true

@@ -8,9 +8,7 @@
 source "$(dirname "$0")/../lib.sh"
 case "$1" in
 run)
-    write_libre2_keys "$work/freestyle-keys"
-    export GLUCOBRIDGE_FREESTYLE_KEYS="$work/freestyle-keys"
-    usb_live_run "$2" 1a61:3950 Europe/Berlin libre2
+    libre_live_run "$2" 1a61:3950 libre2
     # freestyle-hid, a host no one here wrote, logs in to the same reader through the kernel's
     # hidraw node and reads its records, in a session of its own (the reader plugged in again).
     unplug

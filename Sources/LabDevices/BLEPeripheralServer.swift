@@ -10,10 +10,25 @@ import TransportReplay
     import Glibc
 #endif
 
-/// Faults a lab peripheral makes once: the link dropped after a number of PDUs it sent (in the
-/// middle of a Record Access Control Point transfer, or before the client's discovery ends).
+/// Faults a lab peripheral makes once: the link dropped after a number of PDUs it sent (before
+/// the client's discovery ends), or after a number of the values it sent (notifications and
+/// indications: in the middle of a Record Access Control Point transfer).
 struct BLEFault {
-    var afterPDUs: Int
+    enum Counted {
+        case pdus
+        case values
+    }
+
+    var after: Int
+    var counted: Counted
+
+    /// Whether `pdu` counts towards the fault.
+    func counts(_ pdu: [UInt8]) -> Bool {
+        switch counted {
+        case .pdus: true
+        case .values: pdu.first == ATTOpcode.handleValueNotification.rawValue || pdu.first == ATTOpcode.handleValueIndication.rawValue
+        }
+    }
 }
 
 /// Serves a simulated peripheral's attribute table on a real Bluetooth LE controller: an L2CAP
@@ -87,12 +102,12 @@ final class BLEPeripheralServer {
         var subscribed = false
         var buffer = [UInt8](repeating: 0, count: 1024)
         func send(_ pdu: [UInt8]) -> Bool {
-            if let fault, sent >= fault.afterPDUs {
-                log("fault: dropping the link after \(sent) PDUs, before \(Hex.encode(Array(pdu.prefix(3))))")
+            if let fault, fault.counts(pdu), sent >= fault.after {
+                log("fault: dropping the link after \(sent) \(fault.counted == .pdus ? "PDUs" : "values"), before \(Hex.encode(Array(pdu.prefix(3))))")
                 return false
             }
             let written = pdu.withUnsafeBytes { Glibc.send(link, $0.baseAddress, $0.count, 0) }
-            sent += 1
+            if fault?.counts(pdu) ?? true { sent += 1 }
             return written == pdu.count
         }
         while true {
@@ -219,17 +234,36 @@ final class CapturedPeripheral: PeripheralModel {
     }
 }
 
-/// A device that sends nothing on its own and stays connected until the central leaves: a CGM
-/// whose stored records the central asks for through its RACP (the answers, record notifications
-/// included, follow each write at once).
+/// A device that sends nothing on its own, whose stored records the central asks for through its
+/// RACP (the answers, record notifications included, follow each write at once). It stays
+/// connected until the central leaves; with `leavesAfter`, it leaves once it has sent the answer
+/// that ends its work, as a meter does when its records are read (and the lab's CGM, which has no
+/// live readings to send, so that the central does not wait out its minute of quiet).
 final class StayingPeripheral: PeripheralModel {
     let base: any PeripheralModel
+    let leavesAfter: (([UInt8]) -> Bool)?
+    private var done = false
 
-    init(_ base: any PeripheralModel) {
+    init(_ base: any PeripheralModel, leavesAfter: (([UInt8]) -> Bool)? = nil) {
         self.base = base
+        self.leavesAfter = leavesAfter
     }
 
-    func answers(to pdu: [UInt8]) -> [[UInt8]] { base.answers(to: pdu) }
-    var isStreaming: Bool { false }
-    func nextOnItsOwn() -> PeripheralEmission? { nil }
+    func answers(to pdu: [UInt8]) -> [[UInt8]] {
+        let answers = base.answers(to: pdu)
+        if let leavesAfter, answers.contains(where: leavesAfter) { done = true }
+        return answers
+    }
+
+    var isStreaming: Bool { done }
+    func nextOnItsOwn() -> PeripheralEmission? { done ? .end : nil }
+
+    /// Whether `pdu` ends a Record Access Control Point transfer (Bluetooth SIG, Record Access
+    /// Control Point): an indication of the response code (0x06, operator null) to "report stored
+    /// records" (0x01), or of a number of stored records (0x05) that is zero.
+    static func endsRACPTransfer(_ pdu: [UInt8]) -> Bool {
+        guard pdu.first == ATTOpcode.handleValueIndication.rawValue, pdu.count >= 7 else { return false }
+        let value = pdu[3...]
+        return value.starts(with: [0x06, 0x00, 0x01]) || value.elementsEqual([0x05, 0x00, 0x00, 0x00])
+    }
 }

@@ -160,11 +160,15 @@ extension LabDevice {
 
     struct BLE: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A Bluetooth LE peripheral on a controller: the simulated heart-rate band or CGM (with its RACP), or a captured device.")
+            abstract: "A Bluetooth LE peripheral on a controller: the simulated heart-rate band, running pod, bike sensor, treadmill, CGM or glucose meter (with their RACP), or a captured device.")
 
         enum Model: String, ExpressibleByArgument, CaseIterable {
             case heartRate = "heart-rate"
+            case runningPod = "running-pod"
+            case bike
+            case treadmill
             case cgm
+            case meter
             case capture
         }
 
@@ -174,7 +178,7 @@ extension LabDevice {
         @Option(help: "The controller index (hciN) the peripheral listens on.")
         var index: Int32 = 1
 
-        @Option(help: "heart-rate: seconds of measurements, one a second, sent one per 7.5 ms of quiet once the central listens.")
+        @Option(help: "heart-rate, running-pod, bike, treadmill: seconds of measurements, one a second, sent one per 7.5 ms of quiet once the central listens.")
         var seconds = 120
 
         @Option(help: "cgm: the stored readings in tenths of mg/dL (539 is 53.9), oldest first, five minutes apart.")
@@ -182,6 +186,9 @@ extension LabDevice {
 
         @Option(help: "Drop the link after this many PDUs sent (a fault).")
         var dropAfter: Int?
+
+        @Option(help: "Drop the link after this many notifications and indications sent (a fault in the middle of an RACP transfer).")
+        var dropAfterValues: Int?
 
         @Option(help: "capture: the btsnoop file whose device is served (its first connection carrying ATT, from the central's side).")
         var file: String?
@@ -192,10 +199,18 @@ extension LabDevice {
             switch model {
             case .heartRate:
                 peripheral = HeartRateBandDemo.band(clock: SimulatedClock(Date().addingTimeInterval(-Double(seconds) - 60)), seconds: seconds)
+            case .runningPod, .bike, .treadmill:
+                let sensor: SportSensorDemo.Sensor = model == .runningPod ? .runningPod : model == .bike ? .bike : .treadmill
+                let start = Date().addingTimeInterval(-Double(seconds) - 60)
+                peripheral = SportSensorDemo.device(sensor, seconds: seconds, start: start, clock: SimulatedClock(start))
             case .cgm:
                 let values = tenths.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
                 let clock = SimulatedClock(ContinuousGlucoseSensorDemo.connected)
-                peripheral = StayingPeripheral(ContinuousGlucoseSensorDemo.sensor(tenths: values, clock: clock))
+                peripheral = StayingPeripheral(
+                    ContinuousGlucoseSensorDemo.sensor(tenths: values, clock: clock), leavesAfter: StayingPeripheral.endsRACPTransfer)
+            case .meter:
+                peripheral = StayingPeripheral(
+                    GlucoseMeterDemo.meter(clock: SimulatedClock(Date())), leavesAfter: StayingPeripheral.endsRACPTransfer)
             case .capture:
                 guard let file else { throw ValidationError("capture needs --file FILE") }
                 do {
@@ -204,7 +219,11 @@ extension LabDevice {
                     throw LabDeviceError("\(error)")
                 }
             }
-            let server = BLEPeripheralServer(index: index, model: peripheral, fault: dropAfter.map { BLEFault(afterPDUs: $0) }, log: labLog)
+            guard dropAfter == nil || dropAfterValues == nil else {
+                throw ValidationError("--drop-after and --drop-after-values are two faults: give one")
+            }
+            let fault = dropAfter.map { BLEFault(after: $0, counted: .pdus) } ?? dropAfterValues.map { BLEFault(after: $0, counted: .values) }
+            let server = BLEPeripheralServer(index: index, model: peripheral, fault: fault, log: labLog)
             try server.run()
             labLog("session over")
         }

@@ -40,6 +40,23 @@ public enum FreeStyleDemo {
 
     package static let serial = "JCMV000-S0001"
 
+    /// `$history?` as a Libre 3 reader writes it: the same rows without field 12, so the glucose
+    /// is field 12 and the error bits field 14 (glucometerutils pull request #131).
+    package static let libre3History = history.map { row in
+        var fields = row.split(separator: ",", omittingEmptySubsequences: false)
+        fields.remove(at: 12)
+        return fields.joined(separator: ",")
+    }
+
+    /// `$arresult?` as a Libre 3 reader writes it: result rows (type 2) end with field 27, with
+    /// no error bits and no custom comments (glucometerutils pull request #131); time changes
+    /// (type 5) are as the Libre's. Row 1204, flagged invalid by its error bits on the Libre, is
+    /// a reading here.
+    package static let libre3Arresult = arresult.map { row in
+        let fields = row.split(separator: ",", omittingEmptySubsequences: false)
+        return fields[1] == "2" ? fields.prefix(28).joined(separator: ",") : row
+    }
+
     /// The simulated reader, its host clock advancing 1 ms at each reading of it.
     package static func reader() -> FreeStyleReaderSimulator {
         var tick = 0.0
@@ -52,13 +69,15 @@ public enum FreeStyleDemo {
             records: ["$history?": history, "$arresult?": arresult], hostClock: clock)
     }
 
-    /// The demo records in a simulated Libre 2 (`productID` 0x3950) or Libre 3 (0x3960) reader
-    /// holding `keys`: the encrypted session, with an interrupt OUT endpoint.
+    /// The demo records in a simulated Libre 2 (`productID` 0x3950) or Libre 3 (0x3960, in the
+    /// Libre 3's row layout) reader holding `keys`: the encrypted session, with an interrupt OUT
+    /// endpoint.
     public static func encryptedReader(keys: FreeStyleKeys, productID: UInt16 = 0x3950) -> FreeStyleReaderSimulator {
         let reader = reader()
+        let records = productID == 0x3960 ? ["$history?": libre3History, "$arresult?": libre3Arresult] : reader.records
         let encrypted = FreeStyleReaderSimulator(
             productID: productID, outEndpoint: true, serial: "MAGA987-J0123", softwareVersion: "1.0.12", date: date, time: time,
-            records: reader.records, hostClock: reader.hostClock)
+            records: records, hostClock: reader.hostClock)
         encrypted.keys = keys
         return encrypted
     }

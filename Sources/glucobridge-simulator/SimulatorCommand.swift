@@ -22,7 +22,7 @@ struct FreeStyleCommand: ParsableCommand {
         discussion: """
             Records come from --records, a JSON object: {"serial": "…", "date": "M,D,YY", "time": "H,M", \
             "history": ["row", …], "arresult": ["row", …]} (rows as the reader sends them, newest first, without \
-            line ends; every key optional). Without it the reader holds the demo records of fixtures/freestyle. \
+            line ends; every key optional). Without it the reader holds the demo records of fixtures/freestyle (a Libre 3 in its own row layout). \
             A Libre 2 or Libre 3 needs the keys, found as glucobridge finds them (see docs/devices.md).
             """)
 
@@ -73,7 +73,10 @@ struct FreeStyleCommand: ParsableCommand {
             productID: model.productID, outEndpoint: true, serial: given.serial ?? FreeStyleDemo.serial,
             softwareVersion: given.softwareVersion ?? (model == .libre ? "2.3.2" : "1.0.12"),
             date: given.date ?? FreeStyleDemo.date, time: given.time ?? FreeStyleDemo.time,
-            records: ["$history?": given.history ?? FreeStyleDemo.history, "$arresult?": given.arresult ?? FreeStyleDemo.arresult],
+            records: [
+                "$history?": given.history ?? (model == .libre3 ? FreeStyleDemo.libre3History : FreeStyleDemo.history),
+                "$arresult?": given.arresult ?? (model == .libre3 ? FreeStyleDemo.libre3Arresult : FreeStyleDemo.arresult),
+            ],
             hostClock: Date.init)
         if model != .libre {
             var environment = ProcessInfo.processInfo.environment

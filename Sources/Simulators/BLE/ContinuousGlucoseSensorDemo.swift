@@ -41,7 +41,9 @@ package enum ContinuousGlucoseSensorDemo {
 
     /// The simulated sensor holding `tenths` (53.9 mg/dL is 539), on `clock`.
     package static func sensor(tenths: [Int], clock: SimulatedClock) -> SimulatedPeripheral {
-        let records = tenths.enumerated().map { index, value in (offset: offset(index), bytes: record(tenths: value, offset: offset(index))) }
+        let server = RACPServer(tenths.enumerated().map { index, value in
+            (UInt16(offset(index)), [SimulatedPeripheral.Emission(0x2AA7, record(tenths: value, offset: offset(index)))])
+        })
         let startTime = CGMSessionStartTime(
             localTime: GATTDateTime(year: 2024, month: 1, day: 15, hours: 7, minutes: 0, seconds: 0), timeZoneQuarterHours: 4,
             dstOffset: .standardTime)
@@ -64,31 +66,8 @@ package enum ContinuousGlucoseSensorDemo {
                 ]),
             ],
             clock: clock)
-        peripheral.controlPoints[BluetoothUUID(0x2A52)] = { request in racp(request, records: records) }
+        server.serve(on: peripheral)
         return peripheral
-    }
-
-    /// The Record Access Control Point's answer to `request` (Bluetooth SIG, Record Access
-    /// Control Point): the count, or the records (all, or from a time offset on) and the
-    /// response code.
-    static func racp(_ request: [UInt8], records: [(offset: Int, bytes: [UInt8])]) -> [SimulatedPeripheral.Emission] {
-        func respond(_ bytes: [UInt8]) -> [SimulatedPeripheral.Emission] { [.init(0x2A52, bytes, indication: true)] }
-        guard request.count >= 2 else { return respond([0x06, 0x00, request.first ?? 0, 0x05]) }
-        let selected: [(offset: Int, bytes: [UInt8])]
-        switch request[1] {
-        case 0x01: selected = records
-        case 0x03 where request.count == 5 && request[2] == 0x01:
-            let from = Int(request[3]) | Int(request[4]) << 8
-            selected = records.filter { $0.offset >= from }
-        default: return respond([0x06, 0x00, request[0], 0x04])
-        }
-        switch request[0] {
-        case 0x04: return respond([0x05, 0x00, UInt8(selected.count & 0xFF), UInt8(selected.count >> 8)])
-        case 0x01:
-            guard !selected.isEmpty else { return respond([0x06, 0x00, 0x01, 0x06]) }
-            return selected.map { SimulatedPeripheral.Emission(0x2AA7, $0.bytes) } + respond([0x06, 0x00, 0x01, 0x01])
-        default: return respond([0x06, 0x00, request[0], 0x02])
-        }
     }
 
     /// Records a session with the sensor holding `tenths` to the btsnoop file at `url`, as

@@ -32,13 +32,12 @@ final class ActivityDriverTests: XCTestCase {
             schedule.append(.init(at: time, 0x2A37, [0x06, 110]))
             if second % 2 == 0 {
                 decimetres += 32
-                // Flags: total distance present, walking; speed 410/256 m/s; cadence 115.
-                schedule.append(.init(at: time, 0x2A53, [0x02, 0x9A, 0x01, 115] + withUnsafeBytes(of: decimetres.littleEndian, Array.init)))
+                // Walking at 410/256 m/s, 115 steps/min, with the total distance.
+                schedule.append(.init(
+                    at: time, 0x2A53, SportSensorDemo.rscMeasurement(speed256: 410, cadence: 115, totalDecimetres: decimetres, running: false)))
             }
         }
-        let watch = device(
-            "C0:FF:EE:00:00:04",
-            [.init(0x180D, [.init(0x2A37, .notify)]), .init(0x1814, [.init(0x2A53, .notify)])], schedule)
+        let watch = device("C0:FF:EE:00:00:04", [.init(0x180D, [.init(0x2A37, .notify)]), SportSensorDemo.runningService], schedule)
         let store = try freshStore(zone: "UTC")
         let outcome = try Importer(store: store).importOneBLE(over: watch, origin: "sim")
         let activity = try XCTUnwrap(outcome.activity)
@@ -58,19 +57,10 @@ final class ActivityDriverTests: XCTestCase {
     /// revolutions a second, both counters and both event times rolling over during the ride.
     /// Speed 2 × 2.096 m/s (moderate), 80 rpm, distance summed across the rollovers.
     func testBikeSensorAcrossRollovers() throws {
-        var schedule: [SimulatedPeripheral.Emission] = []
-        for second in 0..<1200 {
-            let wheel = (UInt32.max - 100) &+ UInt32(2 * second)
-            let wheelTime = UInt16(truncatingIfNeeded: second * 1024)
-            let crankRevolutions = second * 4 / 3
-            let crank = UInt16(truncatingIfNeeded: 65_500 + crankRevolutions)
-            let crankTime = UInt16(truncatingIfNeeded: crankRevolutions * 768)
-            var value: [UInt8] = [0x03]
-            value += withUnsafeBytes(of: wheel.littleEndian, Array.init) + withUnsafeBytes(of: wheelTime.littleEndian, Array.init)
-            value += withUnsafeBytes(of: crank.littleEndian, Array.init) + withUnsafeBytes(of: crankTime.littleEndian, Array.init)
-            schedule.append(.init(at: start.addingTimeInterval(TimeInterval(second)), 0x2A5B, value))
+        let schedule = (0..<1200).map { second in
+            SimulatedPeripheral.Emission(at: start.addingTimeInterval(TimeInterval(second)), 0x2A5B, SportSensorDemo.Sensor.bike.value(at: second).bytes)
         }
-        let bike = device("C0:FF:EE:00:00:05", [.init(0x1816, [.init(0x2A5B, .notify)])], schedule)
+        let bike = device("C0:FF:EE:00:00:05", [SportSensorDemo.cyclingService], schedule)
         let store = try freshStore(zone: "UTC")
         let outcome = try Importer(store: store).importOneBLE(over: bike, origin: "sim")
         let activity = try XCTUnwrap(outcome.activity)
@@ -94,13 +84,12 @@ final class ActivityDriverTests: XCTestCase {
     func testTreadmillData() throws {
         var schedule: [SimulatedPeripheral.Emission] = []
         for second in 1...300 {
-            // Flags 0x0004: instantaneous speed 5.00 km/h, total distance (u24 m).
-            let metres = UInt32(second * 14 / 10)
+            // 5.00 km/h, with the total distance in metres.
             schedule.append(.init(
                 at: start.addingTimeInterval(TimeInterval(second)), 0x2ACD,
-                [0x04, 0x00, 0xF4, 0x01, UInt8(metres & 0xFF), UInt8(metres >> 8 & 0xFF), UInt8(metres >> 16)]))
+                SportSensorDemo.treadmillData(speedHundredthsKmh: 500, totalMetres: UInt32(second * 14 / 10))))
         }
-        let treadmill = device("C0:FF:EE:00:00:06", [.init(0x1826, [.init(0x2ACC, .read), .init(0x2ACD, .notify)])], schedule)
+        let treadmill = device("C0:FF:EE:00:00:06", [SportSensorDemo.fitnessMachineService], schedule)
         let store = try freshStore(zone: "UTC")
         let outcome = try Importer(store: store).importOneBLE(over: treadmill, origin: "sim")
         XCTAssertEqual(outcome.activity?.source.family, "ble-ftms")
@@ -110,6 +99,43 @@ final class ActivityDriverTests: XCTestCase {
         XCTAssertEqual(minutes.count, 6)
         XCTAssertEqual(try XCTUnwrap(minutes[2].speed), 5 / 3.6, accuracy: 1e-12)
         XCTAssertEqual(minutes[2].sensors, [.fitnessMachine])
+    }
+
+    /// The lab's demo sensors (`glucobridge-lab-device ble running-pod|bike|treadmill`), two
+    /// minutes each: the minutes carry the values their notifications were made from.
+    func testDemoSportSensors() throws {
+        func minutes(_ sensor: SportSensorDemo.Sensor) throws -> (family: String?, samples: Int?, minutes: [ActivityMinute]) {
+            let store = try freshStore(zone: "UTC")
+            let demo = SportSensorDemo.device(sensor, seconds: 120, start: start, clock: SimulatedClock(start))
+            let outcome = try Importer(store: store).importOneBLE(over: demo, origin: "sim")
+            XCTAssertEqual(outcome.problems, [], "\(sensor)")
+            return (outcome.activity?.source.family, outcome.activity?.summary.samplesRead, try store.activityMinutes().map(\.minute))
+        }
+        let pod = try minutes(.runningPod)
+        XCTAssertEqual(pod.family, "ble-rsc")
+        XCTAssertEqual(pod.samples, 120)
+        XCTAssertEqual(pod.minutes.map(\.gait), [.walking, .running])
+        XCTAssertEqual(pod.minutes.map(\.stepCadence), [110, 165])
+        XCTAssertEqual(pod.minutes.compactMap(\.speed), [1.5, 819.0 / 256])
+        XCTAssertEqual(pod.minutes.compactMap(\.distance), [88.5, 190.3], "the first sample's total only sets the base")
+
+        let bike = try minutes(.bike)
+        XCTAssertEqual(bike.family, "ble-csc")
+        XCTAssertEqual(bike.samples, 119, "the first notification only sets the counters")
+        XCTAssertEqual(bike.minutes.count, 2)
+        for minute in bike.minutes {
+            XCTAssertEqual(try XCTUnwrap(minute.speed), 4.192, accuracy: 1e-9)
+            XCTAssertEqual(try XCTUnwrap(minute.crankCadence), 80, accuracy: 1e-9)
+        }
+
+        let treadmill = try minutes(.treadmill)
+        XCTAssertEqual(treadmill.family, "ble-ftms")
+        XCTAssertEqual(treadmill.samples, 120)
+        XCTAssertEqual(treadmill.minutes.map(\.sensors), [[.fitnessMachine], [.fitnessMachine]])
+        XCTAssertEqual(try XCTUnwrap(treadmill.minutes.first?.speed), 8.5 / 3.6, accuracy: 1e-12)
+        // 120 bpm + a beat every 8 s, averaged: 120 + 196/60, then 120 + 644/60.
+        XCTAssertEqual(try XCTUnwrap(treadmill.minutes.first?.heartRate), 120 + 196.0 / 60, accuracy: 1e-9)
+        XCTAssertEqual(try XCTUnwrap(treadmill.minutes.last?.heartRate), 120 + 644.0 / 60, accuracy: 1e-9)
     }
 
     /// A device with none of the services glucobridge reads fails with a line naming what it has.

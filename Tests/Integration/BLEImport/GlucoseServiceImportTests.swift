@@ -11,47 +11,6 @@ import TestSupport
 import Transport
 import XCTest
 
-/// A record store behind a simulated Record Access Control Point (gatt-xml record_access_control_point):
-/// counts and reports the records whose index (CGM time offset, meter sequence number) the
-/// request's filter selects, with the response codes a test chooses.
-final class RACPServer {
-    var records: [(index: UInt16, values: [SimulatedPeripheral.Emission])]
-    /// The code answering "report stored records" when records match (1 = success); nil: the
-    /// records are sent without a response code (the device then leaves).
-    var reportCode: UInt8? = 1
-    /// When set, requests with the ≥ operator are refused with this code.
-    var refuseAtLeast: UInt8?
-    private(set) var requests: [[UInt8]] = []
-
-    init(_ records: [(index: UInt16, values: [SimulatedPeripheral.Emission])]) {
-        self.records = records
-    }
-
-    func answer(_ request: [UInt8]) -> [SimulatedPeripheral.Emission] {
-        requests.append(request)
-        func respond(_ bytes: [UInt8]) -> [SimulatedPeripheral.Emission] { [.init(0x2A52, bytes, indication: true)] }
-        guard request.count >= 2 else { return respond([0x06, 0x00, request.first ?? 0, 0x05]) }
-        let selected: [(index: UInt16, values: [SimulatedPeripheral.Emission])]
-        switch request[1] {
-        case 0x01:
-            selected = records
-        case 0x03 where request.count == 5 && request[2] == 0x01:
-            if let refuseAtLeast { return respond([0x06, 0x00, request[0], refuseAtLeast]) }
-            let from = UInt16(request[3]) | UInt16(request[4]) << 8
-            selected = records.filter { $0.index >= from }
-        default:
-            return respond([0x06, 0x00, request[0], 0x04])
-        }
-        switch request[0] {
-        case 0x04: return respond([0x05, 0x00, UInt8(selected.count), 0x00])
-        case 0x01:
-            guard !selected.isEmpty else { return respond([0x06, 0x00, 0x01, 0x06]) }
-            return selected.flatMap(\.values) + (reportCode.map { respond([0x06, 0x00, 0x01, $0]) } ?? [])
-        default: return respond([0x06, 0x00, request[0], 0x02])
-        }
-    }
-}
-
 /// The CGM and Glucose drivers against simulated sensors whose right answers are known: E2E-CRC
 /// failures, special values, RACP response codes, incremental downloads, a meter's context.
 final class GlucoseServiceImportTests: XCTestCase {
@@ -80,7 +39,7 @@ final class GlucoseServiceImportTests: XCTestCase {
                 ])
             ],
             schedule: live.map { .init(at: $0.at, 0x2AA7, $0.record) }, clock: clock)
-        peripheral.controlPoints[BluetoothUUID(0x2A52)] = server.answer
+        server.serve(on: peripheral)
         return peripheral
     }
 
@@ -217,25 +176,19 @@ final class GlucoseServiceImportTests: XCTestCase {
     // MARK: - Glucose service (meters)
 
     /// Glucose Measurement: flags, sequence, base time 2024-05-01 07:30:00, offset +5 min, SFLOAT
-    /// concentration, type/location; then the fields `extra` adds.
+    /// concentration, type/location, sensor status.
     static func meterMeasurement(flags: UInt8, sequence: UInt16, concentration: UInt16, sample: UInt8, status: UInt16? = nil) -> [UInt8] {
-        var bytes = [flags, UInt8(sequence & 0xFF), UInt8(sequence >> 8)]
-        bytes += GATTDateTime(year: 2024, month: 5, day: 1, hours: 7, minutes: 30, seconds: 0).bytes
-        bytes += [0x05, 0x00, UInt8(concentration & 0xFF), UInt8(concentration >> 8), sample]
-        if let status { bytes += [UInt8(status & 0xFF), UInt8(status >> 8)] }
-        return bytes
+        GlucoseMeterDemo.measurement(
+            flags: flags, sequence: sequence, baseTime: GATTDateTime(year: 2024, month: 5, day: 1, hours: 7, minutes: 30, seconds: 0),
+            offsetMinutes: 5, concentration: concentration, sample: sample, status: status)
     }
 
+    /// A meter whose Device Information strings carry padding ("Sim Meters\0\0", "M-42 ").
     func meter(server: RACPServer) -> SimulatedPeripheral {
-        let peripheral = SimulatedPeripheral(
-            peer: meterPeer,
-            services: [
-                .init(0x180A, [.init(0x2A29, .read, value: Array("Sim Meters\0\0".utf8)), .init(0x2A25, .read, value: Array("M-42 ".utf8))]),
-                .init(0x1808, [.init(0x2A18, .notify), .init(0x2A34, .notify), .init(0x2A52, [.write, .indicate])]),
-            ],
+        GlucoseMeterDemo.meter(
+            server: server, peer: meterPeer,
+            deviceInformation: [.init(0x2A29, .read, value: Array("Sim Meters\0\0".utf8)), .init(0x2A25, .read, value: Array("M-42 ".utf8))],
             clock: SimulatedClock(instant("2024-05-01T06:00:00Z")))
-        peripheral.controlPoints[BluetoothUUID(0x2A52)] = server.answer
-        return peripheral
     }
 
     func testMeterRecordsAndContextExercise() throws {

@@ -197,6 +197,29 @@ final class FreeStyleEncryptedTests: XCTestCase {
         XCTAssertThrowsError(try FreeStyleRowsProbe.history("243,12,1,11,25,10,23,43,1,0,0,0,85,60,0", model: .libre2))
     }
 
+    /// The demo Libre 3 reader (the lab's `usb libre3` model) holds the demo records in the Libre
+    /// 3's layout: the driver reads every value the Libre reader's rows carry, and row 1204, whose
+    /// error bits the Libre 3 does not send, as a reading.
+    func testLibre3DemoReaderRows() throws {
+        XCTAssertEqual(FreeStyleDemo.libre3History.first, "412,12,3,14,25,9,16,5,1,0,0,0,112,7246,0")
+        XCTAssertEqual(FreeStyleDemo.libre3Arresult.first, "1205,2,3,14,25,9,12,40,1,2,0,0,115,1,4,0,0,0,0,0,0,0,0,0,0,0,0,0")
+        let reader = FreeStyleDemo.encryptedReader(keys: Self.testKeys, productID: 0x3960)
+        let session = try FreeStyleDriver.readSession(over: reader, keys: Self.testKeysSource)
+        XCTAssertEqual(session.model, .libre3)
+        let download = try session.normalised()
+        XCTAssertEqual(download.source.model, "FreeStyle Libre 3")
+        XCTAssertEqual(download.glucose.map(\.recordKey), [
+            "history:412", "history:411", "history:409", "history:408", "history:407",
+            "arresult:1205", "arresult:1204", "arresult:1202", "arresult:1200",
+        ])
+        XCTAssertEqual(download.glucose.map(\.value), [112, 118, 131, 38, 64, 115, 126, 96, 500])
+        XCTAssertEqual(download.glucose.map(\.trend), [nil, nil, nil, nil, nil, .fortyFiveUp, .fortyFiveUp, nil, .singleUp])
+        XCTAssertEqual(download.events, [
+            ImportEvent(name: "ketone-strip", count: 1), ImportEvent(name: "sensor-reading-flagged-invalid", count: 1),
+            ImportEvent(name: "time-change", count: 1),
+        ])
+    }
+
     /// A Libre 3 session across the spring DST change in Berlin, its clock moved forward by the
     /// user (a time-change record), recorded and replayed through the importer: each reading at
     /// its instant, on its Day.

@@ -16,6 +16,11 @@ import Transport
 /// measurements without a concentration (`no-concentration`) or a usable time (`no-time`),
 /// impossible values, and values that do not decode. A context's exercise (duration and
 /// intensity) becomes a `DeviceExercise` keyed `meter-exercise:<sequence number>`.
+///
+/// A download cut before the RACP's response code (the link lost in the middle of the transfer)
+/// keeps the whole records that arrived; a measurement whose context it announced (flag "context
+/// follows") but which never came is half a record: it is left out (`context-not-received`)
+/// and, since the store's position does not move, read whole by the next download.
 package final class GlucoseMeterDriver: BLEDeviceDriver {
     package static let family = "ble-glucose"
     package static let service = BLEService.glucose
@@ -31,6 +36,7 @@ package final class GlucoseMeterDriver: BLEDeviceDriver {
     private var contexts: [GlucoseMeasurementContext] = []
     private var badValues = 0
     private var downloadComplete = false
+    private var downloadCut = false
     private var events = EventCounter()
     private var problems: [BLEDriverError] = []
     private var notes: [String] = []
@@ -60,7 +66,10 @@ package final class GlucoseMeterDriver: BLEDeviceDriver {
         let outcome = try RACPDownload(service: Self.service, controlPoint: controlPoint, link: link)
             .run(filter, incremental: cursor != nil)
         downloadComplete = outcome.completed
-        if let problem = outcome.problem { problems.append(problem) }
+        if let problem = outcome.problem {
+            problems.append(problem)
+            if case .racpIncomplete = problem { downloadCut = true }
+        }
     }
 
     package func take(_ notification: GATTNotification) {
@@ -92,6 +101,10 @@ package final class GlucoseMeterDriver: BLEDeviceDriver {
         var exercise: [DeviceExercise] = []
         for record in records {
             let measurement = record.measurement
+            if downloadCut, measurement.contextFollows, record.context == nil {
+                events.count("context-not-received")
+                continue
+            }
             let sequence = measurement.sequenceNumber
             let time = measurement.wallClockSeconds
             if let activity = record.context?.exercise, let time {
