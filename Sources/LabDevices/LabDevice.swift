@@ -231,20 +231,32 @@ extension LabDevice {
 }
 
 /// The lab's Contour meter: six results around the consensus edges (54, 70, 180, 250 mg/dL),
-/// six hours apart up to an hour ago, its clock on the lab's (UTC) time.
+/// six hours apart up to an hour before the machine booted, its clock on the lab's (UTC) time.
+/// The results hang on the boot time, not on the time of plugging in, so that every plug-in of
+/// one VM serves the same records (a minute passing between two plug-ins would otherwise give
+/// them new times, and so new record keys).
 enum ContourLab {
     static let values = [53, 54, 69, 70, 181, 251]
 
     static func meter() -> ContourMeterSimulator {
         let now = Date()
+        let anchor = bootTime() ?? now
         let format = Date.VerbatimFormatStyle(
             format: "\(year: .defaultDigits)\(month: .twoDigits)\(day: .twoDigits)\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased))\(minute: .twoDigits)",
             timeZone: TimeZone(identifier: "UTC")!, calendar: Calendar(identifier: .gregorian))
         let results = values.enumerated().map { index, value in
-            let time = now.addingTimeInterval(-3600 - Double(values.count - 1 - index) * 6 * 3600)
+            let time = anchor.addingTimeInterval(-3600 - Double(values.count - 1 - index) * 6 * 3600)
             return "R|\(index + 1)|^^^Glucose|\(value)|mg/dL^P||||\(time.formatted(format))"
         }
         return ContourMeterSimulator(serial: "7390-LAB0001", unit: 0, clock: now.formatted(format), results: results, hostClock: { Date() })
+    }
+
+    /// When this machine booted: `btime` of /proc/stat (proc(5)).
+    static func bootTime() -> Date? {
+        guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+              let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("btime ") }),
+              let seconds = TimeInterval(line.dropFirst(6).trimmingCharacters(in: .whitespaces)) else { return nil }
+        return Date(timeIntervalSince1970: seconds)
     }
 }
 
