@@ -49,7 +49,8 @@ package struct DaemonConfiguration: Sendable {
 package enum GlucoBridgeDaemon {
     package static func run(_ configuration: DaemonConfiguration, store: SharedStore, logger: Logger) async throws {
         let importer = Importer(store: store)
-        let queue = ImportQueue()
+        // Once idle, the pages of the program file that start-up or an import read go back to the kernel.
+        let queue = ImportQueue(whenIdle: (after: Self.releaseAfter, body: { ProgramPages.release() }))
         var usbStatus: String
         var hotplug: (LibUSBContext, LibUSBHotplugMonitor)?
         if !configuration.usbHotplug {
@@ -120,6 +121,7 @@ package enum GlucoBridgeDaemon {
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger))
+        queue.settle()
         var failure: (any Error)?
         do {
             try await group.run()
@@ -146,6 +148,11 @@ package enum GlucoBridgeDaemon {
 }
 
 extension GlucoBridgeDaemon {
+    /// How long the daemon stays quiet (no import queued or running) before it hands the program
+    /// pages it read back to the kernel: long enough that a burst of spool files or readers does
+    /// not read them in again for every import.
+    static let releaseAfter = Duration.seconds(5)
+
     /// `15 min` for whole minutes, else Swift's own `0.5 seconds`.
     static func minutes(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components

@@ -62,8 +62,7 @@ package struct LineLogHandler: LogHandler {
     ) -> String {
         var parts: [String] = []
         if let timestamp {
-            let formatter = ISO8601DateFormatter()
-            parts.append(formatter.string(from: timestamp))
+            parts.append(utcTimestamp(timestamp))
             parts.append(level.rawValue)
         }
         parts.append("\(label): \(oneLine(message))")
@@ -71,6 +70,21 @@ package struct LineLogHandler: LogHandler {
             parts.append("\(key)=\(quoted(oneLine("\(metadata[key]!)")))")
         }
         return parts.joined(separator: " ")
+    }
+
+    /// `2026-11-22T10:00:00Z`: ISO 8601 in UTC, whole seconds (as `ISO8601DateFormatter` writes
+    /// it), from the C library's calendar: Foundation's formatters load ICU's calendar and zone
+    /// data, megabytes a daemon would keep resident for one timestamp a line.
+    public static func utcTimestamp(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var fields = tm()
+        guard gmtime_r(&seconds, &fields) != nil else { return "\(date)" }
+        func padded(_ value: Int32, _ width: Int) -> String {
+            let digits = "\(value)"
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(padded(fields.tm_year + 1900, 4))-\(padded(fields.tm_mon + 1, 2))-\(padded(fields.tm_mday, 2))"
+            + "T\(padded(fields.tm_hour, 2)):\(padded(fields.tm_min, 2)):\(padded(fields.tm_sec, 2))Z"
     }
 
     /// syslog priorities, as journald reads them from a `<N>` prefix.

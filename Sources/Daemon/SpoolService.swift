@@ -133,7 +133,7 @@ package final class SpoolService: Service {
     }
 
     static func timestamp(_ date: Date) -> String {
-        ISO8601DateFormatter().string(from: date)
+        LineLogHandler.utcTimestamp(date)
     }
 }
 

@@ -1,0 +1,104 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Hands back to the kernel the pages of the program file that the daemon read while it started
+/// or imported, once it is idle.
+///
+/// Most of an idle daemon's resident memory is not its own data: it is clean copies of the
+/// executable's pages that start-up touched (its relocation and dynamic symbol tables, the code
+/// of argument parsing, opening the store, the drivers, and the ICU data that time zones read),
+/// mapped in from the page cache (see README, "The daemon's memory"). They stay mapped, and
+/// counted as resident, until the kernel needs the memory. `release()` asks the kernel to reclaim
+/// them now (`madvise(MADV_PAGEOUT)`, Linux 5.4): a page that the daemon needs again is read back
+/// from the file on its next use.
+///
+/// Only pages that are still the file's own content are advised: `/proc/self/pagemap` tells each
+/// present page's kind, and a page the program wrote (relocated pointers, `.data`) is an
+/// anonymous copy that is left alone, so nothing is ever swapped out or lost.
+public enum ProgramPages {
+    /// A mapping of a file: `start..<end` in this process's address space.
+    public struct Mapping: Equatable, Sendable {
+        public var start: UInt
+        public var end: UInt
+        public var path: String
+    }
+
+    /// The mappings of the file at `path` in the text of a `/proc/PID/maps` file.
+    public static func mappings(of path: String, inMaps maps: String) -> [Mapping] {
+        maps.split(separator: "\n").compactMap { line -> Mapping? in
+            // "start-end perms offset dev inode   path": the path is the rest after five fields.
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6, fields[5].trimmingCharacters(in: .whitespaces) == path else { return nil }
+            let bounds = fields[0].split(separator: "-")
+            guard bounds.count == 2, let start = UInt(bounds[0], radix: 16), let end = UInt(bounds[1], radix: 16), start < end
+            else { return nil }
+            return Mapping(start: start, end: end, path: path)
+        }
+    }
+
+    /// The executable file of this process, as `/proc/self/maps` names it.
+    static var executablePath: String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// What `release()` found and advised.
+    public struct Release: Equatable, Sendable {
+        /// Bytes of the program file's pages that were resident and unchanged (advised).
+        public var filePages: Int
+        /// Bytes of pages the program has written in those mappings (kept).
+        public var writtenPages: Int
+    }
+
+    /// Asks the kernel to reclaim the resident, unchanged pages of this program's file. Returns
+    /// nil where `/proc` cannot tell (another system); the kernel may decline the advice (before
+    /// Linux 5.4, or for a page another process maps too), which changes nothing.
+    @discardableResult
+    public static func release() -> Release? {
+        guard let path = executablePath,
+              let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+        else { return nil }
+        let pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
+        guard pagemap >= 0 else { return nil }
+        defer { _ = close(pagemap) }
+        let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        var release = Release(filePages: 0, writtenPages: 0)
+        var entries: [UInt64] = []
+        for mapping in mappings(of: path, inMaps: maps) {
+            let pages = Int((mapping.end - mapping.start) / pageSize)
+            entries = [UInt64](repeating: 0, count: pages)
+            let wanted = pages * MemoryLayout<UInt64>.size
+            let read = entries.withUnsafeMutableBytes {
+                pread(pagemap, $0.baseAddress, wanted, off_t(mapping.start / pageSize) * off_t(MemoryLayout<UInt64>.size))
+            }
+            guard read == wanted else { continue }
+            // A run of pages to advise: present (bit 63) and a page of the file (bit 61), per
+            // the kernel's Documentation/admin-guide/mm/pagemap.rst.
+            var runStart: Int?
+            func advise(upTo end: Int) {
+                guard let start = runStart else { return }
+                let address = UnsafeMutableRawPointer(bitPattern: mapping.start + UInt(start) * pageSize)
+                _ = madvise(address, Int(UInt(end - start) * pageSize), MADV_PAGEOUT)
+                runStart = nil
+            }
+            for (index, entry) in entries.enumerated() {
+                let present = entry & (1 << 63) != 0
+                let filePage = entry & (1 << 61) != 0
+                if present && filePage {
+                    release.filePages += Int(pageSize)
+                    if runStart == nil { runStart = index }
+                } else {
+                    if present { release.writtenPages += Int(pageSize) }
+                    advise(upTo: index)
+                }
+            }
+            advise(upTo: entries.count)
+        }
+        return release
+    }
+}
