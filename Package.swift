@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The daemon's Swift Concurrency executor (NIOPosix's event loop); postgres-nio depends on it too.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         // TLS settings for the central PostgreSQL (Sync); the version postgres-nio resolves to.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // `swift package generate-documentation --target Store`: the library's DocC catalog.
@@ -39,6 +41,8 @@ let package = Package(
             providers: [.apt(["libbluetooth-dev"])]),
         // The one variadic SQLite call the store makes (switching triggers off for an import's rows).
         .systemLibrary(name: "CSQLiteConfig", providers: [.apt(["libsqlite3-dev"])]),
+        // Sets the Swift runtime's global-executor hooks (the daemon runs its tasks on an event loop).
+        .target(name: "CConcurrencyHooks"),
 
         // Value types shared by every layer: readings, glucose units and input, exercise and activity,
         // device downloads and import batches, the user profile, civil dates.
@@ -137,6 +141,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "CConcurrencyHooks",
             ],
             // A release build carries the Swift runtime and Foundation inside the program (as
             // `swift build --static-swift-stdlib` does): a command starts in about half the time,

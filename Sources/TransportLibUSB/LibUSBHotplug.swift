@@ -36,8 +36,8 @@ extension LibUSBContext {
 /// `libusb_hotplug_register_callback` is called with `LIBUSB_HOTPLUG_ENUMERATE`, so devices
 /// already connected are reported as arrivals first (libusb may report such a device twice).
 /// libusb delivers hotplug callbacks only from inside its event handling, so one thread blocks in
-/// `libusb_handle_events_completed` until `stop()` wakes it with `libusb_interrupt_event_handler`:
-/// there is no polling and no periodic wake-up.
+/// `libusb_handle_events_timeout_completed` (for a day at a time) until `stop()` wakes it with
+/// `libusb_interrupt_event_handler`: there is no polling and no periodic wake-up.
 ///
 /// Sendable: the mutable state (the stop flag, the callback handle) is guarded by a lock, and the
 /// callback only reads immutable properties and yields to an `AsyncStream` continuation. The
@@ -89,8 +89,12 @@ package final class LibUSBHotplugMonitor: @unchecked Sendable {
         }
         let stopFlag = self.stopFlag
         let thread = Thread {
+            // libusb_handle_events_completed waits at most 60 s, so an idle daemon would wake
+            // every minute; a day is within libusb's millisecond poll timeout (a C int), and stop()
+            // wakes the wait at once.
             while !stopFlag.isSet {
-                _ = libusb_handle_events_completed(context.pointer, nil)
+                var day = timeval(tv_sec: 86_400, tv_usec: 0)
+                _ = libusb_handle_events_timeout_completed(context.pointer, &day, nil)
             }
             done.signal()
         }

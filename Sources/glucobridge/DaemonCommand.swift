@@ -2,6 +2,9 @@ import ArgumentParser
 import Daemon
 import Foundation
 import Logging
+import CConcurrencyHooks
+import NIOCore
+import NIOPosix
 import Transport
 
 struct DaemonCommand: AsyncParsableCommand {
@@ -88,6 +91,42 @@ struct DaemonCommand: AsyncParsableCommand {
         } catch {
             logger.critical("daemon cannot run", metadata: ["error": "\(error)"])
             throw ExitCode(1)
+        }
+    }
+}
+
+extension DaemonCommand {
+    /// Runs the daemon's Swift Concurrency jobs, immediate and delayed, on one NIO event loop
+    /// thread instead of libdispatch's global queues. On Linux, libdispatch watches the worker
+    /// threads of its global queues with a timer that fires every second for the rest of the
+    /// process once one has run (`_dispatch_workq_monitor_pools`, swift-corelibs-libdispatch's
+    /// `src/event/workqueue.c`): an idle daemon would wake 60 times a minute. An event loop sleeps
+    /// in `epoll_wait` until it has work. The daemon's blocking work (imports) runs on its own
+    /// queue (`ImportQueue`), so one thread is enough. Called once, before any task is started;
+    /// false when another global executor was installed already.
+    @discardableResult
+    static func takeOverConcurrencyExecutor() -> Bool {
+        _ = DaemonExecutor.loop
+        return glucobridge_install_global_executor(
+            { job in DaemonExecutor.run(job) },
+            { nanoseconds, job in DaemonExecutor.run(job, after: nanoseconds) }) == 0
+    }
+}
+
+/// The event loop the daemon's tasks run on (see `DaemonCommand.takeOverConcurrencyExecutor`).
+enum DaemonExecutor {
+    static let loop: any EventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
+
+    /// Runs a job the Swift runtime handed to its global executor.
+    static func run(_ job: UnsafeMutableRawPointer?, after nanoseconds: UInt64 = 0) {
+        guard let job else { return }
+        let unowned = unsafeBitCast(job, to: UnownedJob.self)
+        let loop = self.loop
+        let executor = loop.executor.asUnownedSerialExecutor()
+        if nanoseconds == 0 {
+            loop.execute { unowned.runSynchronously(on: executor) }
+        } else {
+            loop.scheduleTask(in: .nanoseconds(Int64(clamping: nanoseconds))) { unowned.runSynchronously(on: executor) }
         }
     }
 }

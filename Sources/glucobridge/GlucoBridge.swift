@@ -13,6 +13,7 @@ struct GlucoBridge: AsyncParsableCommand {
         do {
             var command = try parseAsRoot()
             let isDaemon = command is DaemonCommand
+            if isDaemon { DaemonCommand.takeOverConcurrencyExecutor() }
             let level = ProcessInfo.processInfo.environment["GLUCOBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
                 ?? (isDaemon ? .info : .warning)
             LoggingSystem.bootstrap { label in

@@ -1,0 +1,49 @@
+#include "ConcurrencyHooks.h"
+
+#include <time.h>
+
+// The Swift runtime's hooks for its global executor (swift/include/swift/Runtime/Concurrency.h
+// and ConcurrencyHooks.def in the Swift repository): each is called with the job and the
+// runtime's own implementation, in the Swift calling convention.
+typedef void (*swift_enqueue_original)(void *job);
+extern void *swift_task_enqueueGlobal_hook;
+extern void *swift_task_enqueueGlobalWithDelay_hook;
+extern void *swift_task_enqueueGlobalWithDeadline_hook;
+
+static glucobridge_enqueue_job enqueue_now;
+static glucobridge_enqueue_job_after enqueue_later;
+
+__attribute__((swiftcall)) static void enqueue_global(void *job, void *original) {
+    (void)original;
+    enqueue_now(job);
+}
+
+__attribute__((swiftcall)) static void enqueue_global_with_delay(uint64_t delay, void *job, void *original) {
+    (void)original;
+    enqueue_later(delay, job);
+}
+
+// `clock` is the runtime's clock id: 1 continuous (counts while the machine sleeps), 2 suspending.
+__attribute__((swiftcall)) static void enqueue_global_with_deadline(
+    long long seconds, long long nanoseconds, long long tolerance_seconds, long long tolerance_nanoseconds,
+    int clock, void *job, void *original) {
+    (void)tolerance_seconds;
+    (void)tolerance_nanoseconds;
+    (void)original;
+    struct timespec now;
+    clock_gettime(clock == 1 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC, &now);
+    long long delay = (seconds - (long long)now.tv_sec) * 1000000000LL + (nanoseconds - (long long)now.tv_nsec);
+    enqueue_later(delay > 0 ? (uint64_t)delay : 0, job);
+}
+
+int glucobridge_install_global_executor(glucobridge_enqueue_job enqueue, glucobridge_enqueue_job_after enqueue_after) {
+    if (swift_task_enqueueGlobal_hook || swift_task_enqueueGlobalWithDelay_hook || swift_task_enqueueGlobalWithDeadline_hook) {
+        return -1;
+    }
+    enqueue_now = enqueue;
+    enqueue_later = enqueue_after;
+    swift_task_enqueueGlobalWithDelay_hook = (void *)enqueue_global_with_delay;
+    swift_task_enqueueGlobalWithDeadline_hook = (void *)enqueue_global_with_deadline;
+    swift_task_enqueueGlobal_hook = (void *)enqueue_global;
+    return 0;
+}
