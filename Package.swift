@@ -187,6 +187,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/SyncThroughput"),
+        // The idle daemon's resident memory by region and its CPU over a quiet minute, against
+        // `sleep` measured in the same run (runs the release build of `glucobridge`).
+        .executableTarget(name: "glucobridge-daemon-bench", path: "Benchmarks/DaemonFootprint"),
         // Exercise detection throughput over a week of heart-rate and step streams.
         .executableTarget(
             name: "glucobridge-exercise-bench", dependencies: ["Ingest", "Model"], path: "Benchmarks/ExerciseDetection"),

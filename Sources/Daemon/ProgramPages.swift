@@ -10,7 +10,7 @@ import Foundation
 /// Most of an idle daemon's resident memory is not its own data: it is clean copies of the
 /// executable's pages that start-up touched (its relocation and dynamic symbol tables, the code
 /// of argument parsing, opening the store, the drivers, and the ICU data that time zones read),
-/// mapped in from the page cache (see README, "The daemon's memory"). They stay mapped, and
+/// mapped in from the page cache (see README, "The idle daemon"). They stay mapped, and
 /// counted as resident, until the kernel needs the memory. `release()` asks the kernel to reclaim
 /// them now (`madvise(MADV_PAGEOUT)`, Linux 5.4): a page that the daemon needs again is read back
 /// from the file on its next use.
