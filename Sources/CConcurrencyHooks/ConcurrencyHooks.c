@@ -1,14 +1,13 @@
 #include "ConcurrencyHooks.h"
 
-#include <time.h>
-
 // The Swift runtime's hooks for its global executor (swift/include/swift/Runtime/Concurrency.h
 // and ConcurrencyHooks.def in the Swift repository): each is called with the job and the
 // runtime's own implementation, in the Swift calling convention.
-typedef void (*swift_enqueue_original)(void *job);
 extern void *swift_task_enqueueGlobal_hook;
 extern void *swift_task_enqueueGlobalWithDelay_hook;
 extern void *swift_task_enqueueGlobalWithDeadline_hook;
+// The runtime's reading of its clocks, by the same id the deadline hook is given.
+extern __attribute__((swiftcall)) void swift_get_time(long long *seconds, long long *nanoseconds, int clock_id);
 
 static glucobridge_enqueue_job enqueue_now;
 static glucobridge_enqueue_job_after enqueue_later;
@@ -23,16 +22,17 @@ __attribute__((swiftcall)) static void enqueue_global_with_delay(uint64_t delay,
     enqueue_later(delay, job);
 }
 
-// `clock` is the runtime's clock id: 1 continuous (counts while the machine sleeps), 2 suspending.
+// A deadline on one of the runtime's clocks (`clock`: continuous or suspending), read with the
+// runtime's own `swift_get_time` so that both sides agree on the clock.
 __attribute__((swiftcall)) static void enqueue_global_with_deadline(
     long long seconds, long long nanoseconds, long long tolerance_seconds, long long tolerance_nanoseconds,
     int clock, void *job, void *original) {
     (void)tolerance_seconds;
     (void)tolerance_nanoseconds;
     (void)original;
-    struct timespec now;
-    clock_gettime(clock == 1 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC, &now);
-    long long delay = (seconds - (long long)now.tv_sec) * 1000000000LL + (nanoseconds - (long long)now.tv_nsec);
+    long long now_seconds = 0, now_nanoseconds = 0;
+    swift_get_time(&now_seconds, &now_nanoseconds, clock);
+    long long delay = (seconds - now_seconds) * 1000000000LL + (nanoseconds - now_nanoseconds);
     enqueue_later(delay > 0 ? (uint64_t)delay : 0, job);
 }
 

@@ -109,7 +109,7 @@ final class PolledSourceService: Service {
                 }
             }
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
+                try await cancelWhenGracefulShutdown { try await SerialTimer.sleep(for: wait) }
             } catch {
                 return
             }

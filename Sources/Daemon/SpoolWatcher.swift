@@ -69,7 +69,7 @@ final class SpoolWatcher: @unchecked Sendable {
             pollTask = Task { [continuation] in
                 while !Task.isCancelled {
                     do {
-                        try await Task.sleep(for: pollInterval)
+                        try await SerialTimer.sleep(for: pollInterval)
                     } catch {
                         return
                     }
@@ -89,7 +89,7 @@ final class SpoolWatcher: @unchecked Sendable {
         lock.withLock {
             guard delayed == nil else { return }
             delayed = Task { [weak self, continuation] in
-                try? await Task.sleep(for: delay)
+                try? await SerialTimer.sleep(for: delay)
                 self?.lock.withLock { self?.delayed = nil }
                 if !Task.isCancelled { continuation.yield(.rescan) }
             }

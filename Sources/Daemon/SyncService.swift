@@ -86,7 +86,7 @@ final class SyncService: Service {
                 }
             }
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: self.poll) }
+                try await cancelWhenGracefulShutdown { try await SerialTimer.sleep(for: self.poll) }
             } catch {
                 return
             }

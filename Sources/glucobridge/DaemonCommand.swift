@@ -96,14 +96,15 @@ struct DaemonCommand: AsyncParsableCommand {
 }
 
 extension DaemonCommand {
-    /// Runs the daemon's Swift Concurrency jobs, immediate and delayed, on one NIO event loop
-    /// thread instead of libdispatch's global queues. On Linux, libdispatch watches the worker
-    /// threads of its global queues with a timer that fires every second for the rest of the
-    /// process once one has run (`_dispatch_workq_monitor_pools`, swift-corelibs-libdispatch's
-    /// `src/event/workqueue.c`): an idle daemon would wake 60 times a minute. An event loop sleeps
-    /// in `epoll_wait` until it has work. The daemon's blocking work (imports) runs on its own
-    /// queue (`ImportQueue`), so one thread is enough. Called once, before any task is started;
-    /// false when another global executor was installed already.
+    /// Runs the daemon's Swift Concurrency jobs on one NIO event loop thread instead of
+    /// libdispatch's global queues. On Linux, libdispatch watches the worker threads of its global
+    /// queues with a timer that fires every second for the rest of the process once one has run
+    /// (`_dispatch_workq_monitor_pools`, swift-corelibs-libdispatch's `src/event/workqueue.c`): an
+    /// idle daemon would wake 60 times a minute. An event loop sleeps in `epoll_wait` until it has
+    /// work. The daemon's blocking work (imports) runs on its own queue (`ImportQueue`), so one
+    /// thread is enough; its sleeps use `SerialTimer`, not `Task.sleep`, for the same reason.
+    /// Called once, before any task is started; false when another global executor was installed
+    /// already.
     @discardableResult
     static func takeOverConcurrencyExecutor() -> Bool {
         _ = DaemonExecutor.loop

@@ -9,9 +9,10 @@ typedef void (*glucobridge_enqueue_job)(void *job);
 typedef void (*glucobridge_enqueue_job_after)(uint64_t nanoseconds, void *job);
 
 /// Sends every job the Swift runtime would give its global executor (libdispatch's global
-/// queues on Linux), immediate or delayed (`Task.sleep`), to these two functions instead, through
-/// the runtime's `swift_task_enqueueGlobal*_hook` variables. Returns 0, or -1 when another hook
-/// is installed already. Call once, before any task starts.
+/// queues on Linux) through its C entry points, immediate or delayed, to these two functions
+/// instead, through the runtime's `swift_task_enqueueGlobal*_hook` variables. (`Task.sleep` of
+/// Swift 6.2 and later schedules its wake-up through libdispatch itself, past these hooks.)
+/// Returns 0, or -1 when another hook is installed already. Call once, before any task starts.
 int glucobridge_install_global_executor(glucobridge_enqueue_job enqueue, glucobridge_enqueue_job_after enqueue_after);
 
 #endif

@@ -64,4 +64,28 @@ final class IdleFootprintTests: XCTestCase {
         let afterSettle = await iterator.next()
         XCTAssertEqual(afterSettle, false, "settle() starts a quiet period of its own")
     }
+
+    func testSerialTimerSleepsAndStopsAtOnceWhenCancelled() async throws {
+        try await SerialTimer.sleep(for: .milliseconds(1))
+        let long = Task { try await SerialTimer.sleep(for: .seconds(3600)) }
+        long.cancel()
+        do {
+            try await long.value
+            XCTFail("a cancelled sleep returned normally")
+        } catch {
+            XCTAssertTrue(error is CancellationError, "\(error)")
+        }
+        let cancelledFirst = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await SerialTimer.sleep(for: .seconds(3600))
+        }
+        await XCTAssertThrowsErrorAsync(try await cancelledFirst.value)
+    }
+
+    private func XCTAssertThrowsErrorAsync(_ body: @autoclosure () async throws -> Void, line: UInt = #line) async {
+        do {
+            try await body()
+            XCTFail("no error", line: line)
+        } catch {}
+    }
 }
