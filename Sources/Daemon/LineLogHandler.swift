@@ -75,7 +75,7 @@ package struct LineLogHandler: LogHandler {
     /// `2026-11-22T10:00:00Z`: ISO 8601 in UTC, whole seconds (as `ISO8601DateFormatter` writes
     /// it), from the C library's calendar: Foundation's formatters load ICU's calendar and zone
     /// data, megabytes a daemon would keep resident for one timestamp a line.
-    public static func utcTimestamp(_ date: Date) -> String {
+    package static func utcTimestamp(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var fields = tm()
         guard gmtime_r(&seconds, &fields) != nil else { return "\(date)" }

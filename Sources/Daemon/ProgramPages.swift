@@ -18,16 +18,16 @@ import Foundation
 /// Only pages that are still the file's own content are advised: `/proc/self/pagemap` tells each
 /// present page's kind, and a page the program wrote (relocated pointers, `.data`) is an
 /// anonymous copy that is left alone, so nothing is ever swapped out or lost.
-public enum ProgramPages {
+package enum ProgramPages {
     /// A mapping of a file: `start..<end` in this process's address space.
-    public struct Mapping: Equatable, Sendable {
-        public var start: UInt
-        public var end: UInt
-        public var path: String
+    package struct Mapping: Equatable, Sendable {
+        package var start: UInt
+        package var end: UInt
+        package var path: String
     }
 
     /// The mappings of the file at `path` in the text of a `/proc/PID/maps` file.
-    public static func mappings(of path: String, inMaps maps: String) -> [Mapping] {
+    package static func mappings(of path: String, inMaps maps: String) -> [Mapping] {
         maps.split(separator: "\n").compactMap { line -> Mapping? in
             // "start-end perms offset dev inode   path": the path is the rest after five fields.
             let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
@@ -48,18 +48,18 @@ public enum ProgramPages {
     }
 
     /// What `release()` found and advised.
-    public struct Release: Equatable, Sendable {
+    package struct Release: Equatable, Sendable {
         /// Bytes of the program file's pages that were resident and unchanged (advised).
-        public var filePages: Int
+        package var filePages: Int
         /// Bytes of pages the program has written in those mappings (kept).
-        public var writtenPages: Int
+        package var writtenPages: Int
     }
 
     /// Asks the kernel to reclaim the resident, unchanged pages of this program's file. Returns
     /// nil where `/proc` cannot tell (another system); the kernel may decline the advice (before
     /// Linux 5.4, or for a page another process maps too), which changes nothing.
     @discardableResult
-    public static func release() -> Release? {
+    package static func release() -> Release? {
         guard let path = executablePath,
               let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
         else { return nil }
