@@ -17,6 +17,8 @@ struct Options {
     var window = 60.0
     var settle = 15.0
     var capture: String?
+    /// Options given to the daemon, e.g. `--release-idle-pages`.
+    var daemonOptions: [String] = []
 
     init(_ arguments: [String]) {
         let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -29,7 +31,9 @@ struct Options {
             case "--window": window = Double(value) ?? window
             case "--settle": settle = Double(value) ?? settle
             case "--capture": capture = value
-            default: fail("unknown option \(flag); options: --program PATH --window SECONDS --settle SECONDS --capture FILE")
+            case "--daemon-option": daemonOptions.append(value)
+            default:
+                fail("unknown option \(flag); options: --program PATH --window SECONDS --settle SECONDS --capture FILE --daemon-option OPTION")
             }
         }
     }
@@ -189,7 +193,9 @@ let log = folder.appendingPathComponent("daemon.log")
 // The baseline: the smallest long-running process at hand, coreutils' `sleep` (C, libc only).
 let baseline = try launch("/bin/sleep", ["100000"], log: nil)
 let daemon = try launch(
-    options.program, ["daemon", "--spool", folder.appendingPathComponent("spool").path, "--store", folder.appendingPathComponent("store.sqlite").path],
+    options.program,
+    ["daemon", "--spool", folder.appendingPathComponent("spool").path, "--store", folder.appendingPathComponent("store.sqlite").path]
+        + options.daemonOptions,
     log: log)
 defer {
     baseline.terminate()
@@ -209,7 +215,7 @@ func waitForLog(_ text: String, patience: Double = 60) {
 }
 
 waitForLog("watching the spool folder")
-print("glucobridge daemon --spool DIR --store FILE (USB hotplug on), pid \(pid); baseline: /bin/sleep")
+print("glucobridge daemon --spool DIR --store FILE \(options.daemonOptions.joined(separator: " ")) (USB hotplug on), pid \(pid); baseline: /bin/sleep")
 print("waiting \(Int(options.settle)) s for the daemon to be idle …")
 Thread.sleep(forTimeInterval: options.settle)
 

@@ -25,6 +25,10 @@ package struct DaemonConfiguration: Sendable {
     package var uploader: (any StoreUploader)?
     /// How often the store is checked for changes to sync.
     package var syncPoll: Duration
+    /// Whether the pages of the program file that start-up or an import read go back to the
+    /// kernel once the daemon is idle (`--release-idle-pages`; see `ProgramPages`): a smaller
+    /// resident size at idle, paid for by reading them from disk again at the next import.
+    package var releaseIdlePages = false
 
     package init(
         spool: URL?, usbHotplug: Bool, spoolTiming: SpoolTiming = SpoolTiming(), polledSources: [any PolledSource] = [],
@@ -49,8 +53,13 @@ package struct DaemonConfiguration: Sendable {
 package enum GlucoBridgeDaemon {
     package static func run(_ configuration: DaemonConfiguration, store: SharedStore, logger: Logger) async throws {
         let importer = Importer(store: store)
-        // Once idle, the pages of the program file that start-up or an import read go back to the kernel.
-        let queue = ImportQueue(whenIdle: (after: Self.releaseAfter, body: { ProgramPages.release() }))
+        // With --release-idle-pages, the pages of the program file that start-up or an import
+        // read go back to the kernel once the daemon is idle.
+        var whenIdle: (after: Duration, body: @Sendable () -> Void)?
+        if configuration.releaseIdlePages {
+            whenIdle = (after: Self.releaseAfter, body: { _ = ProgramPages.release() })
+        }
+        let queue = ImportQueue(whenIdle: whenIdle)
         var usbStatus: String
         var hotplug: (LibUSBContext, LibUSBHotplugMonitor)?
         if !configuration.usbHotplug {

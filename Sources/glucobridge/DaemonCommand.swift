@@ -49,6 +49,10 @@ struct DaemonCommand: AsyncParsableCommand {
         "Abandon an import (storing nothing; a spool file goes to failed/) that runs longer than this many seconds; 0 abandons every import before it reads.", valueName: "seconds"))
     var importLimit = 600.0
 
+    @Flag(name: .customLong("release-idle-pages"), help: ArgumentHelp(
+        "Once idle for 5 s, hand the pages of the program file read at start-up or in an import back to the kernel (a smaller resident size at idle; the next import reads them from disk again)."))
+    var releaseIdlePages = false
+
     @OptionGroup var storeOptions: StoreOptions
 
     @OptionGroup var syncOptions: DaemonSyncOptions
@@ -85,6 +89,7 @@ struct DaemonCommand: AsyncParsableCommand {
                 spool: spool.map { URL(fileURLWithPath: $0) }, usbHotplug: usbHotplug,
                 spoolTiming: SpoolTiming(importLimit: .milliseconds(Int64((importLimit * 1000).rounded(.up)))), polledSources: sources)
             configuration.uploader = try syncOptions.uploader(store: store, logger: logger)
+            configuration.releaseIdlePages = releaseIdlePages
             try await GlucoBridgeDaemon.run(configuration, store: store, logger: logger)
         } catch let error as ExitCode {
             throw error
