@@ -23,26 +23,40 @@ package func tableCounts(_ store: SharedStore) throws -> [String: Int] {
     }
 }
 
-/// The store's rows as text, without ids, run ids and import times: what two imports of the
-/// same session must agree on.
-package func storeContent(_ store: SharedStore) throws -> [String] {
-    try store.database.read { db in
-        var lines: [String] = []
-        let queries = [
+/// What ``storeContent(_:_:)`` reads: each kind of row an import writes.
+package enum StoreContentPart: CaseIterable, Sendable {
+    case readings, activityMinutes, exercise, cursors, importRuns
+
+    var sql: String {
+        switch self {
+        case .readings:
             "SELECT d.date, g.time, g.mgdl, g.unit, g.tag, g.flag, g.kind, g.device_record_key, g.device_time, s.family, s.serial, s.model "
-                + "FROM glucose g JOIN day d ON d.id = g.day_id JOIN source s ON s.id = g.source_id ORDER BY g.time, g.device_record_key",
+                + "FROM glucose g JOIN day d ON d.id = g.day_id JOIN source s ON s.id = g.source_id ORDER BY g.time, g.device_record_key"
+        case .activityMinutes:
             "SELECT s.family, s.serial, m.minute, m.heart_rate_bpm, m.step_cadence_spm, m.crank_cadence_rpm, m.speed_mps, "
                 + "m.distance_m, m.energy_kj, m.gait, m.sensors, m.sample_count FROM activity_minute m JOIN source s ON s.id = m.source_id "
-                + "ORDER BY m.minute, s.family",
+                + "ORDER BY m.minute, s.family"
+        case .exercise:
             "SELECT d.date, e.time, e.name, e.duration_seconds, e.intensity, e.device_record_key, s.family FROM exercise e "
-                + "JOIN day d ON d.id = e.day_id LEFT JOIN source s ON s.id = e.source_id ORDER BY e.time",
-            "SELECT s.family, c.stream, c.last_record_index FROM source_cursor c JOIN source s ON s.id = c.source_id ORDER BY s.family, c.stream",
+                + "JOIN day d ON d.id = e.day_id LEFT JOIN source s ON s.id = e.source_id ORDER BY e.time"
+        case .cursors:
+            "SELECT s.family, c.stream, c.last_record_index FROM source_cursor c JOIN source s ON s.id = c.source_id ORDER BY s.family, c.stream"
+        case .importRuns:
             "SELECT s.family, r.mode, r.records_read, r.records_added, r.records_already_stored, r.records_skipped, r.host_time, "
                 + "r.device_time, r.clock_offset_seconds, r.time_method, r.events_json, r.notes_json "
-                + "FROM import_run r JOIN source s ON s.id = r.source_id ORDER BY r.id",
-        ]
-        for sql in queries {
-            for row in try Row.fetchAll(db, sql: sql) {
+                + "FROM import_run r JOIN source s ON s.id = r.source_id ORDER BY r.id"
+        }
+    }
+}
+
+/// The store's rows as text, without ids, run ids and import times: what two imports of the
+/// same session must agree on (by default every part; a live import and a replay of it agree on
+/// all but their cursors' and runs' modes and times, so they compare the rows alone).
+package func storeContent(_ store: SharedStore, _ parts: [StoreContentPart] = StoreContentPart.allCases) throws -> [String] {
+    try store.database.read { db in
+        var lines: [String] = []
+        for part in parts {
+            for row in try Row.fetchAll(db, sql: part.sql) {
                 lines.append(row.databaseValues.map { "\($0)" }.joined(separator: " | "))
             }
         }

@@ -1,7 +1,6 @@
 import CaptureBluetooth
 import Drivers
 import Foundation
-import GRDB
 import Importer
 import Model
 import Store
@@ -81,14 +80,14 @@ extension DriverConformanceKit {
 
         // 5. Damage: the recording cut after each record.
         let bytes = [UInt8](try Data(contentsOf: recording))
-        let whole = Set(liveRows.filter { $0.hasPrefix("glucose ") })
+        let whole = Set(try storeContent(live, [.readings]))
         for (index, end) in try CaptureCuts.boundaries(of: bytes).dropLast().enumerated() {
             let url = folder.appendingPathComponent("cut.btsnoop")
             try Data(bytes[..<end]).write(to: url)
             let target = try store(folder, "cut-\(index)")
             do {
                 _ = try Importer(store: target).run(.capture(url))
-                let readings = try rows(target).filter { $0.hasPrefix("glucose ") }
+                let readings = try storeContent(target, [.readings])
                 XCTAssertTrue(
                     readings.allSatisfy(whole.contains), "\(name), cut after record \(index + 1): stored readings the whole recording "
                         + "does not hold: \(readings.filter { !whole.contains($0) }.prefix(3))", file: file, line: line)
@@ -125,24 +124,9 @@ extension DriverConformanceKit {
         return try Importer(store: store).run(.bluetooth(ConnectedPeer(bearer, origin: "simulated device")), context: context).devices[0]
     }
 
-    /// The rows two imports of the same session must agree on, as text: readings, activity
-    /// minutes and exercise sessions.
+    /// The rows two imports of the same session must agree on: readings, activity minutes and
+    /// exercise sessions.
     private static func rows(_ store: SharedStore) throws -> [String] {
-        try store.database.read { db in
-            let glucose = try String.fetchAll(db, sql: """
-                SELECT 'glucose ' || g.device_record_key || ' ' || g.mgdl || ' ' || g.unit || ' ' || g.tag || ' ' || g.time || ' ' || d.date
-                FROM glucose g JOIN day d ON d.id = g.day_id ORDER BY g.time, g.device_record_key
-                """)
-            let minutes = try String.fetchAll(db, sql: """
-                SELECT 'minute ' || m.minute || ' ' || ifnull(m.heart_rate_bpm, '') || ' ' || ifnull(m.step_cadence_spm, '') || ' '
-                    || ifnull(m.crank_cadence_rpm, '') || ' ' || ifnull(m.speed_mps, '') || ' ' || ifnull(m.distance_m, '') || ' '
-                    || m.sample_count FROM activity_minute m ORDER BY m.minute
-                """)
-            let exercise = try String.fetchAll(db, sql: """
-                SELECT 'exercise ' || e.time || ' ' || e.duration_seconds || ' ' || e.intensity || ' ' || ifnull(e.device_record_key, '')
-                FROM exercise e ORDER BY e.time
-                """)
-            return glucose + minutes + exercise
-        }
+        try storeContent(store, [.readings, .activityMinutes, .exercise])
     }
 }
