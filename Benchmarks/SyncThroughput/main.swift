@@ -1,13 +1,16 @@
 // Sync throughput: many patients' stores synced at once into one PostgreSQL server.
 //
 //   .ci/start-postgres
-//   swift run -c release glucobridge-sync-bench [patients] [days]     (default 200 × 90)
+//   swift run -c release glucobridge-sync-bench [patients] [days] [rounds] [batch]
+//   (default 200 × 90, 3 rounds, the sync's own batch size)
 //
 // Generates one store of `days` days (a CGM reading every five minutes, three meals and two
-// insulin doses a day), copies it for every patient, syncs all patients concurrently into a fresh
-// database (one connection each), then syncs them all again (nothing to send). The baseline,
-// measured in the same run, is a plain `COPY … FROM STDIN` of the same readings by one
-// connection into an unpartitioned table with the same columns and primary key. Server CPU is
+// insulin doses a day). Each round copies it for every patient, syncs all patients concurrently
+// into a fresh database (one connection each), then syncs them all again (nothing to send); the
+// baseline of the round is a plain `COPY … FROM STDIN` of the same readings by one connection
+// into an unpartitioned table with the same columns and primary key, in the same database. The
+// rounds alternate which of the two goes first, so that a drift of the machine's speed weighs on
+// both alike, and the ratios printed last are the medians of the rounds' ratios. Server CPU is
 // the user + system time of the server's processes, read from /proc (Linux, as root or as the
 // server's user).
 import Foundation
@@ -21,6 +24,9 @@ import Sync
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let patients = arguments.first ?? 200
 let days = arguments.dropFirst().first ?? 90
+let rounds = max(1, arguments.dropFirst(2).first ?? 3)
+/// Rows per batch (one server transaction each), when not the sync's default.
+let batchSize = arguments.dropFirst(3).first
 let logger = Logger(label: "glucobridge.sync-bench")
 
 /// The server of `.ci/start-postgres` (or the same variables in the environment).
@@ -83,15 +89,9 @@ func measure(_ body: () async throws -> Void) async rethrows -> (seconds: Double
 let settings = serverSettings()
 let password = settings["GLUCOBRIDGE_TEST_POSTGRES_PASSWORD"]
 let admin = try SyncTarget(url: settings["GLUCOBRIDGE_TEST_POSTGRES_URL"]!)
-let databaseName = "glucobridge_bench_\(UUID().uuidString.prefix(8).lowercased())"
 let adminConnection = try await connect(admin, password)
-_ = try await adminConnection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(databaseName)"), logger: logger).collect()
-var components = URLComponents(string: settings["GLUCOBRIDGE_TEST_POSTGRES_URL"]!)!
-components.path = "/" + databaseName
-// Plain connections, as the baseline's.
-let target = try SyncTarget(url: components.string! + "?sslmode=disable")
 
-// One generated store, copied for every patient.
+// One generated store, copied for every patient in every round.
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glucobridge-sync-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 let template = folder.appendingPathComponent("template.sqlite").path
@@ -123,44 +123,23 @@ do {
     try store.database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
     try store.database.close()
 }
-let stores = try (0..<patients).map { patient in
-    let path = folder.appendingPathComponent("p\(patient).sqlite").path
-    try FileManager.default.copyItem(atPath: template, toPath: path)
-    return try SharedStore(path: path)
-}
 
 func syncAll(_ stores: [SharedStore], into target: SyncTarget, password: String?) async throws -> [SyncReport] {
     try await withThrowingTaskGroup(of: SyncReport.self) { group in
         for (index, store) in stores.enumerated() {
             group.addTask {
-                try await StoreSync(store: store, target: target, password: password, patient: "patient-\(index)").run()
+                var sync = try StoreSync(store: store, target: target, password: password, patient: "patient-\(index)")
+                if let batchSize { sync.batchSize = max(1, batchSize) }
+                return try await sync.run()
             }
         }
         return try await group.reduce(into: []) { $0.append($1) }
     }
 }
 
-// The central schema is created before timing, by one empty patient.
-_ = try await StoreSync(store: try SharedStore(path: folder.appendingPathComponent("empty.sqlite").path), target: target,
-                        password: password, patient: "warm-up").run()
-
-var firstReports: [SyncReport] = []
-let first = try await measure { firstReports = try await syncAll(stores, into: target, password: password) }
-var secondReports: [SyncReport] = []
-let second = try await measure { secondReports = try await syncAll(stores, into: target, password: password) }
-
-// Baseline: the same readings, COPY'd by one connection.
+// The baseline's lines: the template's readings in the sync's columns, as COPY's text format.
 let readingsPerPatient = days * 288
-let baselineConnection = try await connect(target, password)
-_ = try await baselineConnection.query("""
-    CREATE TABLE baseline_reading (
-        patient_id text NOT NULL, source_id bigint NOT NULL, device_record_key text NOT NULL, day date NOT NULL,
-        time timestamptz NOT NULL, mgdl double precision NOT NULL, unit text NOT NULL, kind text NOT NULL,
-        trend text, noise integer, device_time bigint,
-        PRIMARY KEY (patient_id, source_id, device_record_key))
-    """, logger: logger).collect()
-let template0 = try SharedStore(path: template)
-let rows = try template0.syncRows(.glucoseReadings, after: 0, limit: readingsPerPatient)
+let templateRows = try SharedStore(path: template).syncRows(.glucoseReadings, after: 0, limit: readingsPerPatient)
 func text(_ value: SyncValue) -> String {
     switch value {
     case .null: return "\\N"
@@ -170,45 +149,125 @@ func text(_ value: SyncValue) -> String {
     }
 }
 let columns = ["device_record_key", "day", "time", "mgdl", "unit", "kind", "trend", "noise", "device_time"]
-let indexes = columns.map { rows.columns.firstIndex(of: $0)! }
-let lines = rows.rows.map { row in indexes.map { text(row[$0]) }.joined(separator: "\t") }
-let baseline = try await measure {
-    for patient in 0..<patients {
-        try await baselineConnection.copyFrom(
-            table: "baseline_reading", columns: ["patient_id", "source_id"] + columns, logger: logger
-        ) { writer in
-            var buffer = ByteBuffer()
-            for line in lines {
-                buffer.writeString("patient-\(patient)\t1\t\(line)\n")
-                if buffer.readableBytes > 1 << 20 {
-                    try await writer.write(buffer)
-                    buffer.clear()
+let indexes = columns.map { templateRows.columns.firstIndex(of: $0)! }
+let lines = templateRows.rows.map { row in indexes.map { text(row[$0]) }.joined(separator: "\t") }
+
+/// The same readings COPY'd by one connection into a table of their own.
+func copyBaseline(into target: SyncTarget) async throws -> (seconds: Double, cpu: Double?) {
+    let connection = try await connect(target, password)
+    _ = try await connection.query("""
+        CREATE TABLE baseline_reading (
+            patient_id text NOT NULL, source_id bigint NOT NULL, device_record_key text NOT NULL, day date NOT NULL,
+            time timestamptz NOT NULL, mgdl double precision NOT NULL, unit text NOT NULL, kind text NOT NULL,
+            trend text, noise integer, device_time bigint,
+            PRIMARY KEY (patient_id, source_id, device_record_key))
+        """, logger: logger).collect()
+    let measured = try await measure {
+        for patient in 0..<patients {
+            try await connection.copyFrom(
+                table: "baseline_reading", columns: ["patient_id", "source_id"] + columns, logger: logger
+            ) { writer in
+                var buffer = ByteBuffer()
+                for line in lines {
+                    buffer.writeString("patient-\(patient)\t1\t\(line)\n")
+                    if buffer.readableBytes > 1 << 20 {
+                        try await writer.write(buffer)
+                        buffer.clear()
+                    }
                 }
+                try await writer.write(buffer)
             }
-            try await writer.write(buffer)
         }
     }
+    try await connection.closeGracefully()
+    return measured
 }
-try await baselineConnection.closeGracefully()
 
-let readings = firstReports.reduce(0) { $0 + ($1.written["glucose_reading"] ?? 0) }
-let allRows = firstReports.reduce(0) { $0 + $1.rowsWritten }
-let resent = secondReports.reduce(0) { $0 + $1.rowsWritten + $1.rowsDeleted }
-let baselineRows = patients * readingsPerPatient
+/// One round, in a database of its own: the first sync of every patient, the second, and the baseline.
+struct Round {
+    var first: (seconds: Double, cpu: Double?)
+    var second: (seconds: Double, cpu: Double?)
+    var baseline: (seconds: Double, cpu: Double?)
+    var readings = 0, rows = 0, resent = 0
+}
+
+func runRound(_ round: Int) async throws -> Round {
+    let databaseName = "glucobridge_bench_\(UUID().uuidString.prefix(8).lowercased())"
+    _ = try await adminConnection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(databaseName)"), logger: logger).collect()
+    var components = URLComponents(string: settings["GLUCOBRIDGE_TEST_POSTGRES_URL"]!)!
+    components.path = "/" + databaseName
+    // Plain connections, as the baseline's.
+    let target = try SyncTarget(url: components.string! + "?sslmode=disable")
+    let roundFolder = folder.appendingPathComponent("round-\(round)")
+    try FileManager.default.createDirectory(at: roundFolder, withIntermediateDirectories: true)
+    let stores = try (0..<patients).map { patient in
+        let path = roundFolder.appendingPathComponent("p\(patient).sqlite").path
+        try FileManager.default.copyItem(atPath: template, toPath: path)
+        return try SharedStore(path: path)
+    }
+    // The central schema is created before timing, by one empty patient.
+    _ = try await StoreSync(store: try SharedStore(path: roundFolder.appendingPathComponent("empty.sqlite").path), target: target,
+                            password: password, patient: "warm-up").run()
+
+    var firstReports: [SyncReport] = []
+    var secondReports: [SyncReport] = []
+    let sync = { () async throws -> (first: (seconds: Double, cpu: Double?), second: (seconds: Double, cpu: Double?)) in
+        let first = try await measure { firstReports = try await syncAll(stores, into: target, password: password) }
+        let second = try await measure { secondReports = try await syncAll(stores, into: target, password: password) }
+        return (first, second)
+    }
+    let measured: Round
+    if round % 2 == 0 {
+        let synced = try await sync()
+        measured = Round(first: synced.first, second: synced.second, baseline: try await copyBaseline(into: target))
+    } else {
+        let baseline = try await copyBaseline(into: target)
+        let synced = try await sync()
+        measured = Round(first: synced.first, second: synced.second, baseline: baseline)
+    }
+    for store in stores { try store.database.close() }
+    _ = try await adminConnection.query(
+        PostgresQuery(unsafeSQL: "DROP DATABASE \(databaseName) WITH (FORCE)"), logger: logger).collect()
+    try? FileManager.default.removeItem(at: roundFolder)
+    var result = measured
+    result.readings = firstReports.reduce(0) { $0 + ($1.written["glucose_reading"] ?? 0) }
+    result.rows = firstReports.reduce(0) { $0 + $1.rowsWritten }
+    result.resent = secondReports.reduce(0) { $0 + $1.rowsWritten + $1.rowsDeleted }
+    return result
+}
+
 func cpu(_ seconds: Double?) -> String { seconds.map { String(format: "%.1f s", $0) } ?? "not shown by this machine" }
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+let baselineRows = patients * readingsPerPatient
+var results: [Round] = []
+for round in 0..<rounds {
+    let result = try await runRound(round)
+    results.append(result)
+    print("""
+        round \(round + 1) of \(rounds) (\(round % 2 == 0 ? "sync first" : "baseline first")): \
+        \(patients) patients × \(days) days, \(result.readings) readings, \(result.rows) rows in all (logs, Days, sources, import runs)
+          first sync, all patients at once: \(String(format: "%.1f", result.first.seconds)) s, \
+        \(Int(Double(result.rows) / result.first.seconds)) rows/s; server CPU \(cpu(result.first.cpu))
+          second sync: \(String(format: "%.2f", result.second.seconds)) s, \(result.resent) rows sent; server CPU \(cpu(result.second.cpu))
+          baseline, COPY of the same \(baselineRows) readings by one connection: \(String(format: "%.1f", result.baseline.seconds)) s, \
+        \(Int(Double(baselineRows) / result.baseline.seconds)) rows/s; server CPU \(cpu(result.baseline.cpu))
+          first sync / baseline: \(String(format: "%.2f", result.first.seconds / result.baseline.seconds))× the time\
+        \(result.first.cpu.flatMap { f in result.baseline.cpu.map { String(format: ", %.2f× the server CPU", f / $0) } } ?? "")
+        """)
+}
+let timeRatios = results.map { $0.first.seconds / $0.baseline.seconds }
+let cpuRatios = results.compactMap { r in r.first.cpu.flatMap { f in r.baseline.cpu.map { f / $0 } } }
+let secondRatios = results.map { $0.second.seconds / $0.baseline.seconds }
 print("""
-    \(patients) patients × \(days) days: \(readings) readings, \(allRows) rows in all (logs, Days, sources, import runs)
-    first sync, all patients at once: \(String(format: "%.1f", first.seconds)) s, \
-    \(Int(Double(allRows) / first.seconds)) rows/s; server CPU \(cpu(first.cpu))
-    second sync: \(String(format: "%.2f", second.seconds)) s, \(resent) rows sent; server CPU \(cpu(second.cpu))
-    baseline, COPY of the same \(baselineRows) readings by one connection: \(String(format: "%.1f", baseline.seconds)) s, \
-    \(Int(Double(baselineRows) / baseline.seconds)) rows/s; server CPU \(cpu(baseline.cpu))
-    first sync / baseline: \(String(format: "%.2f", first.seconds / baseline.seconds))× the time\
-    \(first.cpu.flatMap { f in baseline.cpu.map { String(format: ", %.2f× the server CPU", f / $0) } } ?? ""); \
-    second sync / baseline: \(String(format: "%.3f", second.seconds / baseline.seconds))× the time
+    median of \(rounds) rounds: first sync / baseline \(String(format: "%.2f", median(timeRatios)))× the time \
+    (rounds \(timeRatios.map { String(format: "%.2f", $0) }.joined(separator: ", ")))\
+    \(cpuRatios.count == rounds ? String(format: ", %.2f× the server CPU", median(cpuRatios)) + " (rounds \(cpuRatios.map { String(format: "%.2f", $0) }.joined(separator: ", ")))" : ""); \
+    second sync / baseline \(String(format: "%.3f", median(secondRatios)))× the time
     """)
 
-_ = try await adminConnection.query(
-    PostgresQuery(unsafeSQL: "DROP DATABASE \(databaseName) WITH (FORCE)"), logger: logger).collect()
 try await adminConnection.closeGracefully()
 try? FileManager.default.removeItem(at: folder)
