@@ -10,6 +10,7 @@
 //
 //   swift run -c release glucobridge-bench                  all figures (instructions too, under valgrind)
 //   swift run -c release glucobridge-bench --no-instructions
+//   swift run -c release glucobridge-bench --sync --daemon  also the central sync and the idle daemon (their own programs)
 //   swift run -c release glucobridge-bench --captures DIR   only write the two captures to DIR
 //   glucobridge-bench --export csv|json|nightscout STORE      the export alone, on stdout
 import CSQLiteConfig
@@ -523,3 +524,31 @@ if let sqlite3, let path = exportStores[365] {
     print("(no export figures: the sqlite3 program is not installed)")
 }
 if counting, counts.isEmpty { print("(no instruction counts: valgrind is not installed)") }
+
+// The central sync and the idle daemon are measured by programs of their own (one needs a
+// PostgreSQL server, the other a quiet minute); `--sync` and `--daemon` run them from this
+// program's folder after the figures above, so that one run prints every figure.
+/// Runs the benchmark program `name` beside this one with `extra` arguments, its output shown.
+func sibling(_ name: String, _ extra: [String]) throws {
+    let program = URL(fileURLWithPath: "/proc/self/exe".resolvedExecutable).deletingLastPathComponent().appendingPathComponent(name).path
+    guard FileManager.default.isExecutableFile(atPath: program) else {
+        print("(no \(name) figures: build it with `swift build -c release --product \(name)`)")
+        return
+    }
+    fflush(nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = extra
+    try process.run()
+    process.waitUntilExit()
+    if process.terminationStatus != 0 { print("(\(name) ended with status \(process.terminationStatus))") }
+}
+if arguments.contains("--sync") {
+    print("central sync (glucobridge-sync-bench 200 90):")
+    try sibling("glucobridge-sync-bench", ["200", "90"])
+}
+if arguments.contains("--daemon") {
+    print("idle daemon (glucobridge-daemon-bench):")
+    let capture = "fixtures/dexcom/ecc1-g4-receiver.pcap"
+    try sibling("glucobridge-daemon-bench", FileManager.default.fileExists(atPath: capture) ? ["--capture", capture] : [])
+}
