@@ -178,6 +178,55 @@ final class SyncRetagTests: XCTestCase {
         await database.drop()
     }
 
+    /// A re-tag stopped part way (the server refused a batch), then the thresholds changed back
+    /// before the next sync: that sync starts the re-tag over, since the rows re-tagged so far
+    /// carry the tags of thresholds the store no longer has.
+    func testAReTagStoppedPartWayStartsOverWhenTheThresholdsChangeAgain() async throws {
+        let database = try await TestDatabase()
+        let local = try TestStore()
+        try local.importReadings(600)
+        try local.addEdgeLogs(on: "2024-03-20")
+        _ = try await database.sync(local.store, patient: "p-again")
+        let consensus = try await serverTags(database, patient: "p-again")
+        try local.store.setThresholds(Self.moved)
+
+        // egv:320 is 180 mg/dL, re-tagged under the moved thresholds: the server refuses it.
+        for statement in [
+            "CREATE FUNCTION refuse_retag() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'egv:320 is held'; END $$",
+            """
+            CREATE TRIGGER refuse_retag BEFORE UPDATE ON glucose_reading FOR EACH ROW
+            WHEN (NEW.device_record_key = 'egv:320') EXECUTE FUNCTION refuse_retag()
+            """,
+        ] {
+            _ = try await database.rows(statement)
+        }
+        do {
+            _ = try await database.sync(local.store, patient: "p-again", batchSize: 100)
+            XCTFail("the server took the held row")
+        } catch SyncError.server(let message) {
+            XCTAssertTrue(message.contains("egv:320 is held"), message)
+        }
+        let cursor = try await database.rows("SELECT retag_glucose_id::text, tag_thresholds::text FROM sync_cursor")
+        XCTAssertEqual(cursor.first?[1], "{60,75,170,240}")
+        let reached = try XCTUnwrap(cursor.first.flatMap { Int64($0[0]) }, "no re-tag under way: \(cursor)")
+        XCTAssertGreaterThan(reached, 0)
+        let partial = try await serverTags(database, patient: "p-again")
+        let movedEarly = zip(partial.readings, consensus.readings).count { $0 != $1 }
+        XCTAssertGreaterThan(movedEarly, 0)
+
+        try local.store.setThresholds(.consensus)
+        _ = try await database.rows("DROP TRIGGER refuse_retag ON glucose_reading")
+        let report = try await database.sync(local.store, patient: "p-again", batchSize: 100)
+        XCTAssertEqual(report.retagged["glucose_reading"], movedEarly, report.summary)
+        XCTAssertEqual(report.retagged["glucose_log"] ?? 0, 0, report.summary)
+        try await assertTagsMatch(local, database, patient: "p-again")
+        let after = try await serverTags(database, patient: "p-again")
+        XCTAssertEqual(after, consensus)
+        let done = try await database.rows("SELECT coalesce(retag_glucose_id::text, 'none'), tag_thresholds::text FROM sync_cursor")
+        XCTAssertEqual(done, [["none", "{54,70,180,250}"]])
+        await database.drop()
+    }
+
     /// Each store of a patient follows its own thresholds and re-tags only the rows it sent.
     func testTwoStoresOfOnePatientEachReTagTheirOwnRows() async throws {
         let database = try await TestDatabase()
