@@ -44,9 +44,14 @@ extension SharedStore {
         }
     }
 
-    /// Up to `limit` rows of `feed` whose id is greater than `id`, by id.
+    /// Up to `limit` rows of `feed` whose id is greater than `id`, by id (glucose readings with the
+    /// thresholds their tags were read under).
     package func syncRows(_ feed: SyncFeed, after id: Int64, limit: Int) throws(StoreError) -> SyncRows {
-        try read { db in try SyncRows.fetch(db, sql: feed.query, arguments: [id, limit]) }
+        try read { db in
+            var rows = try SyncRows.fetch(db, sql: feed.query, arguments: [id, limit])
+            if feed == .glucoseReadings { rows.thresholds = try Self.thresholds(db) }
+            return rows
+        }
     }
 
     /// Up to `limit` glucose rows whose id is greater than `id`, by id, each with what names it on
@@ -55,7 +60,7 @@ extension SharedStore {
     /// bring the server's tags in line after the thresholds changed.
     package func syncTags(after id: Int64, readingsThrough last: Int64, limit: Int) throws(StoreError) -> SyncRows {
         try read { db in
-            try SyncRows.fetch(
+            var rows = try SyncRows.fetch(
                 db,
                 sql: """
                     SELECT g.id, s.family, s.serial, g.device_record_key, g.uid, g.tag
@@ -64,6 +69,8 @@ extension SharedStore {
                     ORDER BY g.id LIMIT ?
                     """,
                 arguments: [id, last, limit])
+            rows.thresholds = try Self.thresholds(db)
+            return rows
         }
     }
 
@@ -101,7 +108,8 @@ extension SharedStore {
     }
 
     /// The rows of `entity` whose keys are among `keys`, as they are now; a key without a row is
-    /// one that was removed. The first column, `key`, is the key.
+    /// one that was removed. The first column, `key`, is the key. Glucose logs come with the
+    /// thresholds their tags were read under.
     package func syncCurrentRows(_ entity: SyncEntity, keys: [String]) throws(StoreError) -> SyncRows {
         guard !keys.isEmpty else { return SyncRows(columns: [], rows: []) }
         return try read { db in
@@ -115,6 +123,7 @@ extension SharedStore {
                 rows.columns = part.columns
                 rows.rows += part.rows
             }
+            if entity == .glucose { rows.thresholds = try Self.thresholds(db) }
             return rows
         }
     }
@@ -132,10 +141,13 @@ package enum SyncValue: Sendable, Hashable {
 package struct SyncRows: Sendable, Equatable {
     package var columns: [String]
     package var rows: [[SyncValue]]
+    /// For rows with a glucose `tag`: the store's thresholds in the same read, which the tags follow.
+    package var thresholds: GlucoseThresholds?
 
-    package init(columns: [String], rows: [[SyncValue]]) {
+    package init(columns: [String], rows: [[SyncValue]], thresholds: GlucoseThresholds? = nil) {
         self.columns = columns
         self.rows = rows
+        self.thresholds = thresholds
     }
 
     /// The values of column `name` (which must be one of ``columns``).

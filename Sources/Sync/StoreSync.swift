@@ -93,9 +93,9 @@ package struct StoreSync: Sendable {
         try await CentralMigrator(logger: logger, server: target.display).migrate(connection)
         try await lockPatient(connection)
 
-        var cursor = try await prepare(connection, storeID: storeID)
-        var report = SyncReport()
         let session = CopySession()
+        var cursor = try await prepare(connection, session, storeID: storeID)
+        var report = SyncReport()
         if let position = cursor["retag_glucose_id"] {
             try await retag(
                 connection, session, storeID: storeID, after: position, readingsThrough: cursor["glucose_reading_id"] ?? 0,
@@ -147,9 +147,12 @@ package struct StoreSync: Sendable {
     /// thresholds current), and reads the cursor. When the store's thresholds are not those its
     /// rows on the server were tagged with, a re-tag starts (`retag_glucose_id` 0), unless the
     /// store has sent no glucose rows yet.
-    private func prepare(_ connection: PostgresConnection, storeID: String) async throws(SyncError) -> [String: Int64] {
+    private func prepare(
+        _ connection: PostgresConnection, _ session: CopySession, storeID: String
+    ) async throws(SyncError) -> [String: Int64] {
         let thresholds = try local { try store.thresholds() }
         let tagThresholds = [thresholds.veryLow, thresholds.low, thresholds.high, thresholds.veryHigh].map(Int32.init)
+        session.tagThresholds = thresholds
         let zone = store.timeZone.identifier
         return try await server {
             try await connection.withTransaction(logger: logger) { connection in
@@ -267,8 +270,8 @@ package struct StoreSync: Sendable {
                 return
             }
             let uid = rows.columns.firstIndex(of: "uid")
-            var readings = SyncRows(columns: rows.columns, rows: [])
-            var logs = SyncRows(columns: rows.columns, rows: [])
+            var readings = SyncRows(columns: rows.columns, rows: [], thresholds: rows.thresholds)
+            var logs = SyncRows(columns: rows.columns, rows: [], thresholds: rows.thresholds)
             for row in rows.rows {
                 if let uid, row[uid] != .null { logs.rows.append(row) } else { readings.rows.append(row) }
             }
@@ -293,6 +296,10 @@ package struct StoreSync: Sendable {
     ) async throws(SyncError) {
         var written: [String: Int] = [:]
         var retagged: [String: Int] = [:]
+        // Rows whose tags follow other thresholds than the cursor records (the store's changed
+        // during this sync) make them unknown: the next sync then checks every tag.
+        var otherTags = false
+        let tagThresholds = session.tagThresholds
         // What this transaction learns of the server is kept only once it commits.
         var learnt = session.state
         let patient = self.patient
@@ -300,6 +307,7 @@ package struct StoreSync: Sendable {
         try await server {
             try await connection.withTransaction(logger: logger) { connection in
                 try await body { table, rows, kind in
+                    if let thresholds = rows.thresholds, thresholds != tagThresholds { otherTags = true }
                     if table.bySource { try await resolveSources(rows, into: &learnt, connection) }
                     let lines = try rows.copyText(for: table, patient: patient, storeID: storeID, sourceIDs: learnt.sourceIDs)
                     if kind == .tags {
@@ -343,7 +351,7 @@ package struct StoreSync: Sendable {
                 _ = try await connection.query(
                     PostgresQuery(
                         unsafeSQL: """
-                            UPDATE sync_cursor SET \(column) = $3, last_batch_at = now()
+                            UPDATE sync_cursor SET \(column) = $3, last_batch_at = now()\(otherTags ? ", tag_thresholds = NULL" : "")
                             WHERE patient_id = $1 AND store_uid = $2
                             """,
                         binds: binds),
@@ -463,7 +471,8 @@ enum SentRows: Sendable {
 }
 
 /// What one sync learns of its server session: the devices' central ids, the staging tables it
-/// made, and the tables whose rows met rows already there (merged by key from then on).
+/// made, and the tables whose rows met rows already there (merged by key from then on); and the
+/// thresholds the cursor records for the store's tags.
 final class CopySession {
     struct State {
         var sourceIDs: [SourceKey: Int64] = [:]
@@ -472,6 +481,7 @@ final class CopySession {
     }
 
     var state = State()
+    var tagThresholds: GlucoseThresholds?
 }
 
 /// Applies the central schema's missing migrations, one transaction each, under a

@@ -227,6 +227,67 @@ final class SyncRetagTests: XCTestCase {
         await database.drop()
     }
 
+    /// The store's thresholds change while a sync runs and change back before it ends: rows it
+    /// read in between carry tags of thresholds the store no longer has, so the sync leaves the
+    /// cursor's thresholds unknown and the next one checks every tag. The sync is held at two
+    /// known batches by rows other sessions hold.
+    func testThresholdsChangedAndChangedBackDuringASyncAreCaughtByTheNext() async throws {
+        let database = try await TestDatabase()
+        let local = try TestStore()
+        try local.importReadings(1000)
+        _ = try await database.sync(local.store, patient: "p-aba")
+        try local.store.setThresholds(Self.moved)
+        let between = try GlucoseThresholds(veryLow: 54, low: 70, high: 160, veryHigh: 250)
+
+        // egv:320 and egv:720 are 180 mg/dL: in range under the consensus, above under both others.
+        var holders: [(connection: PostgresConnection, pid: Int)] = []
+        for key in ["egv:320", "egv:720"] {
+            let connection = try await database.connect()
+            let pid = try await connection.query("SELECT pg_backend_pid()", logger: database.logger).collect()[0].decode(Int.self)
+            _ = try await connection.query("BEGIN", logger: database.logger).collect()
+            _ = try await connection.query(
+                "SELECT 1 FROM glucose_reading WHERE device_record_key = \(key) FOR UPDATE", logger: database.logger
+            ).collect()
+            holders.append((connection, pid))
+        }
+        let sync = Task { try await database.sync(local.store, patient: "p-aba", batchSize: 100) }
+        try await waitUntilBlocked(by: holders[0].pid, database)
+        try local.store.setThresholds(between)
+        _ = try await holders[0].connection.query("ROLLBACK", logger: database.logger).collect()
+        try await waitUntilBlocked(by: holders[1].pid, database)
+        try local.store.setThresholds(Self.moved)
+        _ = try await holders[1].connection.query("ROLLBACK", logger: database.logger).collect()
+        let report = try await sync.value
+        for holder in holders { try await holder.connection.close() }
+        XCTAssertGreaterThan(report.rowsRetagged, 0, report.summary)
+
+        let stale = try await changedTags(local, from: try await serverTags(database, patient: "p-aba"))
+        XCTAssertGreaterThan(stale.readings, 0, "no row was read under the thresholds in between")
+        let cursor = try await database.rows("SELECT coalesce(tag_thresholds::text, 'unknown') FROM sync_cursor")
+        XCTAssertEqual(cursor, [["unknown"]])
+        let next = try await database.sync(local.store, patient: "p-aba", batchSize: 100)
+        XCTAssertEqual(next.retagged["glucose_reading"], stale.readings, next.summary)
+        try await assertTagsMatch(local, database, patient: "p-aba")
+        let third = try await database.sync(local.store, patient: "p-aba")
+        XCTAssertTrue(third.isEmpty, third.summary)
+        XCTAssertEqual(third.batches, 0)
+        await database.drop()
+    }
+
+    /// Waits until a session of this database waits for a lock the session `pid` holds.
+    /// Polled with a generous bound: a loaded machine only makes the sync slower.
+    private func waitUntilBlocked(by pid: Int, _ database: TestDatabase) async throws {
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            let rows = try await database.rows(
+                "SELECT count(*)::text FROM pg_stat_activity WHERE \(pid) = ANY(pg_blocking_pids(pid))")
+            if rows == [["1"]] { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        XCTFail("no session waited for the row held by \(pid)")
+        throw CancellationError()
+    }
+
     /// Each store of a patient follows its own thresholds and re-tags only the rows it sent.
     func testTwoStoresOfOnePatientEachReTagTheirOwnRows() async throws {
         let database = try await TestDatabase()
