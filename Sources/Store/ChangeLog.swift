@@ -29,8 +29,8 @@ extension SharedStore {
     }
 
     /// Where the store stands for sync: the largest source, import run, glucose and exercise
-    /// ids and change-log sequence. It differs from an earlier value whenever there is something
-    /// new to sync.
+    /// ids, the change-log sequence and the glucose thresholds (whose change re-tags rows already
+    /// sent). It differs from an earlier value whenever there is something new to sync.
     package func syncWatermark() throws(StoreError) -> [Int64] {
         try read { db in
             let row = try Row.fetchOne(db, sql: """
@@ -38,13 +38,40 @@ extension SharedStore {
                        (SELECT coalesce(max(id), 0) FROM glucose), (SELECT coalesce(max(id), 0) FROM exercise),
                        (SELECT coalesce(max(seq), 0) FROM sync_change)
                 """)
+            let thresholds = try Self.thresholds(db)
             return (0..<5).map { row?[$0] ?? 0 }
+                + [thresholds.veryLow, thresholds.low, thresholds.high, thresholds.veryHigh].map(Int64.init)
         }
     }
 
-    /// Up to `limit` rows of `feed` whose id is greater than `id`, by id.
+    /// Up to `limit` rows of `feed` whose id is greater than `id`, by id (glucose readings with the
+    /// thresholds their tags were read under).
     package func syncRows(_ feed: SyncFeed, after id: Int64, limit: Int) throws(StoreError) -> SyncRows {
-        try read { db in try SyncRows.fetch(db, sql: feed.query, arguments: [id, limit]) }
+        try read { db in
+            var rows = try SyncRows.fetch(db, sql: feed.query, arguments: [id, limit])
+            if feed == .glucoseReadings { rows.thresholds = try Self.thresholds(db) }
+            return rows
+        }
+    }
+
+    /// Up to `limit` glucose rows whose id is greater than `id`, by id, each with what names it on
+    /// the server and its tag (`id, family, serial, device_record_key, uid, tag`): device readings
+    /// up to id `readingsThrough` (those a sync has sent) and the app's logs. A sync reads them to
+    /// bring the server's tags in line after the thresholds changed.
+    package func syncTags(after id: Int64, readingsThrough last: Int64, limit: Int) throws(StoreError) -> SyncRows {
+        try read { db in
+            var rows = try SyncRows.fetch(
+                db,
+                sql: """
+                    SELECT g.id, s.family, s.serial, g.device_record_key, g.uid, g.tag
+                    FROM glucose g LEFT JOIN source s ON s.id = g.source_id
+                    WHERE g.id > ? AND (g.source_id IS NOT NULL AND g.id <= ? OR g.source_id IS NULL AND g.uid IS NOT NULL)
+                    ORDER BY g.id LIMIT ?
+                    """,
+                arguments: [id, last, limit])
+            rows.thresholds = try Self.thresholds(db)
+            return rows
+        }
     }
 
     /// The activity minutes written by the import runs with ids in `runs`, by run.
@@ -81,7 +108,8 @@ extension SharedStore {
     }
 
     /// The rows of `entity` whose keys are among `keys`, as they are now; a key without a row is
-    /// one that was removed. The first column, `key`, is the key.
+    /// one that was removed. The first column, `key`, is the key. Glucose logs come with the
+    /// thresholds their tags were read under.
     package func syncCurrentRows(_ entity: SyncEntity, keys: [String]) throws(StoreError) -> SyncRows {
         guard !keys.isEmpty else { return SyncRows(columns: [], rows: []) }
         return try read { db in
@@ -95,6 +123,7 @@ extension SharedStore {
                 rows.columns = part.columns
                 rows.rows += part.rows
             }
+            if entity == .glucose { rows.thresholds = try Self.thresholds(db) }
             return rows
         }
     }
@@ -112,10 +141,13 @@ package enum SyncValue: Sendable, Hashable {
 package struct SyncRows: Sendable, Equatable {
     package var columns: [String]
     package var rows: [[SyncValue]]
+    /// For rows with a glucose `tag`: the store's thresholds in the same read, which the tags follow.
+    package var thresholds: GlucoseThresholds?
 
-    package init(columns: [String], rows: [[SyncValue]]) {
+    package init(columns: [String], rows: [[SyncValue]], thresholds: GlucoseThresholds? = nil) {
         self.columns = columns
         self.rows = rows
+        self.thresholds = thresholds
     }
 
     /// The values of column `name` (which must be one of ``columns``).

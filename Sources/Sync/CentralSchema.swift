@@ -24,7 +24,7 @@ enum CentralSchema {
         """
 
     /// Each migration is a list of statements (one statement per query in the extended protocol).
-    static let migrations: [[String]] = [v1, v2]
+    static let migrations: [[String]] = [v1, v2, v3]
 
     private static func partitioned(_ table: String) -> [String] {
         (0..<partitions).map { remainder in
@@ -38,6 +38,15 @@ enum CentralSchema {
     private static let v2: [String] = [
         "ALTER TABLE glucose_reading ADD COLUMN tag text",
         "ALTER TABLE glucose_log ADD COLUMN tag text",
+    ]
+
+    /// The thresholds (very low, low, high, very high mg/dL) the server's tags of each store's
+    /// rows follow, or are being brought to, and while that re-tag is under way, the local
+    /// glucose id it has reached. A cursor made before has none (NULL): its next sync checks
+    /// every tag once.
+    private static let v3: [String] = [
+        "ALTER TABLE sync_cursor ADD COLUMN tag_thresholds integer[]",
+        "ALTER TABLE sync_cursor ADD COLUMN retag_glucose_id bigint",
     ]
 
     private static let v1: [String] = [
@@ -236,6 +245,8 @@ struct CentralTable: Sendable {
     /// A row already on the server is replaced (logs, whose values change) rather than kept
     /// (device data, whose first stored version wins as in the local store).
     var replaces = false
+    /// Rows carry only the key and the store's `tag` of rows already on the server (``retag``).
+    var retags = false
 
     /// The columns a COPY writes, in the order of each line.
     var copyColumns: [String] {
@@ -243,7 +254,7 @@ struct CentralTable: Sendable {
     }
 
     /// The session's staging table: the same columns, emptied at every commit.
-    var stage: String { "glucobridge_stage_\(name)" }
+    var stage: String { "glucobridge_\(retags ? "retag" : "stage")_\(name)" }
 
     var createStage: String {
         """
@@ -272,6 +283,19 @@ struct CentralTable: Sendable {
                 ON CONFLICT (\(conflict)) \(action)
                 RETURNING 1)
             SELECT count(*) FROM written
+            """
+    }
+
+    /// Sets the `tag` of the patient's (`$1`) rows to the staged one where they differ, by key;
+    /// returns how many changed.
+    var retag: String {
+        let match = key.map { "t.\($0) = s.\($0)" }.joined(separator: " AND ")
+        return """
+            WITH changed AS (
+                UPDATE \(name) t SET tag = s.tag FROM \(stage) s
+                WHERE t.patient_id = $1 AND \(match) AND t.tag IS DISTINCT FROM s.tag
+                RETURNING 1)
+            SELECT count(*) FROM changed
             """
     }
 
@@ -310,6 +334,15 @@ struct CentralTable: Sendable {
             C("device_time", "bigint"), C("device_display_time", "text"), C("note", "text"),
         ],
         key: ["source_id", "device_record_key"], bySource: true)
+
+    /// The store's tags of device readings already sent.
+    static let readingTags = CentralTable(
+        name: "glucose_reading", columns: [C("device_record_key", "text"), C("tag", "text")],
+        key: ["source_id", "device_record_key"], bySource: true, retags: true)
+
+    /// The store's tags of glucose logs already sent.
+    static let logTags = CentralTable(
+        name: "glucose_log", columns: [C("uid", "text"), C("tag", "text")], key: ["uid"], retags: true)
 
     static let activitySessions = CentralTable(
         name: "activity_session",

@@ -3,27 +3,33 @@ import Logging
 import PostgresNIO
 import Store
 
-/// What one sync sent: rows written or deleted on the server, by central table, and the batches
-/// (server transactions) it took. A sync of a store the server already holds sends nothing.
+/// What one sync sent: rows written, deleted or re-tagged on the server, by central table, and
+/// the batches (server transactions) it took. A sync of a store the server already holds sends
+/// nothing.
 package struct SyncReport: Sendable, Equatable {
     /// Rows inserted or changed, by central table.
     package var written: [String: Int] = [:]
     /// Rows deleted (logs removed in the app), by central table.
     package var deleted: [String: Int] = [:]
+    /// Rows sent before whose tag changed (the store's thresholds changed), by central table.
+    package var retagged: [String: Int] = [:]
     /// Server transactions that carried data.
     package var batches = 0
 
     package var rowsWritten: Int { written.values.reduce(0, +) }
     package var rowsDeleted: Int { deleted.values.reduce(0, +) }
-    package var isEmpty: Bool { rowsWritten == 0 && rowsDeleted == 0 }
+    package var rowsRetagged: Int { retagged.values.reduce(0, +) }
+    package var isEmpty: Bool { rowsWritten == 0 && rowsDeleted == 0 && rowsRetagged == 0 }
 
     package var summary: String {
         guard !isEmpty else { return "nothing to send: the server holds this store's data" }
         let written = self.written.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         let deleted = self.deleted.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        let retagged = self.retagged.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         var text = "sent \(rowsWritten) row\(rowsWritten == 1 ? "" : "s") in \(batches) batch\(batches == 1 ? "" : "es")"
         if !written.isEmpty { text += " (\(written.joined(separator: ", ")))" }
         if !deleted.isEmpty { text += "; deleted \(rowsDeleted) (\(deleted.joined(separator: ", ")))" }
+        if !retagged.isEmpty { text += "; re-tagged \(rowsRetagged) (\(retagged.joined(separator: ", ")))" }
         return text
     }
 }
@@ -36,6 +42,11 @@ package struct SyncReport: Sendable, Equatable {
 /// ends with the server holding the store's data once. A session-level advisory lock on the
 /// patient refuses a second sync of the same patient while one runs (after waiting ``lockWait``
 /// for it to end); syncs of different patients touch disjoint rows and run side by side.
+///
+/// The server's tags of the rows a store sent follow the thresholds its cursor records
+/// (`sync_cursor.tag_thresholds`). When the store's thresholds differ, the sync first re-tags
+/// those rows from the store's own tags, in batches that each move `retag_glucose_id`, so that a
+/// re-tag stopped part way resumes where it was.
 package struct StoreSync: Sendable {
     package var store: SharedStore
     package var target: SyncTarget
@@ -82,9 +93,14 @@ package struct StoreSync: Sendable {
         try await CentralMigrator(logger: logger, server: target.display).migrate(connection)
         try await lockPatient(connection)
 
-        var cursor = try await prepare(connection, storeID: storeID)
-        var report = SyncReport()
         let session = CopySession()
+        var cursor = try await prepare(connection, session, storeID: storeID)
+        var report = SyncReport()
+        if let position = cursor["retag_glucose_id"] {
+            try await retag(
+                connection, session, storeID: storeID, after: position, readingsThrough: cursor["glucose_reading_id"] ?? 0,
+                report: &report)
+        }
         let steps: [(SyncFeed, CentralTable, String)] = [
             (.sources, .sources, "source_id"),
             (.importRuns, .importRuns, "import_run_id"),
@@ -128,9 +144,15 @@ package struct StoreSync: Sendable {
     }
 
     /// Creates the patient and the store's cursor when missing (and keeps the patient's zone and
-    /// thresholds current), and reads the cursor.
-    private func prepare(_ connection: PostgresConnection, storeID: String) async throws(SyncError) -> [String: Int64] {
+    /// thresholds current), and reads the cursor. When the store's thresholds are not those its
+    /// rows on the server were tagged with, a re-tag starts (`retag_glucose_id` 0), unless the
+    /// store has sent no glucose rows yet.
+    private func prepare(
+        _ connection: PostgresConnection, _ session: CopySession, storeID: String
+    ) async throws(SyncError) -> [String: Int64] {
         let thresholds = try local { try store.thresholds() }
+        let tagThresholds = [thresholds.veryLow, thresholds.low, thresholds.high, thresholds.veryHigh].map(Int32.init)
+        session.tagThresholds = thresholds
         let zone = store.timeZone.identifier
         return try await server {
             try await connection.withTransaction(logger: logger) { connection in
@@ -147,20 +169,32 @@ package struct StoreSync: Sendable {
                     """, logger: logger
                 ).collect()
                 _ = try await connection.query(
-                    "INSERT INTO sync_cursor (patient_id, store_uid) VALUES (\(patient), \(storeID)) ON CONFLICT DO NOTHING",
-                    logger: logger
+                    """
+                    INSERT INTO sync_cursor (patient_id, store_uid, tag_thresholds)
+                    VALUES (\(patient), \(storeID), \(tagThresholds)) ON CONFLICT DO NOTHING
+                    """, logger: logger
+                ).collect()
+                _ = try await connection.query(
+                    """
+                    UPDATE sync_cursor SET tag_thresholds = \(tagThresholds),
+                        retag_glucose_id = CASE WHEN glucose_reading_id > 0 OR change_seq > 0 THEN 0 END
+                    WHERE patient_id = \(patient) AND store_uid = \(storeID)
+                        AND tag_thresholds IS DISTINCT FROM \(tagThresholds)
+                    """, logger: logger
                 ).collect()
                 let row = try await connection.query(
                     """
-                    SELECT source_id, import_run_id, glucose_reading_id, activity_session_id, change_seq
+                    SELECT source_id, import_run_id, glucose_reading_id, activity_session_id, change_seq, retag_glucose_id
                     FROM sync_cursor WHERE patient_id = \(patient) AND store_uid = \(storeID)
                     """, logger: logger
                 ).collect().first
-                guard let values = try row?.decode((Int64, Int64, Int64, Int64, Int64).self) else { return [:] }
-                return [
+                guard let values = try row?.decode((Int64, Int64, Int64, Int64, Int64, Int64?).self) else { return [:] }
+                var cursor = [
                     "source_id": values.0, "import_run_id": values.1, "glucose_reading_id": values.2,
                     "activity_session_id": values.3, "change_seq": values.4,
                 ]
+                cursor["retag_glucose_id"] = values.5
+                return cursor
             }
         }
     }
@@ -213,14 +247,59 @@ package struct StoreSync: Sendable {
         }
     }
 
+    /// Sends the store's tags of the glucose rows it sent before (device readings up to local id
+    /// `readingsThrough`, and the app's logs) after local glucose id `position`, batch by batch;
+    /// the last batch ends the re-tag (`retag_glucose_id` NULL).
+    private func retag(
+        _ connection: PostgresConnection, _ session: CopySession, storeID: String, after position: Int64,
+        readingsThrough: Int64, report: inout SyncReport
+    ) async throws(SyncError) {
+        var position = position
+        while true {
+            let rows = try local { try store.syncTags(after: position, readingsThrough: readingsThrough, limit: batchSize) }
+            let finished = rows.rows.count < batchSize
+            guard case .integer(let last)? = rows.values(of: "id").last else {
+                try await server {
+                    _ = try await connection.query(
+                        """
+                        UPDATE sync_cursor SET retag_glucose_id = NULL
+                        WHERE patient_id = \(patient) AND store_uid = \(storeID)
+                        """, logger: logger
+                    ).collect()
+                }
+                return
+            }
+            let uid = rows.columns.firstIndex(of: "uid")
+            var readings = SyncRows(columns: rows.columns, rows: [], thresholds: rows.thresholds)
+            var logs = SyncRows(columns: rows.columns, rows: [], thresholds: rows.thresholds)
+            for row in rows.rows {
+                if let uid, row[uid] != .null { logs.rows.append(row) } else { readings.rows.append(row) }
+            }
+            try await batch(
+                connection, session, storeID: storeID, cursor: "retag_glucose_id", to: finished ? nil : last, report: &report
+            ) { send in
+                if !readings.rows.isEmpty { try await send(.readingTags, readings, .tags) }
+                if !logs.rows.isEmpty { try await send(.logTags, logs, .tags) }
+            }
+            if finished { return }
+            position = last
+        }
+    }
+
     /// Runs one batch in one server transaction: `body` sends rows through the function it is
-    /// given (each table at most once), then the cursor `column` of this store moves to `position`.
+    /// given (each table at most once), then the cursor `column` of this store moves to `position`
+    /// (NULL when nil).
     private func batch(
         _ connection: PostgresConnection, _ session: CopySession, storeID: String, cursor column: String,
-        to position: Int64, report: inout SyncReport,
+        to position: Int64?, report: inout SyncReport,
         _ body: (_ send: (CentralTable, SyncRows, SentRows) async throws -> Void) async throws -> Void
     ) async throws(SyncError) {
         var written: [String: Int] = [:]
+        var retagged: [String: Int] = [:]
+        // Rows whose tags follow other thresholds than the cursor records (the store's changed
+        // during this sync) make them unknown: the next sync then checks every tag.
+        var otherTags = false
+        let tagThresholds = session.tagThresholds
         // What this transaction learns of the server is kept only once it commits.
         var learnt = session.state
         let patient = self.patient
@@ -228,8 +307,21 @@ package struct StoreSync: Sendable {
         try await server {
             try await connection.withTransaction(logger: logger) { connection in
                 try await body { table, rows, kind in
+                    if let thresholds = rows.thresholds, thresholds != tagThresholds { otherTags = true }
                     if table.bySource { try await resolveSources(rows, into: &learnt, connection) }
                     let lines = try rows.copyText(for: table, patient: patient, storeID: storeID, sourceIDs: learnt.sourceIDs)
+                    if kind == .tags {
+                        if !learnt.stages.contains(table.stage) {
+                            _ = try await connection.query(PostgresQuery(unsafeSQL: table.createStage), logger: logger).collect()
+                            learnt.stages.insert(table.stage)
+                        }
+                        try await copy(lines, into: table.stage, columns: table.copyColumns, connection)
+                        let count = try await connection.query(
+                            PostgresQuery(unsafeSQL: table.retag, binds: Self.binds(patient)), logger: logger
+                        ).collect().first?.decode(Int.self) ?? 0
+                        retagged[table.name, default: 0] += count
+                        return
+                    }
                     if kind == .appended, !learnt.merged.contains(table.name) {
                         _ = try await connection.query("SAVEPOINT glucobridge_copy", logger: logger).collect()
                         do {
@@ -254,13 +346,15 @@ package struct StoreSync: Sendable {
                         .collect().first?.decode(Int.self) ?? 0
                     written[table.name, default: 0] += count
                 }
+                var binds = Self.binds(patient, storeID)
+                if let position { binds.append(position) } else { binds.appendNull() }
                 _ = try await connection.query(
                     PostgresQuery(
                         unsafeSQL: """
-                            UPDATE sync_cursor SET \(column) = $3, last_batch_at = now()
+                            UPDATE sync_cursor SET \(column) = $3, last_batch_at = now()\(otherTags ? ", tag_thresholds = NULL" : "")
                             WHERE patient_id = $1 AND store_uid = $2
                             """,
-                        binds: Self.binds(patient, storeID, position)),
+                        binds: binds),
                     logger: logger
                 ).collect()
             }
@@ -268,6 +362,7 @@ package struct StoreSync: Sendable {
         session.state = learnt
         report.batches += 1
         for (table, count) in written { report.written[table, default: 0] += count }
+        for (table, count) in retagged { report.retagged[table, default: 0] += count }
         logger.debug("batch committed", metadata: ["cursor": "\(column)", "position": "\(position)"])
     }
 
@@ -370,10 +465,14 @@ enum SentRows: Sendable {
     case appended
     /// Often already there (edits): merged by key.
     case changed
+    /// The store's tags of rows already on the server (``CentralTable/retags``): staged, and
+    /// set where they differ.
+    case tags
 }
 
 /// What one sync learns of its server session: the devices' central ids, the staging tables it
-/// made, and the tables whose rows met rows already there (merged by key from then on).
+/// made, and the tables whose rows met rows already there (merged by key from then on); and the
+/// thresholds the cursor records for the store's tags.
 final class CopySession {
     struct State {
         var sourceIDs: [SourceKey: Int64] = [:]
@@ -382,6 +481,7 @@ final class CopySession {
     }
 
     var state = State()
+    var tagThresholds: GlucoseThresholds?
 }
 
 /// Applies the central schema's missing migrations, one transaction each, under a

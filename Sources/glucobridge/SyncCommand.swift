@@ -17,7 +17,7 @@ struct SyncCommand: AsyncParsableCommand {
             sync creates the central schema. Each batch is one server transaction that also moves \
             the patient's cursor: a sync stopped at any point resumes where it stopped, and a \
             second sync of an unchanged store sends nothing. Edits and removals made in the app \
-            reach the server. A second sync of the same patient while one runs is refused (after --lock-wait seconds).
+            reach the server, and new glucose thresholds re-tag the readings and logs sent before. A second sync of the same patient while one runs is refused (after --lock-wait seconds).
             """)
 
     @Option(name: .long, help: ArgumentHelp(

@@ -1,5 +1,7 @@
 import ImportTestSupport
 import Foundation
+import Model
+import Store
 import TestSupport
 import XCTest
 
@@ -51,6 +53,19 @@ final class SyncDaemonTests: XCTestCase {
         }
         let synced = try runProcess(glucobridge, ["status", "--store", store]).stdout
         XCTAssertFalse(synced.contains("last sync failed"), synced)
+
+        // New thresholds (set by the app) re-tag the store's rows, and the server's follow.
+        let tags = "SELECT device_record_key || '|' || tag FROM glucose WHERE source_id IS NOT NULL;"
+        let before = try TestSupport.sqlite3(store, tags)
+        try SharedStore(path: store).setThresholds(try GlucoseThresholds(veryLow: 60, low: 90, high: 140, veryHigh: 200))
+        let after = try TestSupport.sqlite3(store, tags)
+        XCTAssertNotEqual(after, before)
+        let expected = after.split(separator: "\n").map(String.init).sorted()
+        try await waitFor("the new tags on the server") {
+            let rows = try? await database.rows(
+                "SELECT device_record_key || '|' || tag FROM glucose_reading WHERE patient_id = 'p-daemon'")
+            return rows?.map { $0[0] }.sorted() == expected
+        }
         try stop(online)
         await database.drop()
     }
