@@ -27,24 +27,52 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nglucose_by_uid\nglucose_summary_by_day\nsqlite_autoindex_glucose_1")
     }
 
-    /// A new store's schema, made in one transaction, is exactly what the migrator makes one
-    /// migration at a time: every table, index and trigger with the same SQL, and the same
-    /// migrations recorded as applied.
+    /// A new store's schema, made in one transaction from ``Migrations/currentSchema``, is
+    /// exactly what the migrator makes one migration at a time: every table, index and trigger
+    /// with the same SQL and the same columns, the same migrations recorded as applied in the
+    /// same order, the same header values, and the same rows (v8's sync uid, nothing else).
     func testOneTransactionSchemaIsTheMigratorsSchema() throws {
         let made = try StoreFile()
         _ = try made.open()
         let migrated = try StoreFile()
         let queue = try DatabaseQueue(path: migrated.path)
+        try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
         try Migrations.migrator.migrate(queue)
         try queue.close()
         let schema = "SELECT type || ' ' || name || ' ' || tbl_name || ': ' || sql FROM sqlite_master ORDER BY type, name;"
         let expected = try sqlite3(migrated.path, schema)
-        XCTAssertEqual(try sqlite3(made.path, schema), expected)
+        // On a new migration, this is what `currentSchema` must hold: tables, then indexes, then triggers.
+        let current = try sqlite3(migrated.path, """
+            SELECT sql || ';' FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations'
+            ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, rowid;
+            """)
+        XCTAssertEqual(try sqlite3(made.path, schema), expected, "Migrations.currentSchema should be:\n\(current)")
         XCTAssertTrue(expected.contains("CREATE TRIGGER glucose_sync_insert"), expected)
+        XCTAssertTrue(expected.contains("CREATE TABLE \"glucose\""), expected)
         XCTAssertEqual(
-            try sqlite3(made.path, "SELECT identifier FROM grdb_migrations ORDER BY identifier;"),
-            try sqlite3(migrated.path, "SELECT identifier FROM grdb_migrations ORDER BY identifier;"))
+            try sqlite3(made.path, "SELECT identifier FROM grdb_migrations ORDER BY rowid;"),
+            try sqlite3(migrated.path, "SELECT identifier FROM grdb_migrations ORDER BY rowid;"))
         XCTAssertEqual(try sqlite3(made.path, "PRAGMA foreign_key_check;"), "")
+        // Every table's columns (name, type, NOT NULL, default, key), and the header values.
+        let columns = """
+            SELECT m.name || '.' || c.name || ' ' || c.type || ' ' || c."notnull" || ' ' || ifnull(c.dflt_value, '-') || ' ' || c.pk
+            FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' ORDER BY m.name, c.cid;
+            """
+        XCTAssertEqual(try sqlite3(made.path, columns), try sqlite3(migrated.path, columns))
+        for pragma in ["user_version", "page_size", "encoding", "auto_vacuum", "journal_mode"] {
+            XCTAssertEqual(try sqlite3(made.path, "PRAGMA \(pragma);"), try sqlite3(migrated.path, "PRAGMA \(pragma);"), pragma)
+        }
+        // The rows of a store that holds nothing yet: one sync uid (a random version 4 UUID, each
+        // store its own), and no other row but the store's settings and the applied migrations.
+        let uid = "SELECT id, length(uid), substr(uid, 15, 1), uid = lower(uid) FROM sync_store;"
+        XCTAssertEqual(try sqlite3(made.path, uid), "1|36|4|1")
+        XCTAssertEqual(try sqlite3(made.path, uid), try sqlite3(migrated.path, uid))
+        XCTAssertNotEqual(try sqlite3(made.path, "SELECT uid FROM sync_store;"), try sqlite3(migrated.path, "SELECT uid FROM sync_store;"))
+        let tables = try sqlite3(migrated.path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('grdb_migrations', 'store_config', 'migration_note') ORDER BY name;")
+        let counts = tables.split(separator: "\n").map { "SELECT '\($0)', COUNT(*) FROM \($0);" }.joined(separator: " ")
+        XCTAssertEqual(try sqlite3(made.path, counts), try sqlite3(migrated.path, counts))
+        XCTAssertEqual(try sqlite3(made.path, "SELECT * FROM sqlite_sequence;"), "sync_change|0")
+        XCTAssertEqual(try sqlite3(migrated.path, "SELECT * FROM sqlite_sequence;"), "sync_change|0")
     }
 
     func testWALForeignKeysAndBusyTimeoutAreOn() throws {
