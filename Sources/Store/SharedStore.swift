@@ -113,6 +113,10 @@ public final class SharedStore: Sendable {
             // which an import's thousands of INSERTs then write page by page. In memory, those
             // writes are copies (https://sqlite.org/tempfiles.html#statement_journals).
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            // The rows an import stores, read by SQLite (see `ImportRowTable`).
+            guard let connection = db.sqliteConnection, ImportRowTable.register(connection) else {
+                throw StoreError.database("SQLite did not register the table function \(ImportRowTable.name)")
+            }
         }
         let database: any DatabaseWriter
         do {
