@@ -149,7 +149,7 @@ enum ImportRowTable {
 /// write lock (``GlucoseRows``), the tags' thresholds and the runs. The texts are read in place:
 /// the source is valid only inside ``GlucoseRows/withSource(_:thresholds:_:)``.
 final class ImportRowSource {
-    let readings: [GlucoseReading]
+    let readings: UnsafeBufferPointer<GlucoseReading>
     let thresholds: GlucoseThresholds
     let runs: [Range<Int>]
     let times: TextColumn.Bytes
@@ -157,7 +157,7 @@ final class ImportRowSource {
     let displayTimes: TextColumn.Bytes
 
     init(
-        readings: [GlucoseReading], thresholds: GlucoseThresholds, runs: [Range<Int>],
+        readings: UnsafeBufferPointer<GlucoseReading>, thresholds: GlucoseThresholds, runs: [Range<Int>],
         times: TextColumn.Bytes, keys: TextColumn.Bytes, displayTimes: TextColumn.Bytes
     ) {
         self.readings = readings
@@ -175,9 +175,7 @@ final class ImportRowSource {
         case 0: times.result(row, context)
         case 1: sqlite3_result_double(context, readings[row].mgdl)
         case 2: Constants.unit(readings[row].unit).result(context)
-        case 3:
-            let reading = readings[row]
-            Constants.tag(thresholds.storeTag(mgdl: reading.mgdl, unit: reading.unit)).result(context)
+        case 3: Constants.tag(thresholds.storeTag(mgdl: readings[row].mgdl, unit: readings[row].unit)).result(context)
         case 4: Constants.flag(readings[row].flag).result(context)
         case 5: Constants.kind(readings[row].kind).result(context)
         case 6: Constants.trend(readings[row].trend).result(context)
@@ -215,15 +213,25 @@ struct ConstantText<Name: CaseIterable & RawRepresentable & Equatable>: @uncheck
         }
     }
 
-    private let texts: [(name: Name, text: Text)]
+    /// Each case's text, in the order of `allCases`, which is the order of the cases'
+    /// declarations and so of their tags.
+    private let texts: [Text]
 
     init() {
-        texts = Name.allCases.map { ($0, Text(pointer: UnsafePointer(strdup($0.rawValue)!), count: Int32($0.rawValue.utf8.count))) }
+        texts = Name.allCases.map { Text(pointer: UnsafePointer(strdup($0.rawValue)!), count: Int32($0.rawValue.utf8.count)) }
+        // A case is found by its tag, without comparing it to each case: a payload-free enum is
+        // one byte, its cases numbered in the order they are declared, as `allCases` lists them.
+        precondition(MemoryLayout<Name>.size == 1)
+        for (index, name) in Name.allCases.enumerated() { precondition(Self.tag(name) == index) }
+    }
+
+    private static func tag(_ name: Name) -> Int {
+        Int(unsafeBitCast(name, to: UInt8.self))
     }
 
     func callAsFunction(_ name: Name?) -> Text {
-        guard let name, let found = texts.first(where: { $0.name == name }) else { return Text(pointer: nil, count: 0) }
-        return found.text
+        guard let name else { return Text(pointer: nil, count: 0) }
+        return texts[Self.tag(name)]
     }
 }
 

@@ -73,12 +73,11 @@ struct GlucoseRows {
 
     init(_ readings: [GlucoseReading], timeZone: TimeZone) {
         days = DayResolver(timeZone: timeZone)
-        times.reserve(readings.count, bytesEach: StoreTime.length)
+        times = TextColumn(instants: readings)
         keys.reserve(readings.count, bytesEach: 12)
         displayTimes.reserve(readings.count, bytesEach: 19)
         var positions: [DayDate: Int] = [:]
         for (i, reading) in readings.enumerated() {
-            times.appendInstant(reading.time)
             keys.append(reading.recordKey)
             displayTimes.append(reading.displayTime)
             let date = days.date(of: reading.time)
@@ -105,8 +104,10 @@ struct GlucoseRows {
         try times.withBytes { times in
             try keys.withBytes { keys in
                 try displayTimes.withBytes { displayTimes in
-                    try body(ImportRowSource(
-                        readings: readings, thresholds: thresholds, runs: runs, times: times, keys: keys, displayTimes: displayTimes))
+                    try readings.withUnsafeBufferPointer { readings in
+                        try body(ImportRowSource(
+                            readings: readings, thresholds: thresholds, runs: runs, times: times, keys: keys, displayTimes: displayTimes))
+                    }
                 }
             }
         }
@@ -269,20 +270,24 @@ struct TextColumn {
         ranges.reserveCapacity(rows)
     }
 
-    mutating func append(_ text: String?) {
-        guard let text else { return ranges.append(nil) }
-        let start = bytes.count
-        bytes.append(contentsOf: text.utf8)
-        ranges.append(start..<bytes.count)
+    init() {}
+
+    /// The readings' instants in the store's format (``StoreTime``), written in place.
+    init(instants readings: [GlucoseReading]) {
+        let length = StoreTime.length
+        bytes = [UInt8](unsafeUninitializedCapacity: readings.count * length) { buffer, count in
+            for (i, reading) in readings.enumerated() {
+                StoreTime.write(reading.time, to: UnsafeMutableBufferPointer(rebasing: buffer[(i * length)...]))
+            }
+            count = readings.count * length
+        }
+        ranges = (0..<readings.count).map { $0 * length..<($0 + 1) * length }
     }
 
-    /// Appends `date` in the store's format (``StoreTime``), written in place.
-    mutating func appendInstant(_ date: Date) {
+    mutating func append(_ text: String?) {
+        guard var text else { return ranges.append(nil) }
         let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: StoreTime.length))
-        bytes.withUnsafeMutableBufferPointer { all in
-            StoreTime.write(date, to: UnsafeMutableBufferPointer(rebasing: all[start...]))
-        }
+        text.withUTF8 { bytes.append(contentsOf: $0) }
         ranges.append(start..<bytes.count)
     }
 
