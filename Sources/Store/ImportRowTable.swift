@@ -197,28 +197,32 @@ final class ImportRowSource {
     }
 }
 
+/// One name's text as SQLite takes it, or none (NULL).
+///
+/// Not nested in ``ConstantText``: an array of a type nested in a generic type needs its
+/// metadata made at run time the first time, checking the generic parameter's conformances
+/// (about a million instructions for each kind of value).
+struct ConstantTextValue {
+    let pointer: UnsafePointer<CChar>?
+    let count: Int32
+
+    /// Gives SQLite the text as a function or column result, without a copy.
+    func result(_ context: OpaquePointer) {
+        guard let pointer else { return sqlite3_result_null(context) }
+        sqlite3_result_text(context, pointer, count, nil)
+    }
+}
+
 /// NUL-terminated copies of the names of one kind of glucose value (units, tags, flags, kinds,
 /// trends), made once and kept for the life of the process; found by case, without hashing.
 /// Sendable: nothing is written after `init`, and the text the pointers point at never changes.
 struct ConstantText<Name: CaseIterable & RawRepresentable & Equatable>: @unchecked Sendable where Name.RawValue == String {
-    /// One name's text, or none (NULL).
-    struct Text {
-        let pointer: UnsafePointer<CChar>?
-        let count: Int32
-
-        /// Gives SQLite the text as a function or column result, without a copy.
-        func result(_ context: OpaquePointer) {
-            guard let pointer else { return sqlite3_result_null(context) }
-            sqlite3_result_text(context, pointer, count, nil)
-        }
-    }
-
     /// Each case's text, in the order of `allCases`, which is the order of the cases'
     /// declarations and so of their tags.
-    private let texts: [Text]
+    private let texts: [ConstantTextValue]
 
     init() {
-        texts = Name.allCases.map { Text(pointer: UnsafePointer(strdup($0.rawValue)!), count: Int32($0.rawValue.utf8.count)) }
+        texts = Name.allCases.map { ConstantTextValue(pointer: UnsafePointer(strdup($0.rawValue)!), count: Int32($0.rawValue.utf8.count)) }
         // A case is found by its tag, without comparing it to each case: a payload-free enum is
         // one byte, its cases numbered in the order they are declared, as `allCases` lists them.
         precondition(MemoryLayout<Name>.size == 1)
@@ -229,8 +233,8 @@ struct ConstantText<Name: CaseIterable & RawRepresentable & Equatable>: @uncheck
         Int(unsafeBitCast(name, to: UInt8.self))
     }
 
-    func callAsFunction(_ name: Name?) -> Text {
-        guard let name else { return Text(pointer: nil, count: 0) }
+    func callAsFunction(_ name: Name?) -> ConstantTextValue {
+        guard let name else { return ConstantTextValue(pointer: nil, count: 0) }
         return texts[Self.tag(name)]
     }
 }
