@@ -144,24 +144,28 @@ struct GlucoseImportWriter {
         // from the readings itself; GRDB runs the statement (and tells observers).
         var added = 0
         var datesWithNewRows = Set<Int>()
-        try withoutTriggers {
-            let insert = try db.makeStatement(sql: Self.insertSQL)
-            insert.setUncheckedArguments(StatementArguments([DatabaseValue](repeating: .null, count: 5)))
-            let parameters = Parameters(statement: insert.sqliteStatement, db: db)
-            try rows.withSource(validated.readings, thresholds: thresholds) { source in
-                let pointer = Unmanaged.passUnretained(source).toOpaque()
-                try withExtendedLifetime(source) {
-                    for (run, date) in rows.runDates.enumerated() {
-                        parameters.reset()
-                        try parameters.bind(pointer: pointer, at: 1)
-                        try parameters.bind(Int64(run), at: 2)
-                        try parameters.bind(dayIDs[date], at: 3)
-                        try parameters.bind(sourceID, at: 4)
-                        try parameters.bind(runID, at: 5)
-                        try insert.execute()
-                        let changes = db.changesCount
-                        added += changes
-                        if changes > 0 { datesWithNewRows.insert(date) }
+        // Nothing to insert (a re-import of pages already stored): no statement to prepare, and
+        // the triggers are left as they are.
+        if !rows.runs.isEmpty {
+            try withoutTriggers {
+                let insert = try db.makeStatement(sql: Self.insertSQL)
+                insert.setUncheckedArguments(StatementArguments([DatabaseValue](repeating: .null, count: 5)))
+                let parameters = Parameters(statement: insert.sqliteStatement, db: db)
+                try rows.withSource(validated.readings, thresholds: thresholds) { source in
+                    let pointer = Unmanaged.passUnretained(source).toOpaque()
+                    try withExtendedLifetime(source) {
+                        for (run, date) in rows.runDates.enumerated() {
+                            parameters.reset()
+                            try parameters.bind(pointer: pointer, at: 1)
+                            try parameters.bind(Int64(run), at: 2)
+                            try parameters.bind(dayIDs[date], at: 3)
+                            try parameters.bind(sourceID, at: 4)
+                            try parameters.bind(runID, at: 5)
+                            try insert.execute()
+                            let changes = db.changesCount
+                            added += changes
+                            if changes > 0 { datesWithNewRows.insert(date) }
+                        }
                     }
                 }
             }
@@ -272,12 +276,22 @@ struct TextColumn {
 
     init() {}
 
-    /// The readings' instants in the store's format (``StoreTime``), written in place.
+    /// The readings' instants in the store's format (``StoreTime``), written in place; an
+    /// instant on the same UTC day as the one before it takes that one's date.
     init(instants readings: [GlucoseReading]) {
         let length = StoreTime.length
         bytes = [UInt8](unsafeUninitializedCapacity: readings.count * length) { buffer, count in
+            var previous = Int64.min
             for (i, reading) in readings.enumerated() {
-                StoreTime.write(reading.time, to: UnsafeMutableBufferPointer(rebasing: buffer[(i * length)...]))
+                let text = UnsafeMutableBufferPointer(rebasing: buffer[(i * length)...])
+                let (milliseconds, day) = StoreTime.day(of: reading.time)
+                if day == previous {
+                    text.baseAddress!.initialize(from: text.baseAddress! - length, count: 11)
+                    StoreTime.writeTimeOfDay(Int(milliseconds - day * 86_400_000), to: text)
+                } else {
+                    StoreTime.write(reading.time, to: text)
+                    previous = day
+                }
             }
             count = readings.count * length
         }

@@ -163,6 +163,28 @@ final class SchemaTests: XCTestCase {
             StoreTime.string(instant))
     }
 
+    /// An import's instants, written into one column with each instant of the same UTC day as
+    /// the one before taking its date, are the same bytes as ``StoreTime/string(_:)`` writes:
+    /// across midnights, in and out of order, before 1970, rounded up into the next day, at the
+    /// ends of the format's years.
+    func testAnImportsInstantsAreWrittenAsStoreTimeWritesThem() throws {
+        var instants = [
+            utc("2013-09-13T06:59:59.125Z"), utc("2013-09-13T23:59:59.999Z"), utc("2013-09-14T00:00:00Z"),
+            utc("2013-09-13T12:00:00Z"), Date(timeIntervalSince1970: 1_379_116_799.9996), utc("2013-09-14T00:00:00.001Z"),
+            Date(timeIntervalSince1970: -0.0004), Date(timeIntervalSince1970: -1), Date(timeIntervalSince1970: -86_400.5),
+            Date(timeIntervalSince1970: -86_399.5), Date(timeIntervalSince1970: 951_868_800 - 0.0004),
+            StoreTime.representable.lowerBound, StoreTime.representable.upperBound, utc("2024-02-29T23:59:59.500Z"),
+        ]
+        instants += (0..<600).map { utc("2013-09-13T00:00:00Z").addingTimeInterval(Double($0) * 299.7) }
+        let readings = instants.enumerated().map { reading($0.offset, at: $0.element, 100) }
+        let texts = TextColumn(instants: readings).withBytes { column in
+            (0..<readings.count).map { row in String(decoding: UnsafeBufferPointer(rebasing: column.all[column.ranges[row]!]), as: UTF8.self) }
+        }
+        XCTAssertEqual(texts, instants.map(StoreTime.string))
+        XCTAssertEqual(texts[4], "2013-09-14 00:00:00.000")
+        XCTAssertEqual(texts[9], "1969-12-31 00:00:00.500")
+    }
+
     /// A store migrated by v1 alone may hold several open episodes of a kind: v2 ends each but
     /// the latest when the next one started, then forbids a second open episode.
     func testV2EndsExtraOpenEpisodesOfAnOlderStore() throws {
