@@ -1,6 +1,3 @@
-import Foundation
-import GRDB
-
 extension Migrations {
     /// Every table, index and trigger of a store with all of ``steps`` applied, as SQLite keeps
     /// their SQL (`sqlite_schema`), tables first: what ``createSchema(in:)`` runs for a new

@@ -12,7 +12,8 @@ import Model
 ///
 /// One `INSERT … SELECT` per run then stores an import's readings, as the store floor of
 /// docs/benchmarks.md stores them from another table: no statement of 64 rows of 15 bound
-/// parameters each, prepared for each length and run 400 times with a statement journal each.
+/// parameters each, prepared for each length and run some 450 times for 90 days, each with a
+/// statement journal.
 enum ImportRowTable {
     /// The name SQL calls the function by.
     static let name = "glucobridge_import_rows"

@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 
 /// The store's schema, as named, versioned migrations. A migration that has shipped is never
-/// edited: change the schema by registering a new one after the last.
+/// edited: change the schema by registering a new one after the last, and put what it leaves
+/// in ``currentSchema`` (what a new store is made of).
 enum Migrations {
     /// One migration: its identifier, its SQL, and the work on existing rows that SQL alone
     /// cannot do (run after the SQL when an existing store is migrated; a new store has no rows).

@@ -110,7 +110,10 @@ final class StoreFaultEndToEndTests: XCTestCase {
     func testAnotherProgramWritingThroughoutAnImportLosesNothing() throws {
         let folder = try Fixtures.temporaryDirectory()
         let capture = folder.appendingPathComponent("receiver.pcap")
-        try recordReceiverCapture(readings: Self.readings, serial: "SM00000099", to: capture)
+        // A capture large enough that the import spans many of the other program's transactions
+        // (each a process that waits for the disk): eight times the one killed above.
+        let readings = 8 * Self.readings
+        try recordReceiverCapture(readings: readings, serial: "SM00000099", to: capture)
         let store = folder.appendingPathComponent("store.sqlite").path
         _ = try SharedStore(path: store, timeZone: TimeZone(identifier: "UTC")!)
 
@@ -123,18 +126,17 @@ final class StoreFaultEndToEndTests: XCTestCase {
         replay.standardOutput = FileHandle.nullDevice
         replay.standardError = try FileHandle(forWritingTo: errorsFile)
         try replay.run()
-        // Batches of ten one-row transactions, one `sqlite3` process each, until the import ends.
+        // One-row transactions, one `sqlite3` process each, until the import ends.
         var writes = 0
         var batches = 0
         repeat {
-            let batch = (writes..<(writes + 10)).map { "BEGIN IMMEDIATE; INSERT INTO favourite (name) VALUES ('other app \($0)'); COMMIT;" }
             do {
-                try sqlite3(store, batch.joined(separator: "\n"), timeoutMilliseconds: 5000)
+                try sqlite3(store, "BEGIN IMMEDIATE; INSERT INTO favourite (name) VALUES ('other app \(writes)'); COMMIT;", timeoutMilliseconds: 5000)
             } catch let failure as SQLite3Failure {
                 XCTFail("the other program failed: \(failure.message)")
                 break
             }
-            writes += 10
+            writes += 1
             batches += 1
         } while replay.isRunning
         replay.waitUntilExit()
@@ -145,8 +147,8 @@ final class StoreFaultEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(batches, 2, "the other program wrote only before or after the import")
         let found = try counts(store)
         XCTAssertEqual(found.integrity, "ok")
-        XCTAssertEqual(found.glucose, Self.readings)
-        XCTAssertEqual(found.added, Self.readings)
+        XCTAssertEqual(found.glucose, readings)
+        XCTAssertEqual(found.added, readings)
         XCTAssertEqual(try sqlite3(store, "SELECT COUNT(*) FROM favourite WHERE name LIKE 'other app %';"), "\(writes)")
     }
 }
