@@ -64,6 +64,7 @@ package enum Normaliser {
             }
             instant = { deviceInstant(epoch + TimeInterval($0.deviceSeconds), clock.basis, timeZone) }
         }
+        var displayTimes = CivilDate.WallClockWriter()
         let readings = download.glucose.map { record in
             GlucoseReading(
                 time: instant(record),
@@ -75,7 +76,7 @@ package enum Normaliser {
                 noise: record.noise,
                 recordKey: record.recordKey,
                 deviceTime: record.deviceSeconds,
-                displayTime: record.displaySeconds.map { CivilDate.wallClock(Int64(epoch) + $0) },
+                displayTime: record.displaySeconds.map { displayTimes.text(Int64(epoch) + $0) },
                 note: record.note)
         }
         if report.method == .deviceLocalTime || report.wallClock == .correctedLocalTime, download.clockChanges == nil {

@@ -77,6 +77,41 @@ public enum CivilDate {
         }
     }
 
+    /// ``wallClock(_:)`` for a run of times mostly on the day of the one before, such as a
+    /// device's records: a day's year, month and day are worked out once.
+    public struct WallClockWriter: Sendable {
+        private var days = Int64.min
+        private var date = (year: 0, month: 0, day: 0)
+
+        public init() {}
+
+        /// `wallClock(seconds)`.
+        public mutating func text(_ seconds: Int64) -> String {
+            let days = floorDiv(seconds, 86_400)
+            if days != self.days {
+                self.days = days
+                date = civil(fromDays: days)
+            }
+            guard (0...9999).contains(date.year) else { return wallClock(seconds) }
+            let secondOfDay = Int(seconds - days * 86_400)
+            let date = date
+            return String(unsafeUninitializedCapacity: 19) { buffer in
+                putDigits(date.year, width: 4, endingAt: 3, in: buffer)
+                buffer[4] = UInt8(ascii: "-")
+                putDigits(date.month, width: 2, endingAt: 6, in: buffer)
+                buffer[7] = UInt8(ascii: "-")
+                putDigits(date.day, width: 2, endingAt: 9, in: buffer)
+                buffer[10] = UInt8(ascii: "T")
+                putDigits(secondOfDay / 3600, width: 2, endingAt: 12, in: buffer)
+                buffer[13] = UInt8(ascii: ":")
+                putDigits(secondOfDay / 60 % 60, width: 2, endingAt: 15, in: buffer)
+                buffer[16] = UInt8(ascii: ":")
+                putDigits(secondOfDay % 60, width: 2, endingAt: 18, in: buffer)
+                return 19
+            }
+        }
+    }
+
     /// Writes the last `width` decimal digits of `value` (≥ 0) into `buffer`, zero-padded, the
     /// last digit at `end`.
     @inlinable

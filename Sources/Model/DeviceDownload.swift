@@ -38,7 +38,34 @@ public struct DeviceGlucoseRecord: Sendable, Equatable {
         self.trend = trend
         self.noise = noise
         self.note = note
-        recordKey = "\(stream):\(index)"
+        recordKey = Self.recordKey(stream: stream, index: index)
+    }
+
+    /// `<stream>:<index>`, as `"\(stream):\(index)"` writes it, its bytes written in place at
+    /// their exact length (up to 15 bytes, a string without a heap allocation): it is made for
+    /// every record a driver reads.
+    static func recordKey(stream: String, index: Int64) -> String {
+        var digits = 0
+        var rest = index.magnitude
+        repeat {
+            digits += 1
+            rest /= 10
+        } while rest > 0
+        var stream = stream
+        return stream.withUTF8 { prefix in
+            let start = prefix.count + 1 + (index < 0 ? 1 : 0)
+            return String(unsafeUninitializedCapacity: start + digits) { buffer in
+                _ = buffer.initialize(from: prefix)
+                buffer[prefix.count] = UInt8(ascii: ":")
+                if index < 0 { buffer[prefix.count + 1] = UInt8(ascii: "-") }
+                var rest = index.magnitude
+                for position in stride(from: start + digits - 1, through: start, by: -1) {
+                    buffer[position] = UInt8(truncatingIfNeeded: 48 + rest % 10)
+                    rest /= 10
+                }
+                return start + digits
+            }
+        }
     }
 
     /// The key the store finds this record by on a re-import; `<stream>:<index>` unless the

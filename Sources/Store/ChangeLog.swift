@@ -294,6 +294,13 @@ extension Migrations {
               || hex(randomblob(6)))
         """
 
+    /// The rows the migrations put in a store that holds nothing yet: v8's sync uid, and the
+    /// change log's sequence at 0 (where v8's copy of the existing Days, none, leaves it).
+    static let newStoreRows = """
+        INSERT INTO sync_store (id, uid) VALUES (1, \(newUID));
+        INSERT INTO sqlite_sequence (name, seq) VALUES ('sync_change', 0);
+        """
+
     /// The app's log tables, the change-log entity of each, the columns whose edit is a change
     /// (all but `uid`; glucose's derived `tag` is left out, so re-tagging is not an edit), and
     /// whether rows from a device share the table (then only rows without `source_id` are logs).

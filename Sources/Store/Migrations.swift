@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 
 /// The store's schema, as named, versioned migrations. A migration that has shipped is never
-/// edited: change the schema by registering a new one after the last.
+/// edited: change the schema by registering a new one after the last, and put what it leaves
+/// in ``currentSchema`` (what a new store is made of).
 enum Migrations {
     /// One migration: its identifier, its SQL, and the work on existing rows that SQL alone
     /// cannot do (run after the SQL when an existing store is migrated; a new store has no rows).
@@ -35,25 +36,30 @@ enum Migrations {
         return migrator
     }
 
-    /// Makes the whole schema in a database that has none, in one transaction: every migration's
-    /// SQL in order, with foreign keys off as GRDB's migrator runs them, and GRDB's table of
-    /// applied migrations holding them all. A new store is then one commit instead of one per
-    /// migration, each followed by GRDB's schema and foreign key checks. `SchemaTests` holds this
-    /// and the migrator to the same schema. Runs outside a transaction (foreign keys can only be
-    /// switched there); on a failure nothing is made and the error names the migration.
+    /// Makes the whole schema in a database that has none, in one transaction: the tables,
+    /// indexes and triggers every migration leaves (``currentSchema``, each made once instead of
+    /// made and then altered or rebuilt), the one row a migration adds to an empty store (the
+    /// store's sync uid), with foreign keys off as GRDB's migrator runs migrations, and GRDB's
+    /// table of applied migrations holding them all. A new store is then one commit instead of
+    /// one per migration, each followed by GRDB's schema and foreign key checks. `SchemaTests`
+    /// holds this and the migrator to the same schema. Runs outside a transaction (foreign keys
+    /// can only be switched there); on a failure nothing is made and the error names the last
+    /// migration.
     static func createSchema(in db: Database) throws {
         try db.execute(sql: "PRAGMA foreign_keys = OFF")
         defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
         try db.inTransaction(.immediate) {
             try db.execute(sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            do {
+                // A new store has no rows: the steps' row work (`Step.rows`, the rows v8 copies
+                // into the change log) has nothing to do.
+                try db.execute(sql: currentSchema)
+                try db.execute(sql: newStoreRows)
+            } catch let error as DatabaseError {
+                throw SchemaStepError(identifier: steps.last!.identifier, underlying: error)
+            }
             let applied = try db.cachedStatement(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)")
             for step in steps {
-                do {
-                    // A new store has no rows: a step's row work (`Step.rows`) has nothing to do.
-                    try db.execute(sql: step.sql)
-                } catch let error as DatabaseError {
-                    throw SchemaStepError(identifier: step.identifier, underlying: error)
-                }
                 try applied.execute(arguments: [step.identifier])
             }
             guard try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") == nil else {

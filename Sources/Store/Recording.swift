@@ -64,28 +64,25 @@ struct GlucoseRows {
     var displayTimes = TextColumn()
     /// The distinct local dates of the readings, in order of first appearance.
     var dates: [DayDate] = []
-    /// Consecutive readings of one date, at most ``GlucoseRows/rowsPerStatement`` long, covering
-    /// every reading in order; `date` is an index in `dates`.
-    var runs: [(readings: Range<Int>, date: Int)] = []
+    /// Consecutive readings of one date, covering every reading in order: one INSERT each.
+    var runs: [Range<Int>] = []
+    /// The date of each run, an index in `dates`.
+    var runDates: [Int] = []
     /// The resolver that found the dates, handed on to find their `day` rows.
     var days: DayResolver
 
-    /// Rows one INSERT writes: 64 × 15 parameters, well under SQLite's limit of 32,766.
-    static let rowsPerStatement = 64
-
     init(_ readings: [GlucoseReading], timeZone: TimeZone) {
         days = DayResolver(timeZone: timeZone)
-        times.reserve(readings.count, bytesEach: StoreTime.length)
+        times = TextColumn(instants: readings)
         keys.reserve(readings.count, bytesEach: 12)
         displayTimes.reserve(readings.count, bytesEach: 19)
         var positions: [DayDate: Int] = [:]
         for (i, reading) in readings.enumerated() {
-            times.appendInstant(reading.time)
             keys.append(reading.recordKey)
             displayTimes.append(reading.displayTime)
             let date = days.date(of: reading.time)
-            if let last = runs.last, dates[last.date] == date, last.readings.count < Self.rowsPerStatement {
-                runs[runs.count - 1].readings = last.readings.lowerBound..<(i + 1)
+            if let last = runDates.last, dates[last] == date {
+                runs[runs.count - 1] = runs[runs.count - 1].lowerBound..<(i + 1)
                 continue
             }
             let position: Int
@@ -96,7 +93,23 @@ struct GlucoseRows {
                 positions[date] = position
                 dates.append(date)
             }
-            runs.append((i..<(i + 1), position))
+            runs.append(i..<(i + 1))
+            runDates.append(position)
+        }
+    }
+
+    /// Calls `body` with the rows `glucobridge_import_rows` gives SQLite (``ImportRowTable``),
+    /// valid during the call.
+    func withSource<T>(_ readings: [GlucoseReading], thresholds: GlucoseThresholds, _ body: (ImportRowSource) throws -> T) rethrows -> T {
+        try times.withBytes { times in
+            try keys.withBytes { keys in
+                try displayTimes.withBytes { displayTimes in
+                    try readings.withUnsafeBufferPointer { readings in
+                        try body(ImportRowSource(
+                            readings: readings, thresholds: thresholds, runs: runs, times: times, keys: keys, displayTimes: displayTimes))
+                    }
+                }
+            }
         }
     }
 }
@@ -105,8 +118,6 @@ struct GlucoseRows {
 struct GlucoseImportWriter {
     let db: Database
     var days: DayResolver
-    /// The INSERT of each number of rows used so far, ready to take values.
-    private var inserts: [Int: Statement] = [:]
 
     init(db: Database, days: DayResolver) {
         self.db = db
@@ -127,44 +138,38 @@ struct GlucoseImportWriter {
         // written to the WAL again each time it changes. Let the cache hold them all (KiB).
         try db.execute(sql: "PRAGMA cache_size = -\(max(2000, validated.readings.count / 4))")
 
-        // Each run of readings of one Day is one INSERT of several rows; its change count says
-        // how many were new (a row already stored is left by ON CONFLICT DO NOTHING), and the
-        // Day got new rows when it is above zero. Values are bound through SQLite's C interface,
-        // without an array of arguments per row; GRDB runs the statement (and tells observers).
-        let readings = validated.readings
+        // Each run of readings of one Day is one INSERT … SELECT from `glucobridge_import_rows`;
+        // its change count says how many were new (a row already stored is left by ON CONFLICT
+        // DO NOTHING), and the Day got new rows when it is above zero. SQLite reads the values
+        // from the readings itself; GRDB runs the statement (and tells observers).
         var added = 0
         var datesWithNewRows = Set<Int>()
-        try withoutTriggers { try rows.times.withText { times in try rows.keys.withText { keys in try rows.displayTimes.withText { displayTimes in
-            for run in rows.runs {
-                let insert = try insertStatement(rows: run.readings.count)
+        // Nothing to insert (a re-import of pages already stored): no statement to prepare, and
+        // the triggers are left as they are.
+        if !rows.runs.isEmpty {
+            try withoutTriggers {
+                let insert = try db.makeStatement(sql: Self.insertSQL)
+                insert.setUncheckedArguments(StatementArguments([DatabaseValue](repeating: .null, count: 5)))
                 let parameters = Parameters(statement: insert.sqliteStatement, db: db)
-                parameters.reset()
-                var index: Int32 = 1
-                for i in run.readings {
-                    let reading = readings[i]
-                    try parameters.bind(dayIDs[run.date], at: index)
-                    try parameters.bind(times(i), at: index + 1)
-                    try parameters.bind(reading.mgdl, at: index + 2)
-                    try parameters.bind(constant: Constants.unit(reading.unit), at: index + 3)
-                    try parameters.bind(constant: Constants.tag(thresholds.storeTag(mgdl: reading.mgdl, unit: reading.unit)), at: index + 4)
-                    try parameters.bind(constant: Constants.flag(reading.flag), at: index + 5)
-                    try parameters.bind(constant: Constants.kind(reading.kind), at: index + 6)
-                    try parameters.bind(constant: Constants.trend(reading.trend), at: index + 7)
-                    try parameters.bind(reading.noise.map(Int64.init), at: index + 8)
-                    try parameters.bind(sourceID, at: index + 9)
-                    try parameters.bind(keys(i), at: index + 10)
-                    try parameters.bind(reading.deviceTime, at: index + 11)
-                    try parameters.bind(displayTimes(i), at: index + 12)
-                    try parameters.bind(runID, at: index + 13)
-                    try parameters.bind(reading.note, at: index + 14)
-                    index += Int32(Self.columns)
+                try rows.withSource(validated.readings, thresholds: thresholds) { source in
+                    let pointer = Unmanaged.passUnretained(source).toOpaque()
+                    try withExtendedLifetime(source) {
+                        for (run, date) in rows.runDates.enumerated() {
+                            parameters.reset()
+                            try parameters.bind(pointer: pointer, at: 1)
+                            try parameters.bind(Int64(run), at: 2)
+                            try parameters.bind(dayIDs[date], at: 3)
+                            try parameters.bind(sourceID, at: 4)
+                            try parameters.bind(runID, at: 5)
+                            try insert.execute()
+                            let changes = db.changesCount
+                            added += changes
+                            if changes > 0 { datesWithNewRows.insert(date) }
+                        }
+                    }
                 }
-                try insert.execute()
-                let changes = db.changesCount
-                added += changes
-                if changes > 0 { datesWithNewRows.insert(run.date) }
             }
-        } } } }
+        }
         // A Day created for a reading that turned out to be stored already (under another time)
         // holds nothing: remove it.
         let daysWithNewRows = Set(datesWithNewRows.map { rows.dates[$0] })
@@ -186,9 +191,6 @@ struct GlucoseImportWriter {
         return summary
     }
 
-    /// Values in one glucose row.
-    static let columns = 15
-
     /// Runs `body` (the readings' INSERTs) with the connection's triggers off, and turns them on
     /// again. Glucose has one INSERT trigger, `glucose_sync_insert` (migration v8), and it acts
     /// only on rows without a `source_id`, the logs entered in the app; every row an import
@@ -206,21 +208,17 @@ struct GlucoseImportWriter {
         return try body()
     }
 
-    /// `INSERT … VALUES (…), (…) … ON CONFLICT DO NOTHING` of `count` rows, its parameters
-    /// marked as bound for GRDB (the caller binds every one before running it).
-    private mutating func insertStatement(rows count: Int) throws -> Statement {
-        if let known = inserts[count] { return known }
-        let row = "(" + Array(repeating: "?", count: Self.columns).joined(separator: ", ") + ")"
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO glucose (day_id, time, mgdl, unit, tag, flag, kind, trend, noise, source_id,
-                                 device_record_key, device_time, device_display_time, import_run_id, note)
-            VALUES \(Array(repeating: row, count: count).joined(separator: ", "))
-            ON CONFLICT (source_id, device_record_key) DO NOTHING
-            """)
-        statement.setUncheckedArguments(StatementArguments([DatabaseValue](repeating: .null, count: count * Self.columns)))
-        inserts[count] = statement
-        return statement
-    }
+    /// One run's readings into `glucose`: ?1 the ``ImportRowSource``, ?2 the run, ?3 its Day,
+    /// ?4 the source, ?5 the import run. (`WHERE true` tells SQLite's parser that `ON CONFLICT`
+    /// is the upsert's, not a join's: https://sqlite.org/lang_upsert.html#parsing_ambiguity.)
+    static let insertSQL = """
+        INSERT INTO glucose (day_id, time, mgdl, unit, tag, flag, kind, trend, noise, source_id,
+                             device_record_key, device_time, device_display_time, import_run_id, note)
+        SELECT ?3, time, mgdl, unit, tag, flag, kind, trend, noise, ?4,
+               device_record_key, device_time, device_display_time, ?5, note
+        FROM \(ImportRowTable.name)(?1, ?2) WHERE true
+        ON CONFLICT (source_id, device_record_key) DO NOTHING
+        """
 
     private func raiseCursors(_ cursors: [String: Int64], sourceID: Int64, runID: Int64) throws {
         let upsert = try db.cachedStatement(sql: """
@@ -236,12 +234,11 @@ struct GlucoseImportWriter {
     }
 }
 
-/// Binds values to the parameters of a prepared statement through SQLite's C interface (text is
-/// copied by SQLite), leaving GRDB to run the statement.
+/// Binds values to the parameters of a prepared statement through SQLite's C interface,
+/// leaving GRDB to run the statement.
 private struct Parameters {
     let statement: SQLiteStatement
     let db: Database
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     /// Makes the statement ready for new values (SQLite refuses them once it has run). Its
     /// result is that of the previous run, already reported by GRDB.
@@ -249,44 +246,14 @@ private struct Parameters {
         sqlite3_reset(statement)
     }
 
-    func bind(_ value: Int64?, at index: Int32) throws {
-        try check(value.map { sqlite3_bind_int64(statement, index, $0) } ?? sqlite3_bind_null(statement, index))
+    func bind(_ value: Int64, at index: Int32) throws {
+        try check(sqlite3_bind_int64(statement, index, value))
     }
 
-    func bind(_ value: Double, at index: Int32) throws {
-        try check(sqlite3_bind_double(statement, index, value))
-    }
-
-    /// Binds NUL-terminated text that lives as long as the process, without a copy; nil binds NULL.
-    func bind(constant text: UnsafePointer<CChar>?, at index: Int32) throws {
-        guard let text else { return try check(sqlite3_bind_null(statement, index)) }
-        try check(sqlite3_bind_text(statement, index, text, -1, nil))
-    }
-
-    /// Binds UTF-8 bytes that stay in place until the statement has run, without a copy; nil
-    /// binds NULL.
-    func bind(_ bytes: UnsafeBufferPointer<UInt8>?, at index: Int32) throws {
-        guard let bytes else { return try check(sqlite3_bind_null(statement, index)) }
-        guard let start = bytes.baseAddress, !bytes.isEmpty else {
-            return try check(sqlite3_bind_text(statement, index, "", 0, Self.transient))
-        }
-        let code = start.withMemoryRebound(to: CChar.self, capacity: bytes.count) { text in
-            sqlite3_bind_text(statement, index, text, Int32(bytes.count), nil)
-        }
-        try check(code)
-    }
-
-    func bind(_ value: String?, at index: Int32) throws {
-        guard var value else { return try check(sqlite3_bind_null(statement, index)) }
-        let code = value.withUTF8 { bytes in
-            guard let start = bytes.baseAddress, !bytes.isEmpty else {
-                return sqlite3_bind_text(statement, index, "", 0, Self.transient)
-            }
-            return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                sqlite3_bind_text(statement, index, $0, Int32(bytes.count), Self.transient)
-            }
-        }
-        try check(code)
+    /// Binds an ``ImportRowSource`` for `glucobridge_import_rows`, which only SQL functions that
+    /// ask for its type see (https://sqlite.org/bindptr.html).
+    func bind(pointer: UnsafeMutableRawPointer, at index: Int32) throws {
+        try check(sqlite3_bind_pointer(statement, index, pointer, ImportRowTable.pointerType, nil))
     }
 
     private func check(_ code: Int32) throws {
@@ -294,31 +261,6 @@ private struct Parameters {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage)
         }
     }
-}
-
-/// NUL-terminated copies of the names of one kind of glucose value (units, tags, flags, kinds,
-/// trends), made once and kept for the life of the process; found by case, without hashing.
-/// Sendable: nothing is written after `init`, and the text the pointers point at never changes.
-private struct ConstantText<Name: CaseIterable & RawRepresentable & Equatable>: @unchecked Sendable where Name.RawValue == String {
-    private let pointers: [(name: Name, text: UnsafePointer<CChar>)]
-
-    init() {
-        pointers = Name.allCases.map { ($0, UnsafePointer(strdup($0.rawValue)!)) }
-    }
-
-    func callAsFunction(_ name: Name?) -> UnsafePointer<CChar>? {
-        guard let name else { return nil }
-        return pointers.first { $0.name == name }?.text
-    }
-}
-
-/// The glucose values bound as constant text.
-private enum Constants {
-    static let unit = ConstantText<GlucoseUnit>()
-    static let tag = ConstantText<GlucoseTag>()
-    static let flag = ConstantText<RangeFlag>()
-    static let kind = ConstantText<ReadingKind>()
-    static let trend = ConstantText<Trend>()
 }
 
 /// One text value per row (or none), their UTF-8 bytes kept end to end in one array, so that a
@@ -332,27 +274,54 @@ struct TextColumn {
         ranges.reserveCapacity(rows)
     }
 
+    init() {}
+
+    /// The readings' instants in the store's format (``StoreTime``), written in place; an
+    /// instant on the same UTC day as the one before it takes that one's date.
+    init(instants readings: [GlucoseReading]) {
+        let length = StoreTime.length
+        bytes = [UInt8](unsafeUninitializedCapacity: readings.count * length) { buffer, count in
+            var previous = Int64.min
+            for (i, reading) in readings.enumerated() {
+                let text = UnsafeMutableBufferPointer(rebasing: buffer[(i * length)...])
+                let (milliseconds, day) = StoreTime.day(of: reading.time)
+                if day == previous {
+                    text.baseAddress!.initialize(from: text.baseAddress! - length, count: 11)
+                    StoreTime.writeTimeOfDay(Int(milliseconds - day * 86_400_000), to: text)
+                } else {
+                    StoreTime.write(reading.time, to: text)
+                    previous = day
+                }
+            }
+            count = readings.count * length
+        }
+        ranges = (0..<readings.count).map { $0 * length..<($0 + 1) * length }
+    }
+
     mutating func append(_ text: String?) {
-        guard let text else { return ranges.append(nil) }
+        guard var text else { return ranges.append(nil) }
         let start = bytes.count
-        bytes.append(contentsOf: text.utf8)
+        text.withUTF8 { bytes.append(contentsOf: $0) }
         ranges.append(start..<bytes.count)
     }
 
-    /// Appends `date` in the store's format (``StoreTime``), written in place.
-    mutating func appendInstant(_ date: Date) {
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: StoreTime.length))
-        bytes.withUnsafeMutableBufferPointer { all in
-            StoreTime.write(date, to: UnsafeMutableBufferPointer(rebasing: all[start...]))
+    /// The column's bytes in place and each row's range of them.
+    struct Bytes {
+        let all: UnsafeBufferPointer<UInt8>
+        let ranges: [Range<Int>?]
+
+        /// Gives SQLite row `row`'s text (NULL for none) as a column result, without a copy.
+        func result(_ row: Int, _ context: OpaquePointer) {
+            guard let range = ranges[row] else { return sqlite3_result_null(context) }
+            guard let start = all.baseAddress else { return sqlite3_result_text(context, "", 0, Constants.transient) }
+            UnsafeRawPointer(start + range.lowerBound).withMemoryRebound(to: CChar.self, capacity: range.count) {
+                sqlite3_result_text(context, $0, Int32(range.count), nil)
+            }
         }
-        ranges.append(start..<bytes.count)
     }
 
-    /// Calls `body` with a function giving row `i`'s bytes (nil for none), valid during the call.
-    func withText<T>(_ body: ((Int) -> UnsafeBufferPointer<UInt8>?) throws -> T) rethrows -> T {
-        try bytes.withUnsafeBufferPointer { all in
-            try body { row in ranges[row].map { UnsafeBufferPointer(rebasing: all[$0]) } }
-        }
+    /// Calls `body` with the column's bytes, valid during the call.
+    func withBytes<T>(_ body: (Bytes) throws -> T) rethrows -> T {
+        try bytes.withUnsafeBufferPointer { all in try body(Bytes(all: all, ranges: ranges)) }
     }
 }

@@ -110,9 +110,13 @@ public final class SharedStore: Sendable {
             db.add(function: DaySummaryQuery.dayStartFunction())
             // SQLite keeps a statement journal for each INSERT of several rows, so that a failing
             // row undoes the statement's earlier rows; past 64 KiB it goes to a temporary file,
-            // which an import's thousands of INSERTs then write page by page. In memory, those
+            // which an import's INSERTs (one per Day of readings) then write page by page. In memory, those
             // writes are copies (https://sqlite.org/tempfiles.html#statement_journals).
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            // The rows an import stores, read by SQLite (see `ImportRowTable`).
+            guard let connection = db.sqliteConnection, ImportRowTable.register(connection) else {
+                throw StoreError.database("SQLite did not register the table function \(ImportRowTable.name)")
+            }
         }
         let database: any DatabaseWriter
         do {

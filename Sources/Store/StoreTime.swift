@@ -28,8 +28,7 @@ enum StoreTime {
     /// must be within ``representable``.
     static func write(_ date: Date, to buffer: UnsafeMutableBufferPointer<UInt8>) {
         precondition(buffer.count >= length)
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let days = CivilDate.floorDiv(milliseconds, 86_400_000)
+        let (milliseconds, days) = day(of: date)
         let inDay = Int(milliseconds - days * 86_400_000)
         let (year, month, day) = CivilDate.civil(fromDays: days)
         CivilDate.putDigits(year, width: 4, endingAt: 3, in: buffer)
@@ -38,6 +37,19 @@ enum StoreTime {
         buffer[7] = UInt8(ascii: "-")
         CivilDate.putDigits(day, width: 2, endingAt: 9, in: buffer)
         buffer[10] = UInt8(ascii: " ")
+        writeTimeOfDay(inDay, to: buffer)
+    }
+
+    /// The milliseconds since 1970 `date` is written with, and the day they fall on (days since
+    /// 1970): instants of the same day differ only in ``writeTimeOfDay(_:to:)``'s bytes.
+    static func day(of date: Date) -> (milliseconds: Int64, day: Int64) {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        return (milliseconds, CivilDate.floorDiv(milliseconds, 86_400_000))
+    }
+
+    /// Writes bytes 11 to 22 of an instant, `HH:MM:SS.SSS`, `inDay` milliseconds into its day.
+    static func writeTimeOfDay(_ inDay: Int, to buffer: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(buffer.count >= length)
         CivilDate.putDigits(inDay / 3_600_000, width: 2, endingAt: 12, in: buffer)
         buffer[13] = UInt8(ascii: ":")
         CivilDate.putDigits(inDay / 60_000 % 60, width: 2, endingAt: 15, in: buffer)

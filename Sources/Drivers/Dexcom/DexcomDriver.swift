@@ -126,7 +126,9 @@ public enum DexcomDriver: USBDeviceDriver {
         guard let source = session.source else { throw .noSerialNumber }
         var glucose: [DeviceGlucoseRecord] = []
         var events: [String: Int] = [:]
-        for record in session.egv.values.sorted(by: { $0.index < $1.index }) {
+        // The indexes sorted, then each record looked up: a sort that moves the records
+        // themselves, compared through a closure, costs several times more.
+        for record in session.egv.keys.sorted().map({ session.egv[$0]! }) {
             if record.isDisplayOnly {
                 events["display-only", default: 0] += 1
             } else if let special = record.specialValue {

@@ -148,6 +148,11 @@ public struct DexcomDownload: Sendable {
         pageFirstIndex[header.partition, default: [:]][header.pageNumber] = header.firstIndex
         switch DexcomPartition(rawValue: header.partition) {
         case .egvData?:
+            if egv.isEmpty, let pages = pageRanges[header.partition] ?? nil {
+                // Room for every record of the partition's pages (up to a few years' worth, whatever
+                // a damaged range says), made once rather than grown.
+                egv.reserveCapacity(min(pages.count * page.records.count, 500_000))
+            }
             for (i, record) in page.records.enumerated() {
                 let index = header.firstIndex &+ UInt32(i)
                 egv[index] = DexcomEGVRecord(record, index: index, page: header.pageNumber)

@@ -1,7 +1,8 @@
 import ImportTestSupport
 import Foundation
+import GRDB
 import Model
-import Store
+@testable import Store
 import TestSupport
 import XCTest
 
@@ -161,6 +162,63 @@ final class RecordTests: XCTestCase {
             try store.save(batch(conflicting))
         }
         XCTAssertEqual(try count("glucose", in: file.path), 5)
+    }
+
+    /// Readings of three Days in the order a device sent them (back and forth across two local
+    /// midnights), with every kind of value: each run of one Day is one INSERT … SELECT from the
+    /// import's table function, and every column is stored as sent.
+    func testReadingsAcrossDaysInAnyOrderAreStoredAsSent() throws {
+        let file = try StoreFile()
+        let store = try file.open()
+        let sent = [
+            GlucoseReading(
+                time: utc("2013-09-13T06:55:00Z"), mgdl: 99.7, kind: .sensor, trend: .fortyFiveUp, noise: 2,
+                recordKey: "egv:1", deviceTime: 370_000_300, displayTime: "2013-09-12T23:55:00"),
+            GlucoseReading(
+                time: utc("2013-09-13T07:05:00Z"), mgdl: 72, unit: .millimolesPerLiter, kind: .fingerstick,
+                recordKey: "meter:2", deviceTime: 370_000_900, displayTime: "2013-09-13T00:05:00", note: "before meal"),
+            GlucoseReading(
+                time: utc("2013-09-13T06:58:00Z"), mgdl: 39, kind: .sensor, flag: .belowRange,
+                recordKey: "egv:3", deviceTime: 370_000_480),
+            GlucoseReading(
+                time: utc("2013-09-14T07:10:00Z"), mgdl: 401, kind: .sensor, flag: .aboveRange, trend: .doubleUp, noise: 0,
+                recordKey: "egv:4", deviceTime: 370_087_000, displayTime: "2013-09-14T00:10:00"),
+        ]
+        let summary = try store.save(batch(sent))
+        XCTAssertEqual(summary.added, 4)
+        XCTAssertEqual(summary.days.map(\.description), ["2013-09-12", "2013-09-13", "2013-09-14"])
+        XCTAssertEqual(try sqlite3(file.path, """
+            SELECT d.date, g.time, g.mgdl, g.unit, g.tag, ifnull(g.flag, '-'), g.kind, ifnull(g.trend, '-'), ifnull(g.noise, '-'),
+                   g.device_record_key, g.device_time, ifnull(g.device_display_time, '-'), ifnull(g.note, '-'),
+                   g.source_id, g.import_run_id = \(summary.runID), typeof(g.mgdl), typeof(g.noise), typeof(g.device_time)
+            FROM glucose g JOIN day d ON d.id = g.day_id ORDER BY g.id;
+            """), """
+            2013-09-12|2013-09-13 06:55:00.000|99.7|mg/dL|in-range|-|sensor|FortyFiveUp|2|egv:1|370000300|2013-09-12T23:55:00|-|1|1|real|integer|integer
+            2013-09-13|2013-09-13 07:05:00.000|72.0|mmol/L|in-range|-|fingerstick|-|-|meter:2|370000900|2013-09-13T00:05:00|before meal|1|1|real|null|integer
+            2013-09-12|2013-09-13 06:58:00.000|39.0|mg/dL|hypo-l2|LO|sensor|-|-|egv:3|370000480|-|-|1|1|real|null|integer
+            2013-09-14|2013-09-14 07:10:00.000|401.0|mg/dL|hyper-l2|HI|sensor|DoubleUp|0|egv:4|370087000|2013-09-14T00:10:00|-|1|1|real|integer|integer
+            """)
+        // Again, with one new reading between the Days already stored: only it is added.
+        let again = try store.save(batch(sent + [reading(5, at: utc("2013-09-13T12:00:00Z"), 180)]))
+        XCTAssertEqual(again.added, 1)
+        XCTAssertEqual(again.alreadyStored, 4)
+        XCTAssertEqual(again.days.map(\.description), ["2013-09-13"])
+        XCTAssertEqual(try count("glucose", in: file.path), 5)
+    }
+
+    /// The import's table function gives rows only to the import that passes it its readings:
+    /// called from SQL without them (or with anything else in their place), it gives none.
+    func testTheImportTableFunctionGivesNoRowsToOtherSQL() throws {
+        let file = try StoreFile()
+        let store = try file.open()
+        _ = try store.save(batch(readings(count: 3, from: utc("2013-09-13T07:00:00Z"))))
+        try store.database.read { db in
+            for call in ["glucobridge_import_rows", "glucobridge_import_rows(NULL, 0)", "glucobridge_import_rows('rows', 0)",
+                         "glucobridge_import_rows(x'00000000', 0)"] {
+                XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM \(call)"), 0, call)
+            }
+        }
+        XCTAssertEqual(try count("glucose", in: file.path), 3)
     }
 
     func testAReimportUnderAnotherTimeLeavesNoEmptyDay() throws {

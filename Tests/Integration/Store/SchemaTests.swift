@@ -27,24 +27,52 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nglucose_by_uid\nglucose_summary_by_day\nsqlite_autoindex_glucose_1")
     }
 
-    /// A new store's schema, made in one transaction, is exactly what the migrator makes one
-    /// migration at a time: every table, index and trigger with the same SQL, and the same
-    /// migrations recorded as applied.
+    /// A new store's schema, made in one transaction from ``Migrations/currentSchema``, is
+    /// exactly what the migrator makes one migration at a time: every table, index and trigger
+    /// with the same SQL and the same columns, the same migrations recorded as applied in the
+    /// same order, the same header values, and the same rows (v8's sync uid, nothing else).
     func testOneTransactionSchemaIsTheMigratorsSchema() throws {
         let made = try StoreFile()
         _ = try made.open()
         let migrated = try StoreFile()
         let queue = try DatabaseQueue(path: migrated.path)
+        try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
         try Migrations.migrator.migrate(queue)
         try queue.close()
         let schema = "SELECT type || ' ' || name || ' ' || tbl_name || ': ' || sql FROM sqlite_master ORDER BY type, name;"
         let expected = try sqlite3(migrated.path, schema)
-        XCTAssertEqual(try sqlite3(made.path, schema), expected)
+        // On a new migration, this is what `currentSchema` must hold: tables, then indexes, then triggers.
+        let current = try sqlite3(migrated.path, """
+            SELECT sql || ';' FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations'
+            ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, rowid;
+            """)
+        XCTAssertEqual(try sqlite3(made.path, schema), expected, "Migrations.currentSchema should be:\n\(current)")
         XCTAssertTrue(expected.contains("CREATE TRIGGER glucose_sync_insert"), expected)
+        XCTAssertTrue(expected.contains("CREATE TABLE \"glucose\""), expected)
         XCTAssertEqual(
-            try sqlite3(made.path, "SELECT identifier FROM grdb_migrations ORDER BY identifier;"),
-            try sqlite3(migrated.path, "SELECT identifier FROM grdb_migrations ORDER BY identifier;"))
+            try sqlite3(made.path, "SELECT identifier FROM grdb_migrations ORDER BY rowid;"),
+            try sqlite3(migrated.path, "SELECT identifier FROM grdb_migrations ORDER BY rowid;"))
         XCTAssertEqual(try sqlite3(made.path, "PRAGMA foreign_key_check;"), "")
+        // Every table's columns (name, type, NOT NULL, default, key), and the header values.
+        let columns = """
+            SELECT m.name || '.' || c.name || ' ' || c.type || ' ' || c."notnull" || ' ' || ifnull(c.dflt_value, '-') || ' ' || c.pk
+            FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' ORDER BY m.name, c.cid;
+            """
+        XCTAssertEqual(try sqlite3(made.path, columns), try sqlite3(migrated.path, columns))
+        for pragma in ["user_version", "page_size", "encoding", "auto_vacuum", "journal_mode"] {
+            XCTAssertEqual(try sqlite3(made.path, "PRAGMA \(pragma);"), try sqlite3(migrated.path, "PRAGMA \(pragma);"), pragma)
+        }
+        // The rows of a store that holds nothing yet: one sync uid (a random version 4 UUID, each
+        // store its own), and no other row but the store's settings and the applied migrations.
+        let uid = "SELECT id, length(uid), substr(uid, 15, 1), uid = lower(uid) FROM sync_store;"
+        XCTAssertEqual(try sqlite3(made.path, uid), "1|36|4|1")
+        XCTAssertEqual(try sqlite3(made.path, uid), try sqlite3(migrated.path, uid))
+        XCTAssertNotEqual(try sqlite3(made.path, "SELECT uid FROM sync_store;"), try sqlite3(migrated.path, "SELECT uid FROM sync_store;"))
+        let tables = try sqlite3(migrated.path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('grdb_migrations', 'store_config', 'migration_note') ORDER BY name;")
+        let counts = tables.split(separator: "\n").map { "SELECT '\($0)', COUNT(*) FROM \($0);" }.joined(separator: " ")
+        XCTAssertEqual(try sqlite3(made.path, counts), try sqlite3(migrated.path, counts))
+        XCTAssertEqual(try sqlite3(made.path, "SELECT * FROM sqlite_sequence;"), "sync_change|0")
+        XCTAssertEqual(try sqlite3(migrated.path, "SELECT * FROM sqlite_sequence;"), "sync_change|0")
     }
 
     func testWALForeignKeysAndBusyTimeoutAreOn() throws {
@@ -133,6 +161,28 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(
             try sqlite3(file.path, "SELECT strftime('%Y-%m-%d %H:%M:%f', 1379055599.125, 'unixepoch');"),
             StoreTime.string(instant))
+    }
+
+    /// An import's instants, written into one column with each instant of the same UTC day as
+    /// the one before taking its date, are the same bytes as ``StoreTime/string(_:)`` writes:
+    /// across midnights, in and out of order, before 1970, rounded up into the next day, at the
+    /// ends of the format's years.
+    func testAnImportsInstantsAreWrittenAsStoreTimeWritesThem() throws {
+        var instants = [
+            utc("2013-09-13T06:59:59.125Z"), utc("2013-09-13T23:59:59.999Z"), utc("2013-09-14T00:00:00Z"),
+            utc("2013-09-13T12:00:00Z"), Date(timeIntervalSince1970: 1_379_116_799.9996), utc("2013-09-14T00:00:00.001Z"),
+            Date(timeIntervalSince1970: -0.0004), Date(timeIntervalSince1970: -1), Date(timeIntervalSince1970: -86_400.5),
+            Date(timeIntervalSince1970: -86_399.5), Date(timeIntervalSince1970: 951_868_800 - 0.0004),
+            StoreTime.representable.lowerBound, StoreTime.representable.upperBound, utc("2024-02-29T23:59:59.500Z"),
+        ]
+        instants += (0..<600).map { utc("2013-09-13T00:00:00Z").addingTimeInterval(Double($0) * 299.7) }
+        let readings = instants.enumerated().map { reading($0.offset, at: $0.element, 100) }
+        let texts = TextColumn(instants: readings).withBytes { column in
+            (0..<readings.count).map { row in String(decoding: UnsafeBufferPointer(rebasing: column.all[column.ranges[row]!]), as: UTF8.self) }
+        }
+        XCTAssertEqual(texts, instants.map(StoreTime.string))
+        XCTAssertEqual(texts[4], "2013-09-14 00:00:00.000")
+        XCTAssertEqual(texts[9], "1969-12-31 00:00:00.500")
     }
 
     /// A store migrated by v1 alone may hold several open episodes of a kind: v2 ends each but
