@@ -147,9 +147,10 @@ let package = Package(
             // A release build carries the Swift runtime and Foundation inside the program (as
             // `swift build --static-swift-stdlib` does): a command starts in about half the time,
             // without resolving thousands of symbols in a dozen shared libraries, and the program
-            // runs on a machine without the Swift toolchain.
+            // runs on a machine without the Swift toolchain. Linked by lld, which packs its relative
+            // relocations and exports nothing (releaseLinkerFlags, below).
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
-            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]),
+            linkerSettings: [.unsafeFlags(["-static-stdlib"] + releaseLinkerFlags, .when(platforms: [.linux], configuration: .release))]),
         // Devices in software (Dexcom receiver, FreeStyle reader, Contour meter, BLE peripherals):
         // record demo and benchmark captures, drive behaviour tests.
         .target(
@@ -245,3 +246,38 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// How the release program is linked on Linux, for a smaller resident size (docs/benchmarks.md,
+/// "The idle daemon"): by lld (in the Swift toolchain) instead of gold;
+/// `--no-export-dynamic` undoes the `-export-dynamic` that `-static-stdlib` adds, since nothing
+/// loads the program's symbols by name (the Swift runtime finds its metadata through the
+/// program's own sections) and their table was 2.8 MB resident; and, where the C library can
+/// load them (glibc 2.36, `GLIBC_ABI_DT_RELR`), the relative relocations are packed as a bitmap
+/// (`-z pack-relative-relocs`, DT_RELR) instead of 127,000 24-byte RELA entries read at every start.
+/// The functions the daemon runs go first in `.text`, start-up then import, in the order of
+/// Linker/glucobridge.order (written by Linker/make-order from a profile of the daemon): a page
+/// fault maps up to 16 neighbouring pages of the program file, and neighbours that hold start-up
+/// code are pages the daemon uses anyway. Names the order no longer matches are ignored.
+var releaseLinkerFlags: [String] {
+    var flags = [
+        "-use-ld=lld", "-Xlinker", "--no-export-dynamic",
+        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Linker/glucobridge.order",
+        "-Xlinker", "--no-warn-symbol-ordering",
+    ]
+    if cLibraryLoadsPackedRelocations { flags += ["-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] }
+    return flags
+}
+
+#if canImport(Glibc)
+    import Glibc
+    /// Whether this machine's glibc (the one the program links against) is 2.36 or newer.
+    var cLibraryLoadsPackedRelocations: Bool {
+        var text = [CChar](repeating: 0, count: 64)  // "glibc 2.36"
+        guard confstr(Int32(_CS_GNU_LIBC_VERSION), &text, text.count) > 0 else { return false }
+        let version = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .drop { $0 != " " }.dropFirst().split(separator: ".").compactMap { Int($0) }
+        return version.count >= 2 && (version[0], version[1]) >= (2, 36)
+    }
+#else
+    var cLibraryLoadsPackedRelocations: Bool { false }
+#endif
