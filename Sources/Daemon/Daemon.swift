@@ -53,13 +53,13 @@ package struct DaemonConfiguration: Sendable {
 package enum GlucoBridgeDaemon {
     package static func run(_ configuration: DaemonConfiguration, store: SharedStore, logger: Logger) async throws {
         let importer = Importer(store: store)
-        // With --release-idle-pages, the pages of the program file that start-up or an import
-        // read go back to the kernel once the daemon is idle.
-        var whenIdle: (after: Duration, body: @Sendable () -> Void)?
-        if configuration.releaseIdlePages {
-            whenIdle = (after: Self.releaseAfter, body: { _ = ProgramPages.release() })
-        }
-        let queue = ImportQueue(whenIdle: whenIdle)
+        // Once the daemon is idle, it unmaps the code only its start-up runs; with
+        // --release-idle-pages, the kernel takes back all the pages of the program file that
+        // start-up or an import read.
+        let releaseIdlePages = configuration.releaseIdlePages
+        let queue = ImportQueue(whenIdle: (after: Self.releaseAfter, body: {
+            _ = releaseIdlePages ? ProgramPages.release() : ProgramPages.releaseStartUpCode()
+        }))
         var usbStatus: String
         var hotplug: (LibUSBContext, LibUSBHotplugMonitor)?
         if !configuration.usbHotplug {
