@@ -66,6 +66,16 @@ package enum ProgramPages {
         return advise(mappings(of: path, inMaps: maps), MADV_PAGEOUT)
     }
 
+    /// Whether this program's code was laid out by Linker/glucobridge.order, the code only the
+    /// daemon's start-up runs first (a release build on Linux).
+    package static var startUpCodeComesFirst: Bool {
+        #if ORDERED_PROGRAM_CODE
+            true
+        #else
+            false
+        #endif
+    }
+
     /// Unmaps the program's code that only the daemon's start-up runs: the pages from the start
     /// of its code up to `glucobridge_start_up_code_end()`, where the release link places the
     /// functions that the daemon's starts run and its imports do not (Linker/glucobridge.order).
@@ -78,18 +88,14 @@ package enum ProgramPages {
     /// tell or the program's code is not laid out that way (a debug build, another system).
     @discardableResult
     package static func releaseStartUpCode() -> Release? {
-        #if ORDERED_PROGRAM_CODE
-            guard let path = executablePath,
-                  let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
-            else { return nil }
-            let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
-            let end = UInt(glucobridge_start_up_code_end()) & ~(pageSize - 1)
-            // The program's code is the one mapping of its file that holds the marker.
-            guard let code = mappings(of: path, inMaps: maps).first(where: { $0.start <= end && end < $0.end }) else { return nil }
-            return advise([Mapping(start: code.start, end: end, path: path)], MADV_DONTNEED)
-        #else
-            return nil
-        #endif
+        guard startUpCodeComesFirst, let path = executablePath,
+              let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+        else { return nil }
+        let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        let end = UInt(glucobridge_start_up_code_end()) & ~(pageSize - 1)
+        // The program's code is the one mapping of its file that holds the marker.
+        guard let code = mappings(of: path, inMaps: maps).first(where: { $0.start <= end && end < $0.end }) else { return nil }
+        return advise([Mapping(start: code.start, end: end, path: path)], MADV_DONTNEED)
     }
 
     /// Gives `advice` for the runs of pages of `mappings` that are present and still the file's
