@@ -43,6 +43,8 @@ let package = Package(
         .systemLibrary(name: "CSQLiteConfig", providers: [.apt(["libsqlite3-dev"])]),
         // Sets the Swift runtime's global-executor hooks (the daemon runs its tasks on an event loop).
         .target(name: "CConcurrencyHooks"),
+        // Marks where the code only the daemon's start-up runs ends (Linker/glucobridge.order).
+        .target(name: "CProgramLayout"),
 
         // Value types shared by every layer: readings, glucose units and input, exercise and activity,
         // device downloads and import batches, the user profile, civil dates.
@@ -127,10 +129,12 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Importer", "LiveImport", "Store", "Transport", "TransportLibUSB", "Drivers", "Model",
+                "Importer", "LiveImport", "Store", "Transport", "TransportLibUSB", "Drivers", "Model", "CProgramLayout",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]),
+            ],
+            // The release program's code is laid out by Linker/glucobridge.order (below).
+            swiftSettings: [.define("ORDERED_PROGRAM_CODE", .when(platforms: [.linux], configuration: .release))]),
         // The command-line tool: one subcommand per task (scan, import, replay, days and logs, export,
         // stats, report, daemon, status, doctor, install, sync, ...).
         .executableTarget(
@@ -147,9 +151,10 @@ let package = Package(
             // A release build carries the Swift runtime and Foundation inside the program (as
             // `swift build --static-swift-stdlib` does): a command starts in about half the time,
             // without resolving thousands of symbols in a dozen shared libraries, and the program
-            // runs on a machine without the Swift toolchain.
+            // runs on a machine without the Swift toolchain. Linked by lld, its code laid out for the
+            // daemon (releaseLinkerFlags, below).
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
-            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]),
+            linkerSettings: [.unsafeFlags(["-static-stdlib"] + releaseLinkerFlags, .when(platforms: [.linux], configuration: .release))]),
         // Devices in software (Dexcom receiver, FreeStyle reader, Contour meter, BLE peripherals):
         // record demo and benchmark captures, drive behaviour tests.
         .target(
@@ -245,3 +250,42 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// How the release program is linked on Linux, for a smaller resident daemon (docs/benchmarks.md,
+/// "The idle daemon"):
+/// - by lld (in the Swift toolchain) instead of gold;
+/// - `--no-export-dynamic` undoes the `-export-dynamic` that `-static-stdlib` adds: nothing looks
+///   the program's symbols up by name (the Swift runtime finds its metadata through the program's
+///   own sections), and their table was 2.4 MB resident;
+/// - the functions the daemon runs go first in `.text`: those only its start-up runs, the
+///   `CProgramLayout` marker, those start-up and imports run, those only imports run, as
+///   Linker/glucobridge.order lists them (Linker/make-order writes it from a profile of the
+///   daemon). A page fault maps up to 16 neighbouring pages of the program file, and neighbours
+///   that hold the daemon's code are pages it uses anyway; the daemon unmaps the start-up part
+///   once idle. Names the order no longer matches are ignored;
+/// - where the C library can load them (glibc 2.36, `GLIBC_ABI_DT_RELR`), the relative
+///   relocations are packed as a bitmap (`-z pack-relative-relocs`, DT_RELR) instead of 127,000
+///   24-byte RELA entries read at every start.
+var releaseLinkerFlags: [String] {
+    var flags = [
+        "-use-ld=lld", "-Xlinker", "--no-export-dynamic",
+        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Linker/glucobridge.order",
+        "-Xlinker", "--no-warn-symbol-ordering",
+    ]
+    if cLibraryLoadsPackedRelocations { flags += ["-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] }
+    return flags
+}
+
+#if canImport(Glibc)
+    import Glibc
+    /// Whether this machine's glibc (the one the program links against) is 2.36 or newer.
+    var cLibraryLoadsPackedRelocations: Bool {
+        var text = [CChar](repeating: 0, count: 64)  // "glibc 2.36"
+        guard confstr(Int32(_CS_GNU_LIBC_VERSION), &text, text.count) > 0 else { return false }
+        let version = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .drop { $0 != " " }.dropFirst().split(separator: ".").compactMap { Int($0) }
+        return version.count >= 2 && (version[0], version[1]) >= (2, 36)
+    }
+#else
+    var cLibraryLoadsPackedRelocations: Bool { false }
+#endif

@@ -53,11 +53,14 @@ package struct DaemonConfiguration: Sendable {
 package enum GlucoBridgeDaemon {
     package static func run(_ configuration: DaemonConfiguration, store: SharedStore, logger: Logger) async throws {
         let importer = Importer(store: store)
-        // With --release-idle-pages, the pages of the program file that start-up or an import
-        // read go back to the kernel once the daemon is idle.
+        // Once the daemon is idle, it unmaps the code only its start-up runs (in a release
+        // build, whose code is laid out for it); with --release-idle-pages, the kernel takes back
+        // all the pages of the program file that start-up or an import read.
         var whenIdle: (after: Duration, body: @Sendable () -> Void)?
         if configuration.releaseIdlePages {
             whenIdle = (after: Self.releaseAfter, body: { _ = ProgramPages.release() })
+        } else if ProgramPages.startUpCodeComesFirst {
+            whenIdle = (after: Self.releaseAfter, body: { _ = ProgramPages.releaseStartUpCode() })
         }
         let queue = ImportQueue(whenIdle: whenIdle)
         var usbStatus: String

@@ -1,19 +1,19 @@
+import CProgramLayout
 import Foundation
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Hands back to the kernel the pages of the program file that the daemon read while it started
+/// Takes out of the daemon's memory the pages of its program file that it read while it started
 /// or imported, once it is idle.
 ///
 /// Most of an idle daemon's resident memory is not its own data: it is clean copies of the
-/// executable's pages that start-up touched (its relocation and dynamic symbol tables, the code
-/// of argument parsing, opening the store, the drivers, and the ICU data that time zones read),
-/// mapped in from the page cache (see README, "The idle daemon"). They stay mapped, and
-/// counted as resident, until the kernel needs the memory. `release()` asks the kernel to reclaim
-/// them now (`madvise(MADV_PAGEOUT)`, Linux 5.4): a page that the daemon needs again is read back
-/// from the file on its next use.
+/// executable's pages (code, read-only data, tables), mapped in from the page cache, which stay
+/// mapped, and counted as resident, until the kernel needs the memory (docs/benchmarks.md, "The
+/// idle daemon"). `releaseStartUpCode()` unmaps the code only the daemon's start-up runs, which
+/// the release link places first; `release()` (`--release-idle-pages`) asks the kernel to
+/// reclaim every such page, read back from the file when it is needed again.
 ///
 /// Only pages that are still the file's own content are advised: `/proc/self/pagemap` tells each
 /// present page's kind, and a page the program wrote (relocated pointers, `.data`) is an
@@ -63,13 +63,51 @@ package enum ProgramPages {
         guard let path = executablePath,
               let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
         else { return nil }
+        return advise(mappings(of: path, inMaps: maps), MADV_PAGEOUT)
+    }
+
+    /// Whether this program's code was laid out by Linker/glucobridge.order, the code only the
+    /// daemon's start-up runs first (a release build on Linux).
+    package static var startUpCodeComesFirst: Bool {
+        #if ORDERED_PROGRAM_CODE
+            true
+        #else
+            false
+        #endif
+    }
+
+    /// Unmaps the program's code that only the daemon's start-up runs: the pages from the start
+    /// of its code up to `glucobridge_start_up_code_end()`, where the release link places the
+    /// functions that the daemon's starts run and its imports do not (Linker/glucobridge.order).
+    ///
+    /// This is `madvise(MADV_DONTNEED)` on pages that are still the file's own content: they
+    /// leave this process's page tables, not the page cache, so nothing is read or written and a
+    /// function in them that runs again maps its page back from the cache (or, if the kernel has
+    /// reclaimed it meanwhile, from the file). The daemon maps less; the machine holds the same
+    /// pages until it needs the memory. Returns what was advised, or nil where `/proc` cannot
+    /// tell or the program's code is not laid out that way (a debug build, another system).
+    @discardableResult
+    package static func releaseStartUpCode() -> Release? {
+        guard startUpCodeComesFirst, let path = executablePath,
+              let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+        else { return nil }
+        let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        let end = UInt(glucobridge_start_up_code_end()) & ~(pageSize - 1)
+        // The program's code is the one mapping of its file that holds the marker.
+        guard let code = mappings(of: path, inMaps: maps).first(where: { $0.start <= end && end < $0.end }) else { return nil }
+        return advise([Mapping(start: code.start, end: end, path: path)], MADV_DONTNEED)
+    }
+
+    /// Gives `advice` for the runs of pages of `mappings` that are present and still the file's
+    /// own content.
+    static func advise(_ mappings: [Mapping], _ advice: Int32) -> Release? {
         let pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
         guard pagemap >= 0 else { return nil }
         defer { _ = close(pagemap) }
         let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
         var release = Release(filePages: 0, writtenPages: 0)
         var entries: [UInt64] = []
-        for mapping in mappings(of: path, inMaps: maps) {
+        for mapping in mappings where mapping.start < mapping.end {
             let pages = Int((mapping.end - mapping.start) / pageSize)
             entries = [UInt64](repeating: 0, count: pages)
             let wanted = pages * MemoryLayout<UInt64>.size
@@ -83,7 +121,7 @@ package enum ProgramPages {
             func advise(upTo end: Int) {
                 guard let start = runStart else { return }
                 let address = UnsafeMutableRawPointer(bitPattern: mapping.start + UInt(start) * pageSize)
-                _ = madvise(address, Int(UInt(end - start) * pageSize), MADV_PAGEOUT)
+                _ = madvise(address, Int(UInt(end - start) * pageSize), advice)
                 runStart = nil
             }
             for (index, entry) in entries.enumerated() {

@@ -4,8 +4,8 @@ import XCTest
 
 @testable import Daemon
 
-/// What keeps the idle daemon small: its program pages handed back once it is quiet, and log
-/// lines that need no ICU calendar.
+/// What keeps the idle daemon small: its start-up code unmapped and, on request, its program
+/// pages handed back once it is quiet, and log lines that need no ICU calendar.
 final class IdleFootprintTests: XCTestCase {
     func testMappingsOfOneFileAreFoundInAMapsFile() {
         let maps = """
@@ -36,6 +36,24 @@ final class IdleFootprintTests: XCTestCase {
         // program wrote is still there.
         XCTAssertEqual(LineLogHandler.utcTimestamp(Date(timeIntervalSince1970: 1_763_805_600)), "2025-11-22T10:00:00Z")
         XCTAssertEqual(ProgramPages.executablePath, executable)
+    }
+
+    /// `releaseStartUpCode()`'s advice: the file's pages leave this process, what it wrote stays.
+    func testUnmappingTheProgramFilePagesKeepsWhatTheProgramWroteAndTheCodeRuns() throws {
+        let executable = try XCTUnwrap(ProgramPages.executablePath)
+        let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+        let program = ProgramPages.mappings(of: executable, inMaps: maps)
+
+        let unmapped = try XCTUnwrap(ProgramPages.advise(program, MADV_DONTNEED))
+        XCTAssertGreaterThan(unmapped.filePages, 0, "code that ran was mapped, as the file's pages")
+        XCTAssertGreaterThan(unmapped.writtenPages, 0, "relocated pointers and data are the program's own copies, kept")
+        // The code maps its pages back from the page cache as it runs, the data is as written,
+        // and only the few pages run since are mapped again.
+        XCTAssertEqual(LineLogHandler.utcTimestamp(Date(timeIntervalSince1970: 1_763_805_600)), "2025-11-22T10:00:00Z")
+        XCTAssertEqual(ProgramPages.executablePath, executable)
+        let again = try XCTUnwrap(ProgramPages.advise(program, MADV_DONTNEED))
+        XCTAssertLessThan(again.filePages, unmapped.filePages)
+        XCTAssertGreaterThanOrEqual(again.writtenPages, unmapped.writtenPages, "nothing the program wrote was dropped")
     }
 
     func testLogTimestampsAreWhatISO8601DateFormatterWrites() {
