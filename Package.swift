@@ -234,7 +234,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Tests/Integration"),
+            path: "Tests/Integration",
+            // Read from the source tree by ImportReportSnapshotTests, not bundled.
+            exclude: ["Importer/ReportSnapshots"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

@@ -115,7 +115,7 @@ final class StoreFaultEndToEndTests: XCTestCase {
         _ = try SharedStore(path: store, timeZone: TimeZone(identifier: "UTC")!)
 
         let errorsFile = folder.appendingPathComponent("replay.err")
-        FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
         let replay = Process()
         replay.executableURL = program
         replay.arguments = ["replay", capture.path, "--store", store]
