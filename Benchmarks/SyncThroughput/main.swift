@@ -120,7 +120,7 @@ do {
         }
     }
     // Everything into the main file, which is what is copied.
-    try store.database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+    _ = try store.database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
     try store.database.close()
 }
 

@@ -4,7 +4,7 @@ import GRDB
 /// The store's schema, as named, versioned migrations. A migration that has shipped is never
 /// edited: change the schema by registering a new one after the last, and put what it leaves
 /// in ``currentSchema`` (what a new store is made of).
-enum Migrations {
+package enum Migrations {
     /// One migration: its identifier, its SQL, and the work on existing rows that SQL alone
     /// cannot do (run after the SQL when an existing store is migrated; a new store has no rows).
     struct Step: Sendable {
@@ -25,7 +25,7 @@ enum Migrations {
         Step(identifier: "v9-tags-from-exact-values", sql: v9, rows: retagFromExactValues),
     ]
 
-    static var migrator: DatabaseMigrator {
+    package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         for step in steps {
             migrator.registerMigration(step.identifier) { db in

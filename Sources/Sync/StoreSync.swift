@@ -363,7 +363,7 @@ package struct StoreSync: Sendable {
         report.batches += 1
         for (table, count) in written { report.written[table, default: 0] += count }
         for (table, count) in retagged { report.retagged[table, default: 0] += count }
-        logger.debug("batch committed", metadata: ["cursor": "\(column)", "position": "\(position)"])
+        logger.debug("batch committed", metadata: ["cursor": "\(column)", "position": "\(position.map(String.init) ?? "none")"])
     }
 
     /// Makes sure every device the rows name has its server row, and learns its id. A device added

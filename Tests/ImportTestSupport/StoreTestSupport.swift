@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Model
-@testable import Store
+import Store
 import TestSupport
 import XCTest
 
