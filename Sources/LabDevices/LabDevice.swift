@@ -84,11 +84,15 @@ extension LabDevice {
             } else {
                 gadget = try Gadget(name: name, device: device, function: "ffs.\(name)", udc: udc) { _ in }
                 let function = try FunctionFS(name: name, mountPoint: "/run/ffs-\(name)", interfaces: device.interfaces)
+                let sessions = HostSessions()
                 function.serveControl { event in
+                    if event == .enable { sessions.started() }
                     if event == .enable || event == .disable { labLog("host \(event == .enable ? "configured" : "released") the device") }
                 }
                 try gadget.plugIfWanted(!unplugged)
-                server = USBGadgetServer(gadget: gadget, pipe: .functionFS(function), fault: fault.map { ($0, after) }, log: labLog, makeModel: makeModel)
+                server = USBGadgetServer(
+                    gadget: gadget, pipe: .functionFS(function), sessions: sessions, fault: fault.map { ($0, after) }, log: labLog,
+                    makeModel: makeModel)
             }
             labLog("serving \(device.idString) (\(model.rawValue)) on \(udc)")
             try server.run()

@@ -26,23 +26,35 @@ final class USBGadgetServer {
 
     let gadget: Gadget
     let pipe: Pipe
-    let makeModel: () throws -> any USBTransport
+    let models: ModelSupply
+    /// The host's configurations of a FunctionFS device (nil for a HID gadget, whose UDC state
+    /// is polled instead).
+    let sessions: HostSessions?
     var fault: (kind: USBFault, afterReplies: Int)?
     private var replies = 0
     private let log: (String) -> Void
 
-    init(gadget: Gadget, pipe: Pipe, fault: (USBFault, Int)?, log: @escaping (String) -> Void, makeModel: @escaping () throws -> any USBTransport) {
+    init(
+        gadget: Gadget, pipe: Pipe, sessions: HostSessions? = nil, fault: (USBFault, Int)?, log: @escaping (String) -> Void,
+        makeModel: @escaping () throws -> any USBTransport
+    ) {
         self.gadget = gadget
         self.pipe = pipe
+        self.sessions = sessions
         self.fault = fault.map { (kind: $0.0, afterReplies: $0.1) }
         self.log = log
-        self.makeModel = makeModel
+        models = ModelSupply(makeModel)
     }
 
     /// Serves until the process is stopped. A fresh model answers after every plug-in, as a
-    /// reader's session starts anew when it is plugged in again.
+    /// reader's session starts anew when it is plugged in again; it is taken once per plug-in
+    /// (made ahead by ``ModelSupply``), so the first request after a plug-in is read at once.
     func run() throws -> Never {
-        var model = try makeModel()
+        var model = try models.take()
+        var session = sessions?.current ?? 0
+        // Whether the model has been sent a request or has answered: a fresh model is taken only
+        // to replace one that has.
+        var used = false
         guard let (outEndpoint, inEndpoint) = Self.endpoints(of: model.device) else {
             throw LabDeviceError("the device model \(model.device.idString) has no IN endpoint to serve")
         }
@@ -61,14 +73,20 @@ final class USBGadgetServer {
                 } catch {
                     log("the model ended the session: \(error)")
                     try gadget.unplug()
-                    model = try makeModel()
+                    model = try models.take()
+                    used = false
                     return
                 }
                 if let fault, replies >= fault.afterReplies {
                     self.fault = nil
                     try make(fault.kind, writeFD: writeFD)
-                    model = try makeModel()
-                    silent = fault.kind != .unplug
+                    // A device that stopped answering stays silent until it is plugged in again.
+                    if fault.kind == .unplug {
+                        model = try models.take()
+                        used = false
+                    } else {
+                        silent = true
+                    }
                     return
                 }
                 // What a device says before the host has configured it waits until it has: a
@@ -80,6 +98,7 @@ final class USBGadgetServer {
                 }
                 if written != answer.bytes.count { log("the host did not take an answer: \(String(cString: strerror(errno)))") }
                 replies += 1
+                used = true
             }
         }
         var configured = false
@@ -91,9 +110,10 @@ final class USBGadgetServer {
                 var entry = pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)
                 guard poll(&entry, 1, 200) > 0 else {
                     let now = udcState() == "configured"
-                    if configured, !now {
-                        model = try makeModel()
+                    if configured, !now, used {
+                        model = try models.take()
                         silent = false
+                        used = false
                     }
                     configured = now
                     continue
@@ -105,12 +125,23 @@ final class USBGadgetServer {
                 // Unplugged or not yet enabled: wait for the host to take the device again.
                 let code = errno
                 if code != EINTR { usleep(20_000) }
-                if code == ESHUTDOWN || code == ENODEV {
-                    model = try makeModel()
+                if code == ESHUTDOWN || code == ENODEV, used {
+                    model = try models.take()
                     silent = false
+                    used = false
                 }
                 continue
             }
+            // The host configured the device again while the loop was not reading (it saw no
+            // unplug): this request starts a new session too.
+            if let current = sessions?.current, current != session {
+                session = current
+                if used {
+                    model = try models.take()
+                    silent = false
+                }
+            }
+            used = true
             let request = Array(buffer[0..<count])
             if silent { continue }
             do {
