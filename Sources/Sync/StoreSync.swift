@@ -89,7 +89,6 @@ package struct StoreSync: Sendable {
     // MARK: - Steps
 
     private func sync(on connection: PostgresConnection, storeID: String) async throws(SyncError) -> SyncReport {
-        try await server { _ = try await connection.query("SET TIME ZONE 'UTC'", logger: logger).collect() }
         try await CentralMigrator(logger: logger, server: target.display).migrate(connection)
         try await lockPatient(connection)
 
@@ -404,9 +403,12 @@ package struct StoreSync: Sendable {
     // MARK: - Plumbing
 
     private func connect() async throws(SyncError) -> PostgresConnection {
-        let configuration = PostgresConnection.Configuration(
+        var configuration = PostgresConnection.Configuration(
             host: target.host, port: target.port, username: target.user, password: password,
             database: target.database, tls: try target.tls())
+        // The session's time zone is set in the startup message (PostgreSQL documentation,
+        // "Message Formats": StartupMessage), not by a statement of its own.
+        configuration.options.additionalStartupParameters = [("TimeZone", "UTC")]
         do {
             return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         } catch {
@@ -492,6 +494,9 @@ struct CentralMigrator {
 
     func migrate(_ connection: PostgresConnection) async throws(SyncError) {
         let known = CentralSchema.migrations.count
+        // Nearly every sync finds the schema current: it reads the version without the lock
+        // (which would make many syncs that start at once wait for each other) and goes on.
+        if try await recordedVersion(connection) == known { return }
         do {
             try await connection.withTransaction(logger: logger) { connection in
                 _ = try await connection.query(
@@ -516,6 +521,21 @@ struct CentralMigrator {
         } catch {
             if let inner = (error as? PostgresTransactionError)?.closureError as? SyncError { throw inner }
             throw .server("the central schema could not be applied: \(StoreSync.describe(error))")
+        }
+    }
+
+    /// The newest schema version the server records, or nil when it has no version table yet.
+    private func recordedVersion(_ connection: PostgresConnection) async throws(SyncError) -> Int? {
+        do {
+            let exists = try await connection.query(
+                "SELECT to_regclass('sync_schema_version') IS NOT NULL", logger: logger
+            ).collect().first?.decode(Bool.self) ?? false
+            guard exists else { return nil }
+            return try await connection.query(
+                "SELECT coalesce(max(version), 0) FROM sync_schema_version", logger: logger
+            ).collect().first?.decode(Int.self)
+        } catch {
+            throw .server("the central schema's version could not be read: \(StoreSync.describe(error))")
         }
     }
 }
