@@ -93,6 +93,7 @@ package struct StoreSync: Sendable {
         try await lockPatient(connection)
 
         let session = CopySession()
+        session.partitions = try await patientPartitions(connection)
         var cursor = try await prepare(connection, session, storeID: storeID)
         var report = SyncReport()
         if let position = cursor["retag_glucose_id"] {
@@ -139,6 +140,37 @@ package struct StoreSync: Sendable {
             if locked { return }
             guard ContinuousClock.now < deadline else { throw .patientBusy(patient: patient, server: target.display) }
             try? await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    /// The partition that holds the patient's rows, by hash-partitioned central table. Rows
+    /// copied straight into it are not routed one by one through the parent; the partition checks
+    /// each against its bound instead (PostgreSQL documentation, "Table Partitioning" and "COPY").
+    /// A table whose partition is not a hash partition of its parent is copied into through the
+    /// parent.
+    private func patientPartitions(_ connection: PostgresConnection) async throws(SyncError) -> [String: String] {
+        try await server {
+            let rows = try await connection.query(
+                """
+                SELECT parent.relname, child.relname
+                FROM pg_inherits i
+                JOIN pg_class parent ON parent.oid = i.inhparent
+                JOIN pg_class child ON child.oid = i.inhrelid
+                CROSS JOIN LATERAL (SELECT pg_get_expr(child.relpartbound, child.oid) AS bound) b
+                WHERE i.inhparent IN (SELECT to_regclass(name) FROM unnest(\(CentralSchema.partitionedTables)::text[]) AS name)
+                    AND CASE WHEN b.bound ~ '^FOR VALUES WITH \\(modulus \\d+, remainder \\d+\\)$'
+                        THEN satisfies_hash_partition(
+                            i.inhparent, substring(b.bound FROM 'modulus (\\d+)')::int,
+                            substring(b.bound FROM 'remainder (\\d+)')::int, \(patient)::text)
+                        ELSE false END
+                """, logger: logger
+            ).collect()
+            var partitions: [String: String] = [:]
+            for row in rows {
+                let (parent, child) = try row.decode((String, String).self)
+                partitions[parent] = child
+            }
+            return partitions
         }
     }
 
@@ -299,6 +331,7 @@ package struct StoreSync: Sendable {
         // during this sync) make them unknown: the next sync then checks every tag.
         var otherTags = false
         let tagThresholds = session.tagThresholds
+        let partitions = session.partitions
         // What this transaction learns of the server is kept only once it commits.
         var learnt = session.state
         let patient = self.patient
@@ -324,7 +357,9 @@ package struct StoreSync: Sendable {
                     if kind == .appended, !learnt.merged.contains(table.name) {
                         _ = try await connection.query("SAVEPOINT glucobridge_copy", logger: logger).collect()
                         do {
-                            try await copy(lines, into: table.name, columns: table.copyColumns, connection)
+                            try await copy(
+                                lines, into: partitions[table.name] ?? table.name, columns: table.copyColumns,
+                                connection)
                             _ = try await connection.query("RELEASE SAVEPOINT glucobridge_copy", logger: logger).collect()
                             written[table.name, default: 0] += rows.rows.count
                             return
@@ -484,6 +519,8 @@ final class CopySession {
 
     var state = State()
     var tagThresholds: GlucoseThresholds?
+    /// The patient's partition of each hash-partitioned table (``StoreSync/patientPartitions(_:)``).
+    var partitions: [String: String] = [:]
 }
 
 /// Applies the central schema's missing migrations, one transaction each, under a
