@@ -146,8 +146,9 @@ package struct StoreSync: Sendable {
     /// The partition that holds the patient's rows, by hash-partitioned central table. Rows
     /// copied straight into it are not routed one by one through the parent; the partition checks
     /// each against its bound instead (PostgreSQL documentation, "Table Partitioning" and "COPY").
-    /// A table whose partition is not a hash partition of its parent is copied into through the
-    /// parent.
+    /// A table whose partition is not a hash partition of its parent, or one this role may not
+    /// insert into itself (a grant on the parent does not cover its partitions), is copied into
+    /// through the parent.
     private func patientPartitions(_ connection: PostgresConnection) async throws(SyncError) -> [String: String] {
         try await server {
             let rows = try await connection.query(
@@ -158,6 +159,7 @@ package struct StoreSync: Sendable {
                 JOIN pg_class child ON child.oid = i.inhrelid
                 CROSS JOIN LATERAL (SELECT pg_get_expr(child.relpartbound, child.oid) AS bound) b
                 WHERE i.inhparent IN (SELECT to_regclass(name) FROM unnest(\(CentralSchema.partitionedTables)::text[]) AS name)
+                    AND has_table_privilege(child.oid, 'INSERT')
                     AND CASE WHEN b.bound ~ '^FOR VALUES WITH \\(modulus \\d+, remainder \\d+\\)$'
                         THEN satisfies_hash_partition(
                             i.inhparent, substring(b.bound FROM 'modulus (\\d+)')::int,
