@@ -10,9 +10,12 @@
 // baseline of the round is a plain `COPY … FROM STDIN` of the same readings by one connection
 // into an unpartitioned table with the same columns and primary key, in the same database. The
 // rounds alternate which of the two goes first, so that a drift of the machine's speed weighs on
-// both alike, and the ratios printed last are the medians of the rounds' ratios. Server CPU is
-// the user + system time of the server's processes, read from /proc (Linux, as root or as the
-// server's user).
+// both alike, and the ratios printed last are the medians of the rounds' ratios. Each phase is
+// timed until what it wrote is settled (its connections ended, its tables analyzed, a checkpoint;
+// autovacuum is off for the round's tables), so that no phase pays for another's background work.
+// Server CPU is the user + system time of this server's processes (its postmaster and children,
+// not another PostgreSQL's on the machine), read from /proc (Linux, as root or as the server's
+// user).
 import Foundation
 import GRDB
 import Logging
@@ -46,26 +49,38 @@ func serverSettings() -> [String: String] {
     return values
 }
 
-/// User + system CPU seconds of every process named `postgres` and of its ended children, or nil
-/// where /proc does not tell.
-func serverCPUSeconds() -> Double? {
+/// User + system CPU seconds of the server `postmaster` (its own and those of its children that
+/// ended) and of its live children, or nil where /proc does not show them (Linux, as root or as
+/// the server's user). Only this server's processes count: another PostgreSQL on the machine (a
+/// CI run's) is not this benchmark's.
+func serverCPUSeconds(postmaster: Int32) -> Double? {
     guard let pids = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
     let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
     var total = 0.0
     var seen = false
-    for pid in pids where Int(pid) != nil {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")"),
-              stat[stat.index(after: open)..<close] == "postgres"
+    for pid in pids {
+        guard let number = Int32(pid),
+              let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")")
         else { continue }
+        // proc(5): after the name, field 3 is the state, 4 the parent, 14 to 17 utime, stime,
+        // cutime and cstime (children that ended and were waited for: the postmaster's count the
+        // backends of connections now closed).
         let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-        // Fields 14 to 17 of proc(5): utime, stime, and cutime, cstime (children that ended and
-        // were waited for: the postmaster's count the backends of connections now closed).
-        guard fields.count > 15 else { continue }
+        guard fields.count > 15, number == postmaster || Int32(fields[1]) == postmaster else { continue }
         total += fields[11...14].compactMap { Double($0) }.reduce(0, +) / ticks
         seen = true
     }
     return seen ? total : nil
+}
+
+/// The server's postmaster: the parent of `connection`'s backend, when the server runs here.
+func postmasterPID(_ connection: PostgresConnection) async throws -> Int32? {
+    let backend = try await connection.query("SELECT pg_backend_pid()", logger: logger).collect().first?.decode(Int32.self)
+    guard let backend, let stat = try? String(contentsOfFile: "/proc/\(backend)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")")
+    else { return nil }
+    return stat[stat.index(close, offsetBy: 2)...].split(separator: " ").dropFirst().first.flatMap { Int32($0) }
 }
 
 func connect(_ target: SyncTarget, _ password: String?) async throws -> PostgresConnection {
@@ -76,13 +91,40 @@ func connect(_ target: SyncTarget, _ password: String?) async throws -> Postgres
         id: 1, logger: logger)
 }
 
-func measure(_ body: () async throws -> Void) async rethrows -> (seconds: Double, cpu: Double?) {
-    let cpuBefore = serverCPUSeconds()
+/// A round's database, and a connection to it that settles each phase.
+struct RoundDatabase {
+    var name: String
+    var connection: PostgresConnection
+    var connectionPID: Int32
+}
+
+/// Times `body` and the server CPU it costs until what it wrote is settled: its connections have
+/// ended, `tables` are analyzed and a checkpoint has written its pages. The server's background
+/// work for those rows (autovacuum's analyze, the writes of dirty pages) would otherwise fall into
+/// whichever phase runs next; each phase pays for its own instead, the sync and the baseline alike.
+/// A checkpoint before it leaves no earlier pages to write.
+func measure(
+    _ database: RoundDatabase, analyzing tables: [String], _ body: () async throws -> Void
+) async throws -> (seconds: Double, cpu: Double?) {
+    _ = try await database.connection.query("CHECKPOINT", logger: logger).collect()
+    let cpuBefore = postmaster.flatMap(serverCPUSeconds)
     let start = ContinuousClock.now
     try await body()
+    while try await adminConnection.query(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = \(database.name) AND pid <> \(database.connectionPID)",
+        logger: logger
+    ).collect().first?.decode(Int.self) ?? 0 > 0 {
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    if !tables.isEmpty {
+        _ = try await database.connection.query(
+            PostgresQuery(unsafeSQL: "ANALYZE \(tables.joined(separator: ", "))"), logger: logger
+        ).collect()
+    }
+    _ = try await database.connection.query("CHECKPOINT", logger: logger).collect()
     let elapsed = ContinuousClock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    let cpu = serverCPUSeconds().flatMap { after in cpuBefore.map { after - $0 } }
+    let cpu = postmaster.flatMap(serverCPUSeconds).flatMap { after in cpuBefore.map { after - $0 } }
     return (seconds, cpu)
 }
 
@@ -90,6 +132,7 @@ let settings = serverSettings()
 let password = settings["GLUCOBRIDGE_TEST_POSTGRES_PASSWORD"]
 let admin = try SyncTarget(url: settings["GLUCOBRIDGE_TEST_POSTGRES_URL"]!)
 let adminConnection = try await connect(admin, password)
+let postmaster = try await postmasterPID(adminConnection)
 
 // One generated store, copied for every patient in every round.
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glucobridge-sync-bench-\(UUID().uuidString)")
@@ -153,16 +196,16 @@ let indexes = columns.map { templateRows.columns.firstIndex(of: $0)! }
 let lines = templateRows.rows.map { row in indexes.map { text(row[$0]) }.joined(separator: "\t") }
 
 /// The same readings COPY'd by one connection into a table of their own.
-func copyBaseline(into target: SyncTarget) async throws -> (seconds: Double, cpu: Double?) {
+func copyBaseline(into target: SyncTarget, _ database: RoundDatabase) async throws -> (seconds: Double, cpu: Double?) {
     let connection = try await connect(target, password)
     _ = try await connection.query("""
         CREATE TABLE baseline_reading (
             patient_id text NOT NULL, source_id bigint NOT NULL, device_record_key text NOT NULL, day date NOT NULL,
             time timestamptz NOT NULL, mgdl double precision NOT NULL, unit text NOT NULL, kind text NOT NULL,
             trend text, noise integer, device_time bigint,
-            PRIMARY KEY (patient_id, source_id, device_record_key))
+            PRIMARY KEY (patient_id, source_id, device_record_key)) WITH (autovacuum_enabled = off)
         """, logger: logger).collect()
-    let measured = try await measure {
+    return try await measure(database, analyzing: ["baseline_reading"]) {
         for patient in 0..<patients {
             try await connection.copyFrom(
                 table: "baseline_reading", columns: ["patient_id", "source_id"] + columns, logger: logger
@@ -178,9 +221,8 @@ func copyBaseline(into target: SyncTarget) async throws -> (seconds: Double, cpu
                 try await writer.write(buffer)
             }
         }
+        try await connection.closeGracefully()
     }
-    try await connection.closeGracefully()
-    return measured
 }
 
 /// One round, in a database of its own: the first sync of every patient, the second, and the baseline.
@@ -208,24 +250,45 @@ func runRound(_ round: Int) async throws -> Round {
     // The central schema is created before timing, by one empty patient.
     _ = try await StoreSync(store: try SharedStore(path: roundFolder.appendingPathComponent("empty.sqlite").path), target: target,
                             password: password, patient: "warm-up").run()
+    let settler = try await connect(target, password)
+    let settlerPID = try await settler.query("SELECT pg_backend_pid()", logger: logger).collect().first!.decode(Int32.self)
+    let database = RoundDatabase(name: databaseName, connection: settler, connectionPID: settlerPID)
+    // Autovacuum is off for every table of the round (the baseline's too, made so), so that its
+    // work cannot fall into the other phase: each phase analyzes what it wrote (``measure``).
+    _ = try await settler.query("""
+        DO $$ DECLARE t regclass; BEGIN
+            FOR t IN SELECT oid FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace LOOP
+                EXECUTE format('ALTER TABLE %s SET (autovacuum_enabled = off)', t);
+            END LOOP;
+        END $$
+        """, logger: logger).collect()
+    // The tables autovacuum would analyze: the plain ones and the partitions, not their parents.
+    let centralTables = try await settler.query(
+        "SELECT relname FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace", logger: logger
+    ).collect().map { try $0.decode(String.self) }
 
     var firstReports: [SyncReport] = []
     var secondReports: [SyncReport] = []
     let sync = { () async throws -> (first: (seconds: Double, cpu: Double?), second: (seconds: Double, cpu: Double?)) in
-        let first = try await measure { firstReports = try await syncAll(stores, into: target, password: password) }
-        let second = try await measure { secondReports = try await syncAll(stores, into: target, password: password) }
+        let first = try await measure(database, analyzing: centralTables) {
+            firstReports = try await syncAll(stores, into: target, password: password)
+        }
+        let second = try await measure(database, analyzing: []) {
+            secondReports = try await syncAll(stores, into: target, password: password)
+        }
         return (first, second)
     }
     let measured: Round
     if round % 2 == 0 {
         let synced = try await sync()
-        measured = Round(first: synced.first, second: synced.second, baseline: try await copyBaseline(into: target))
+        measured = Round(first: synced.first, second: synced.second, baseline: try await copyBaseline(into: target, database))
     } else {
-        let baseline = try await copyBaseline(into: target)
+        let baseline = try await copyBaseline(into: target, database)
         let synced = try await sync()
         measured = Round(first: synced.first, second: synced.second, baseline: baseline)
     }
     for store in stores { try store.database.close() }
+    try await settler.closeGracefully()
     _ = try await adminConnection.query(
         PostgresQuery(unsafeSQL: "DROP DATABASE \(databaseName) WITH (FORCE)"), logger: logger).collect()
     try? FileManager.default.removeItem(at: roundFolder)

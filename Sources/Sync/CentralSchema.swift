@@ -16,6 +16,9 @@ enum CentralSchema {
     /// Partitions of each large table.
     static let partitions = 16
 
+    /// The tables hash-partitioned by `patient_id`.
+    static let partitionedTables = ["glucose_reading", "activity_session", "activity_minute", "glucose_log"]
+
     static let versionTable = """
         CREATE TABLE IF NOT EXISTS sync_schema_version (
             version integer PRIMARY KEY,

@@ -89,11 +89,11 @@ package struct StoreSync: Sendable {
     // MARK: - Steps
 
     private func sync(on connection: PostgresConnection, storeID: String) async throws(SyncError) -> SyncReport {
-        try await server { _ = try await connection.query("SET TIME ZONE 'UTC'", logger: logger).collect() }
         try await CentralMigrator(logger: logger, server: target.display).migrate(connection)
         try await lockPatient(connection)
 
         let session = CopySession()
+        session.partitions = try await patientPartitions(connection)
         var cursor = try await prepare(connection, session, storeID: storeID)
         var report = SyncReport()
         if let position = cursor["retag_glucose_id"] {
@@ -140,6 +140,39 @@ package struct StoreSync: Sendable {
             if locked { return }
             guard ContinuousClock.now < deadline else { throw .patientBusy(patient: patient, server: target.display) }
             try? await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    /// The partition that holds the patient's rows, by hash-partitioned central table. Rows
+    /// copied straight into it are not routed one by one through the parent; the partition checks
+    /// each against its bound instead (PostgreSQL documentation, "Table Partitioning" and "COPY").
+    /// A table whose partition is not a hash partition of its parent, or one this role may not
+    /// insert into itself (a grant on the parent does not cover its partitions), is copied into
+    /// through the parent.
+    private func patientPartitions(_ connection: PostgresConnection) async throws(SyncError) -> [String: String] {
+        try await server {
+            let rows = try await connection.query(
+                """
+                SELECT parent.relname, child.relname
+                FROM pg_inherits i
+                JOIN pg_class parent ON parent.oid = i.inhparent
+                JOIN pg_class child ON child.oid = i.inhrelid
+                CROSS JOIN LATERAL (SELECT pg_get_expr(child.relpartbound, child.oid) AS bound) b
+                WHERE i.inhparent IN (SELECT to_regclass(name) FROM unnest(\(CentralSchema.partitionedTables)::text[]) AS name)
+                    AND has_table_privilege(child.oid, 'INSERT')
+                    AND CASE WHEN b.bound ~ '^FOR VALUES WITH \\(modulus \\d+, remainder \\d+\\)$'
+                        THEN satisfies_hash_partition(
+                            i.inhparent, substring(b.bound FROM 'modulus (\\d+)')::int,
+                            substring(b.bound FROM 'remainder (\\d+)')::int, \(patient)::text)
+                        ELSE false END
+                """, logger: logger
+            ).collect()
+            var partitions: [String: String] = [:]
+            for row in rows {
+                let (parent, child) = try row.decode((String, String).self)
+                partitions[parent] = child
+            }
+            return partitions
         }
     }
 
@@ -300,6 +333,7 @@ package struct StoreSync: Sendable {
         // during this sync) make them unknown: the next sync then checks every tag.
         var otherTags = false
         let tagThresholds = session.tagThresholds
+        let partitions = session.partitions
         // What this transaction learns of the server is kept only once it commits.
         var learnt = session.state
         let patient = self.patient
@@ -325,7 +359,9 @@ package struct StoreSync: Sendable {
                     if kind == .appended, !learnt.merged.contains(table.name) {
                         _ = try await connection.query("SAVEPOINT glucobridge_copy", logger: logger).collect()
                         do {
-                            try await copy(lines, into: table.name, columns: table.copyColumns, connection)
+                            try await copy(
+                                lines, into: partitions[table.name] ?? table.name, columns: table.copyColumns,
+                                connection)
                             _ = try await connection.query("RELEASE SAVEPOINT glucobridge_copy", logger: logger).collect()
                             written[table.name, default: 0] += rows.rows.count
                             return
@@ -404,9 +440,12 @@ package struct StoreSync: Sendable {
     // MARK: - Plumbing
 
     private func connect() async throws(SyncError) -> PostgresConnection {
-        let configuration = PostgresConnection.Configuration(
+        var configuration = PostgresConnection.Configuration(
             host: target.host, port: target.port, username: target.user, password: password,
             database: target.database, tls: try target.tls())
+        // The session's time zone is set in the startup message (PostgreSQL documentation,
+        // "Message Formats": StartupMessage), not by a statement of its own.
+        configuration.options.additionalStartupParameters = [("TimeZone", "UTC")]
         do {
             return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         } catch {
@@ -482,6 +521,8 @@ final class CopySession {
 
     var state = State()
     var tagThresholds: GlucoseThresholds?
+    /// The patient's partition of each hash-partitioned table (``StoreSync/patientPartitions(_:)``).
+    var partitions: [String: String] = [:]
 }
 
 /// Applies the central schema's missing migrations, one transaction each, under a
@@ -492,6 +533,9 @@ struct CentralMigrator {
 
     func migrate(_ connection: PostgresConnection) async throws(SyncError) {
         let known = CentralSchema.migrations.count
+        // Nearly every sync finds the schema current: it reads the version without the lock
+        // (which would make many syncs that start at once wait for each other) and goes on.
+        if try await recordedVersion(connection) == known { return }
         do {
             try await connection.withTransaction(logger: logger) { connection in
                 _ = try await connection.query(
@@ -516,6 +560,21 @@ struct CentralMigrator {
         } catch {
             if let inner = (error as? PostgresTransactionError)?.closureError as? SyncError { throw inner }
             throw .server("the central schema could not be applied: \(StoreSync.describe(error))")
+        }
+    }
+
+    /// The newest schema version the server records, or nil when it has no version table yet.
+    private func recordedVersion(_ connection: PostgresConnection) async throws(SyncError) -> Int? {
+        do {
+            let exists = try await connection.query(
+                "SELECT to_regclass('sync_schema_version') IS NOT NULL", logger: logger
+            ).collect().first?.decode(Bool.self) ?? false
+            guard exists else { return nil }
+            return try await connection.query(
+                "SELECT coalesce(max(version), 0) FROM sync_schema_version", logger: logger
+            ).collect().first?.decode(Int.self)
+        } catch {
+            throw .server("the central schema's version could not be read: \(StoreSync.describe(error))")
         }
     }
 }
