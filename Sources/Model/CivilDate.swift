@@ -60,13 +60,18 @@ public enum CivilDate {
             text.appendDigits(secondOfDay % 60, width: 2)
             return String(decoding: text, as: UTF8.self)
         }
-        // Every part has a fixed width: write the 19 bytes in place, with no intermediate array.
-        return String(unsafeUninitializedCapacity: 19) { buffer in
-            putDigits(year, width: 4, endingAt: 3, in: buffer)
+        return fixedWidthWallClock((year, month, day), secondOfDay: secondOfDay)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS` of a date whose year has four digits: every part has a fixed
+    /// width, so the 19 bytes are written in place, with no intermediate array.
+    private static func fixedWidthWallClock(_ date: (year: Int, month: Int, day: Int), secondOfDay: Int) -> String {
+        String(unsafeUninitializedCapacity: 19) { buffer in
+            putDigits(date.year, width: 4, endingAt: 3, in: buffer)
             buffer[4] = UInt8(ascii: "-")
-            putDigits(month, width: 2, endingAt: 6, in: buffer)
+            putDigits(date.month, width: 2, endingAt: 6, in: buffer)
             buffer[7] = UInt8(ascii: "-")
-            putDigits(day, width: 2, endingAt: 9, in: buffer)
+            putDigits(date.day, width: 2, endingAt: 9, in: buffer)
             buffer[10] = UInt8(ascii: "T")
             putDigits(secondOfDay / 3600, width: 2, endingAt: 12, in: buffer)
             buffer[13] = UInt8(ascii: ":")
@@ -93,22 +98,7 @@ public enum CivilDate {
                 date = civil(fromDays: days)
             }
             guard (0...9999).contains(date.year) else { return wallClock(seconds) }
-            let secondOfDay = Int(seconds - days * 86_400)
-            let date = date
-            return String(unsafeUninitializedCapacity: 19) { buffer in
-                putDigits(date.year, width: 4, endingAt: 3, in: buffer)
-                buffer[4] = UInt8(ascii: "-")
-                putDigits(date.month, width: 2, endingAt: 6, in: buffer)
-                buffer[7] = UInt8(ascii: "-")
-                putDigits(date.day, width: 2, endingAt: 9, in: buffer)
-                buffer[10] = UInt8(ascii: "T")
-                putDigits(secondOfDay / 3600, width: 2, endingAt: 12, in: buffer)
-                buffer[13] = UInt8(ascii: ":")
-                putDigits(secondOfDay / 60 % 60, width: 2, endingAt: 15, in: buffer)
-                buffer[16] = UInt8(ascii: ":")
-                putDigits(secondOfDay % 60, width: 2, endingAt: 18, in: buffer)
-                return 19
-            }
+            return fixedWidthWallClock(date, secondOfDay: Int(seconds - days * 86_400))
         }
     }
 
