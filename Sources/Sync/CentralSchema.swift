@@ -212,8 +212,7 @@ enum CentralSchema {
             PRIMARY KEY (patient_id, date)
         )
         """,
-    ] + partitioned("glucose_reading") + partitioned("activity_session") + partitioned("activity_minute")
-        + partitioned("glucose_log")
+    ] + partitionedTables.flatMap(partitioned)
 }
 
 /// How one kind of local row lands in its central table: its rows are sent with

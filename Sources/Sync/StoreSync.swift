@@ -542,9 +542,7 @@ struct CentralMigrator {
                     "SELECT pg_advisory_xact_lock(hashtextextended('glucobridge-central-schema', 0))", logger: logger
                 ).collect()
                 _ = try await connection.query(PostgresQuery(unsafeSQL: CentralSchema.versionTable), logger: logger).collect()
-                let current = try await connection.query(
-                    "SELECT coalesce(max(version), 0) FROM sync_schema_version", logger: logger
-                ).collect().first?.decode(Int.self) ?? 0
+                let current = try await newestVersion(connection) ?? 0
                 guard current <= known else {
                     throw SyncError.newerCentralSchema(server: server, version: current, known: known)
                 }
@@ -570,11 +568,16 @@ struct CentralMigrator {
                 "SELECT to_regclass('sync_schema_version') IS NOT NULL", logger: logger
             ).collect().first?.decode(Bool.self) ?? false
             guard exists else { return nil }
-            return try await connection.query(
-                "SELECT coalesce(max(version), 0) FROM sync_schema_version", logger: logger
-            ).collect().first?.decode(Int.self)
+            return try await newestVersion(connection)
         } catch {
             throw .server("the central schema's version could not be read: \(StoreSync.describe(error))")
         }
+    }
+
+    /// The newest version in `sync_schema_version` (0 when it is empty), which must exist.
+    private func newestVersion(_ connection: PostgresConnection) async throws -> Int? {
+        try await connection.query(
+            "SELECT coalesce(max(version), 0) FROM sync_schema_version", logger: logger
+        ).collect().first?.decode(Int.self)
     }
 }
