@@ -59,15 +59,11 @@ func serverCPUSeconds(postmaster: Int32) -> Double? {
     var total = 0.0
     var seen = false
     for pid in pids {
-        guard let number = Int32(pid),
-              let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")")
+        // proc(5): field 4 is the parent, 14 to 17 utime, stime, cutime and cstime (children that
+        // ended and were waited for: the postmaster's count the backends of connections now closed).
+        guard let number = Int32(pid), let fields = statFields(number),
+              fields.count > 15, number == postmaster || Int32(fields[1]) == postmaster
         else { continue }
-        // proc(5): after the name, field 3 is the state, 4 the parent, 14 to 17 utime, stime,
-        // cutime and cstime (children that ended and were waited for: the postmaster's count the
-        // backends of connections now closed).
-        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-        guard fields.count > 15, number == postmaster || Int32(fields[1]) == postmaster else { continue }
         total += fields[11...14].compactMap { Double($0) }.reduce(0, +) / ticks
         seen = true
     }
@@ -77,10 +73,16 @@ func serverCPUSeconds(postmaster: Int32) -> Double? {
 /// The server's postmaster: the parent of `connection`'s backend, when the server runs here.
 func postmasterPID(_ connection: PostgresConnection) async throws -> Int32? {
     let backend = try await connection.query("SELECT pg_backend_pid()", logger: logger).collect().first?.decode(Int32.self)
-    guard let backend, let stat = try? String(contentsOfFile: "/proc/\(backend)/stat", encoding: .utf8),
+    return backend.flatMap(statFields)?.dropFirst().first.flatMap { Int32($0) }
+}
+
+/// The fields of `/proc/PID/stat` after the process's name (from field 3, the state), or nil
+/// where /proc does not show the process.
+func statFields(_ pid: Int32) -> [Substring]? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
           let close = stat.lastIndex(of: ")")
     else { return nil }
-    return stat[stat.index(close, offsetBy: 2)...].split(separator: " ").dropFirst().first.flatMap { Int32($0) }
+    return stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
 }
 
 func connect(_ target: SyncTarget, _ password: String?) async throws -> PostgresConnection {
