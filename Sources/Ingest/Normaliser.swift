@@ -64,21 +64,7 @@ package enum Normaliser {
             }
             instant = { deviceInstant(epoch + TimeInterval($0.deviceSeconds), clock.basis, timeZone) }
         }
-        var displayTimes = CivilDate.WallClockWriter()
-        let readings = download.glucose.map { record in
-            GlucoseReading(
-                time: instant(record),
-                mgdl: record.unit.milligramsPerDeciliter(record.value),
-                unit: record.unit,
-                kind: record.kind,
-                flag: record.flag,
-                trend: record.trend,
-                noise: record.noise,
-                recordKey: record.recordKey,
-                deviceTime: record.deviceSeconds,
-                displayTime: record.displaySeconds.map { displayTimes.text(Int64(epoch) + $0) },
-                note: record.note)
-        }
+        let readings = download.glucose.map { GlucoseReading($0, at: instant($0), epoch: Int64(epoch)) }
         if report.method == .deviceLocalTime || report.wallClock == .correctedLocalTime, download.clockChanges == nil {
             notes += zoneChangeNotes(readings.map(\.time), timeZone: timeZone)
         }
@@ -188,5 +174,18 @@ package enum Normaliser {
         case ..<(61 * 86_400): return "\(seconds / 86_400) days"
         default: return "\(seconds / (30 * 86_400)) months"
         }
+    }
+}
+
+extension GlucoseReading {
+    /// `record` as the store takes it, at `time`: its value in mg/dL, what the device said of it,
+    /// and its display time as seconds since 1970 read as a wall clock (`epoch` is the device
+    /// clock's, in seconds since 1970), left as a number until it is written.
+    init(_ record: DeviceGlucoseRecord, at time: Date, epoch: Int64) {
+        self.init(
+            time: time, mgdl: record.unit.milligramsPerDeciliter(record.value), unit: record.unit, kind: record.kind,
+            flag: record.flag, trend: record.trend, noise: record.noise, recordKey: record.recordKey,
+            deviceTime: record.deviceSeconds, note: record.note)
+        if let seconds = record.displaySeconds { displayClock = DisplayTime(wallClock: epoch + seconds) }
     }
 }

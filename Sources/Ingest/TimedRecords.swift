@@ -21,13 +21,7 @@ extension Normaliser {
         let report = ClockReport(
             hostTime: clock.hostNow, deviceTime: clock.deviceNow.map(instant),
             method: clock.basis == .universal ? .deviceClockAsUTC : .deviceLocalTime)
-        let readings = download.glucose.map { record in
-            GlucoseReading(
-                time: instant(record.deviceSeconds), mgdl: record.unit.milligramsPerDeciliter(record.value), unit: record.unit,
-                kind: record.kind, flag: record.flag, trend: record.trend, noise: record.noise, recordKey: record.recordKey,
-                deviceTime: record.deviceSeconds,
-                displayTime: record.displaySeconds.map { CivilDate.wallClock(Int64(epoch) + $0) })
-        }
+        let readings = download.glucose.map { GlucoseReading($0, at: instant($0.deviceSeconds), epoch: Int64(epoch)) }
         var notes = download.notes
         if clock.basis == .localWallClock { notes += zoneChangeNotes(readings.map(\.time), timeZone: timeZone) }
         let batch = ImportBatch(

@@ -60,45 +60,53 @@ public enum CivilDate {
             text.appendDigits(secondOfDay % 60, width: 2)
             return String(decoding: text, as: UTF8.self)
         }
-        return fixedWidthWallClock((year, month, day), secondOfDay: secondOfDay)
-    }
-
-    /// `YYYY-MM-DDTHH:MM:SS` of a date whose year has four digits: every part has a fixed
-    /// width, so the 19 bytes are written in place, with no intermediate array.
-    private static func fixedWidthWallClock(_ date: (year: Int, month: Int, day: Int), secondOfDay: Int) -> String {
-        String(unsafeUninitializedCapacity: 19) { buffer in
-            putDigits(date.year, width: 4, endingAt: 3, in: buffer)
-            buffer[4] = UInt8(ascii: "-")
-            putDigits(date.month, width: 2, endingAt: 6, in: buffer)
-            buffer[7] = UInt8(ascii: "-")
-            putDigits(date.day, width: 2, endingAt: 9, in: buffer)
-            buffer[10] = UInt8(ascii: "T")
-            putDigits(secondOfDay / 3600, width: 2, endingAt: 12, in: buffer)
-            buffer[13] = UInt8(ascii: ":")
-            putDigits(secondOfDay / 60 % 60, width: 2, endingAt: 15, in: buffer)
-            buffer[16] = UInt8(ascii: ":")
-            putDigits(secondOfDay % 60, width: 2, endingAt: 18, in: buffer)
+        return String(unsafeUninitializedCapacity: 19) { buffer in
+            writeFixedWidth((year, month, day), secondOfDay: secondOfDay, to: buffer)
             return 19
         }
     }
 
-    /// ``wallClock(_:)`` for a run of times mostly on the day of the one before, such as a
-    /// device's records: a day's year, month and day are worked out once.
+    /// Writes `YYYY-MM-DDTHH:MM:SS` of a date whose year has four digits into the first 19 bytes
+    /// of `buffer`: every part has a fixed width, so the bytes are written in place.
+    private static func writeFixedWidth(
+        _ date: (year: Int, month: Int, day: Int), secondOfDay: Int, to buffer: UnsafeMutableBufferPointer<UInt8>
+    ) {
+        putDigits(date.year, width: 4, endingAt: 3, in: buffer)
+        buffer[4] = UInt8(ascii: "-")
+        putDigits(date.month, width: 2, endingAt: 6, in: buffer)
+        buffer[7] = UInt8(ascii: "-")
+        putDigits(date.day, width: 2, endingAt: 9, in: buffer)
+        buffer[10] = UInt8(ascii: "T")
+        putDigits(secondOfDay / 3600, width: 2, endingAt: 12, in: buffer)
+        buffer[13] = UInt8(ascii: ":")
+        putDigits(secondOfDay / 60 % 60, width: 2, endingAt: 15, in: buffer)
+        buffer[16] = UInt8(ascii: ":")
+        putDigits(secondOfDay % 60, width: 2, endingAt: 18, in: buffer)
+    }
+
+    /// ``wallClock(_:)`` appended to a buffer, for a run of times mostly on the day of the one
+    /// before, such as a device's records: a day's year, month and day are worked out once, and
+    /// no string is made.
     public struct WallClockWriter: Sendable {
         private var days = Int64.min
         private var date = (year: 0, month: 0, day: 0)
 
         public init() {}
 
-        /// `wallClock(seconds)`.
-        public mutating func text(_ seconds: Int64) -> String {
+        /// Appends the bytes of `wallClock(seconds)` to `bytes`.
+        public mutating func append(_ seconds: Int64, to bytes: inout [UInt8]) {
             let days = floorDiv(seconds, 86_400)
             if days != self.days {
                 self.days = days
                 date = civil(fromDays: days)
             }
-            guard (0...9999).contains(date.year) else { return wallClock(seconds) }
-            return fixedWidthWallClock(date, secondOfDay: Int(seconds - days * 86_400))
+            guard (0...9999).contains(date.year) else { return bytes.append(contentsOf: wallClock(seconds).utf8) }
+            var text: (UInt64, UInt64, UInt32) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &text) { raw in
+                let buffer = raw.bindMemory(to: UInt8.self)
+                writeFixedWidth(date, secondOfDay: Int(seconds - days * 86_400), to: buffer)
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<19]))
+            }
         }
     }
 

@@ -68,7 +68,14 @@ public struct GlucoseReading: Sendable, Equatable, Codable {
     public var deviceTime: Int64
     /// The wall-clock time the device displayed for the record, without a zone
     /// (`yyyy-MM-dd'T'HH:mm:ss`), when the device keeps one.
-    public var displayTime: String?
+    public var displayTime: String? {
+        get { displayClock.text }
+        set { displayClock = DisplayTime(newValue) }
+    }
+    /// ``displayTime`` as it came: a driver's wall-clock seconds are written as text only when
+    /// the text is needed (the store writes its bytes straight into the row). Not optional (an
+    /// empty value is none), so that copying a reading stays a retain of its strings.
+    package var displayClock: DisplayTime
     /// What the device recorded with the reading (a meter's meal or activity markers), when anything.
     public var note: String?
 
@@ -86,7 +93,69 @@ public struct GlucoseReading: Sendable, Equatable, Codable {
         self.noise = noise
         self.recordKey = recordKey
         self.deviceTime = deviceTime
-        self.displayTime = displayTime
+        self.displayClock = DisplayTime(displayTime)
         self.note = note
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case time, mgdl, unit, kind, flag, trend, noise, recordKey, deviceTime, displayTime, note
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let values = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            time: try values.decode(Date.self, forKey: .time), mgdl: try values.decode(Double.self, forKey: .mgdl),
+            unit: try values.decode(GlucoseUnit.self, forKey: .unit), kind: try values.decode(ReadingKind.self, forKey: .kind),
+            flag: try values.decodeIfPresent(RangeFlag.self, forKey: .flag),
+            trend: try values.decodeIfPresent(Trend.self, forKey: .trend),
+            noise: try values.decodeIfPresent(Int.self, forKey: .noise),
+            recordKey: try values.decode(String.self, forKey: .recordKey),
+            deviceTime: try values.decode(Int64.self, forKey: .deviceTime),
+            displayTime: try values.decodeIfPresent(String.self, forKey: .displayTime),
+            note: try values.decodeIfPresent(String.self, forKey: .note))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var values = encoder.container(keyedBy: CodingKeys.self)
+        try values.encode(time, forKey: .time)
+        try values.encode(mgdl, forKey: .mgdl)
+        try values.encode(unit, forKey: .unit)
+        try values.encode(kind, forKey: .kind)
+        try values.encodeIfPresent(flag, forKey: .flag)
+        try values.encodeIfPresent(trend, forKey: .trend)
+        try values.encodeIfPresent(noise, forKey: .noise)
+        try values.encode(recordKey, forKey: .recordKey)
+        try values.encode(deviceTime, forKey: .deviceTime)
+        try values.encodeIfPresent(displayTime, forKey: .displayTime)
+        try values.encodeIfPresent(note, forKey: .note)
+    }
+}
+
+/// A device's displayed wall clock for a record, without a zone, or none: equal as its text
+/// (`yyyy-MM-dd'T'HH:mm:ss` for seconds). A struct of two optionals rather than an optional
+/// enum, so that copying it is a retain of one string.
+package struct DisplayTime: Sendable, Equatable {
+    /// Seconds since 1970-01-01T00:00:00, read as a wall clock; nil when the time came as text.
+    package let wallClock: Int64?
+    private let given: String?
+
+    /// The text `text`, or none.
+    package init(_ text: String?) {
+        wallClock = nil
+        given = text
+    }
+
+    /// Seconds since 1970 read as a wall clock.
+    package init(wallClock seconds: Int64) {
+        wallClock = seconds
+        given = nil
+    }
+
+    /// The time as text, as ``CivilDate/wallClock(_:)`` writes seconds; nil for none.
+    package var text: String? { given ?? wallClock.map(CivilDate.wallClock) }
+
+    package static func == (lhs: DisplayTime, rhs: DisplayTime) -> Bool {
+        if let left = lhs.wallClock, let right = rhs.wallClock { return left == right }
+        return lhs.text == rhs.text
     }
 }

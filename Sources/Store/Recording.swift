@@ -77,24 +77,28 @@ struct GlucoseRows {
         keys.reserve(readings.count, bytesEach: 12)
         displayTimes.reserve(readings.count, bytesEach: 19)
         var positions: [DayDate: Int] = [:]
-        for (i, reading) in readings.enumerated() {
-            keys.append(reading.recordKey)
-            displayTimes.append(reading.displayTime)
-            let date = days.date(of: reading.time)
-            if let last = runDates.last, dates[last] == date {
-                runs[runs.count - 1] = runs[runs.count - 1].lowerBound..<(i + 1)
-                continue
+        var wallClocks = CivilDate.WallClockWriter()
+        // Each reading's fields read in place, not a copy of each reading.
+        readings.withUnsafeBufferPointer { readings in
+            for i in readings.indices {
+                keys.append(readings[i].recordKey)
+                displayTimes.append(readings[i].displayClock, &wallClocks)
+                let date = days.date(of: readings[i].time)
+                if let last = runDates.last, dates[last] == date {
+                    runs[runs.count - 1] = runs[runs.count - 1].lowerBound..<(i + 1)
+                    continue
+                }
+                let position: Int
+                if let known = positions[date] {
+                    position = known
+                } else {
+                    position = dates.count
+                    positions[date] = position
+                    dates.append(date)
+                }
+                runs.append(i..<(i + 1))
+                runDates.append(position)
             }
-            let position: Int
-            if let known = positions[date] {
-                position = known
-            } else {
-                position = dates.count
-                positions[date] = position
-                dates.append(date)
-            }
-            runs.append(i..<(i + 1))
-            runDates.append(position)
         }
     }
 
@@ -302,6 +306,15 @@ struct TextColumn {
         guard var text else { return ranges.append(nil) }
         let start = bytes.count
         text.withUTF8 { bytes.append(contentsOf: $0) }
+        ranges.append(start..<bytes.count)
+    }
+
+    /// Appends a display time: a driver's wall-clock seconds written by `writer` straight into
+    /// the column, with no string made.
+    mutating func append(_ display: DisplayTime, _ writer: inout CivilDate.WallClockWriter) {
+        guard let seconds = display.wallClock else { return append(display.text) }
+        let start = bytes.count
+        writer.append(seconds, to: &bytes)
         ranges.append(start..<bytes.count)
     }
 
