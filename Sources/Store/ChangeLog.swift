@@ -288,7 +288,7 @@ package struct SyncChange: Sendable, Equatable {
 
 extension Migrations {
     /// A random (version 4) UUID, in lower case, from SQLite's `randomblob`.
-    private static let newUID = """
+    static let newUID = """
         lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-'
               || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-'
               || hex(randomblob(6)))

@@ -101,6 +101,9 @@ public final class SharedStore: Sendable {
         let found = try StoreFile.inspect(path, busyTimeout: busyTimeout, knownMigrations: Migrations.migrator.migrations)
         if mode == .existing, found == .absent || found == .empty { throw .noStore(path: path) }
         if mode == .createOrUpdate { try Self.checkAccess(path) }
+        // A new store from its image; when that cannot be written (or another program made a
+        // file there meanwhile), as before: the schema by its SQL, or the file that is there.
+        let fromImage = mode == .createOrUpdate && found == .absent && NewStoreImage.create(at: path)
 
         var configuration = Configuration()
         configuration.label = "glucobridge.store"
@@ -145,7 +148,8 @@ public final class SharedStore: Sendable {
         externalChanges = ExternalChanges(database: database, path: path, busyTimeout: busyTimeout, interval: changePollInterval)
 
         let opened = try Self.prepare(
-            database, path: path, busyTimeout: busyTimeout, newZone: timeZone ?? .current, mayWrite: mode == .createOrUpdate)
+            database, path: path, busyTimeout: busyTimeout, newZone: timeZone ?? .current, mayWrite: mode == .createOrUpdate,
+            fromImage: fromImage)
         if let timeZone, timeZone.identifier != opened {
             throw .timeZoneMismatch(stored: opened, requested: timeZone.identifier)
         }
@@ -256,9 +260,11 @@ public final class SharedStore: Sendable {
     /// Migrates the store when needed, stamps it with ``applicationID``, and returns the
     /// identifier of the zone it keeps, storing `newZone` when the store has none yet. Takes the
     /// write lock only when there is work to do; without `mayWrite`, a store that needs work is
-    /// refused instead.
+    /// refused instead. A store just written from ``NewStoreImage`` gets its own sync uid in the
+    /// same commit as its settings.
     private static func prepare(
-        _ database: any DatabaseWriter, path: String, busyTimeout: TimeInterval, newZone: TimeZone, mayWrite: Bool
+        _ database: any DatabaseWriter, path: String, busyTimeout: TimeInterval, newZone: TimeZone, mayWrite: Bool,
+        fromImage: Bool
     ) throws(StoreError) -> String {
         let migrator = Migrations.migrator
         do {
@@ -290,6 +296,7 @@ public final class SharedStore: Sendable {
             }
             try migrate(database, with: migrator, path: path)
             return try database.write { db in
+                if fromImage { try db.execute(sql: "UPDATE sync_store SET uid = \(Migrations.newUID) WHERE id = 1") }
                 let consensus = GlucoseThresholds.consensus
                 try db.execute(
                     sql: """
