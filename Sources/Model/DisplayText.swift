@@ -2,14 +2,27 @@ import Foundation
 
 /// Numbers and durations as glucobridge shows them to a person, in every output.
 public enum DisplayText {
-    /// `45`, `60.5`: at most `decimals` decimals, no trailing zeros.
+    /// `45`, `60.5`: at most `decimals` decimals, no trailing zeros, a half rounded away from
+    /// zero as a person rounds it (204.5 is `205`, 0.25 to one decimal `0.3`). The rounding is
+    /// done on the value's decimal digits (to a millionth, as ``GlucoseValueText/snapped(_:)``
+    /// reads them), not on its binary approximation, where `%.0f` would round 204.5 half to even.
     public static func number(_ value: Double, decimals: Int = 1) -> String {
-        var text = String(format: "%.\(decimals)f", value)
-        if text.contains(".") {
-            while text.hasSuffix("0") { text.removeLast() }
-            if text.hasSuffix(".") { text.removeLast() }
+        guard value.isFinite, value.magnitude < 1e12, (0...6).contains(decimals) else {
+            return String(format: "%.\(max(0, decimals))f", value)
         }
-        return text == "-0" ? "0" : text
+        var step: Int64 = 1
+        for _ in decimals..<6 { step *= 10 }
+        let millionths = Int64((value.magnitude * 1_000_000).rounded())
+        let rounded = (millionths + step / 2) / step
+        guard rounded != 0 else { return "0" }
+        var digits = Array(String(rounded).utf8)
+        if decimals > 0 {
+            if digits.count <= decimals { digits.insert(contentsOf: repeatElement(UInt8(ascii: "0"), count: decimals + 1 - digits.count), at: 0) }
+            digits.insert(UInt8(ascii: "."), at: digits.count - decimals)
+            while digits.last == UInt8(ascii: "0") { digits.removeLast() }
+            if digits.last == UInt8(ascii: ".") { digits.removeLast() }
+        }
+        return (value < 0 ? "-" : "") + String(decoding: digits, as: UTF8.self)
     }
 
     /// `2 h 30 min`, `45 min`, `30 s`.

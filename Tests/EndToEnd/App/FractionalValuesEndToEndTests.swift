@@ -95,10 +95,10 @@ final class FractionalValuesEndToEndTests: XCTestCase {
         XCTAssertEqual(glucoseLogs.map { $0["tag"] as? String }, Self.readings.map(\.tag))
 
         // `days`: the low keeps its decimal (53.9 would round to 54, across the 54 edge), the high
-        // is rounded (204.5 to 204, a tie to even as printf rounds, crossing none); 1 reading of 8
-        // in range.
+        // is rounded (204.5 to 205, a half away from zero as a person rounds, crossing none); 1
+        // reading of 8 in range.
         let days = try run(["days"], store: store).split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-        XCTAssertEqual(Array(days[1][0...8]), ["2024-01-15", "8", "53.9", "110", "204", "13%", "yes", "yes", "-"], "\(days)")
+        XCTAssertEqual(Array(days[1][0...8]), ["2024-01-15", "8", "53.9", "110", "205", "13%", "yes", "yes", "-"], "\(days)")
         // In mmol/L: 53.9 mg/dL is 2.99, which one decimal would show as 3.0, the edge.
         XCTAssertEqual(try runProcess(glucobridge, ["config", "--unit", "mmol/L", "--store", store]).status, 0)
         let daysMmol = try run(["days"], store: store).split(separator: "\n").map { $0.split(separator: " ").map(String.init) }

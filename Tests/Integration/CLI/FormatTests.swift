@@ -12,7 +12,9 @@ final class FormatTests: XCTestCase {
 
     func testFormats() {
         XCTAssertEqual(Format.number(45), "45")
-        XCTAssertEqual(Format.number(60.55), "60.5")
+        // A half is rounded away from zero on the decimal digits (60.55 is 60.549999… in binary).
+        XCTAssertEqual(Format.number(60.55), "60.6")
+        XCTAssertEqual(Format.number(60.549), "60.5")
         XCTAssertEqual(Format.number(4.25, decimals: 2), "4.25")
         XCTAssertEqual(Format.number(61.2544, decimals: 0), "61")
         XCTAssertEqual(Format.duration(30), "30 s")

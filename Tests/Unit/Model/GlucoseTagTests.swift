@@ -40,7 +40,7 @@ final class GlucoseTagTests: XCTestCase {
     func testDisplayNeverRoundsAcrossAnEdge() {
         let mgdl: [(Double, String)] = [
             (53.9, "53.9"), (54, "54"), (69.4, "69"), (69.6, "69.6"), (69.96, "69.96"), (70, "70"), (120.4, "120"),
-            (180.1, "180.1"), (180.4, "180.4"), (180.6, "181"), (204.5, "204") /* printf rounds a tie to even; both are above 180 */,
+            (180.1, "180.1"), (180.4, "180.4"), (180.6, "181"), (204.5, "205"), (204.49, "204"), (120.5, "121"),
             (250.2, "250.2"), (250.6, "251"),
         ]
         for (value, text) in mgdl {
@@ -54,6 +54,20 @@ final class GlucoseTagTests: XCTestCase {
         for (value, text) in mmol {
             XCTAssertEqual(DisplayText.glucose(value, unit: .millimolesPerLiter), text, "\(value) mg/dL in mmol/L")
         }
+    }
+
+    /// Numbers round a half away from zero on their decimal digits, as a person rounds, not half
+    /// to even on their binary value as `%.0f` does (204.5 was shown as 204).
+    func testNumbersRoundAHalfAwayFromZero() {
+        let cases: [(Double, Int, String)] = [
+            (204.5, 0, "205"), (203.5, 0, "204"), (0.5, 0, "1"), (0.25, 1, "0.3"), (0.35, 1, "0.4"), (1.005, 2, "1.01"),
+            (2.675, 2, "2.68"), (-2.5, 0, "-3"), (-0.04, 1, "0"), (-0.05, 1, "-0.1"), (0, 1, "0"), (60.5, 1, "60.5"),
+            (60.50, 2, "60.5"), (45, 1, "45"), (0.049, 1, "0"), (99.7, 0, "100"), (1234567.891, 2, "1234567.89"), (0.001, 3, "0.001"),
+        ]
+        for (value, decimals, text) in cases {
+            XCTAssertEqual(DisplayText.number(value, decimals: decimals), text, "\(value) to \(decimals) decimals")
+        }
+        XCTAssertEqual(DisplayText.number(.infinity), "inf")
     }
 
     /// Exports write a stored value as it is: whole stays whole, a decimal keeps its digits.
