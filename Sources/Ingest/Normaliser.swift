@@ -82,7 +82,9 @@ package enum Normaliser {
     {
         let times = batch.glucose.map { $0.time }
         guard let first = times.min(), let last = times.max(), !times.contains(where: window.contains) else {
-            return window.filter(batch)
+            // Usually every reading is inside: the batch is handed on as it is, its readings
+            // looked at no more.
+            return times.allSatisfy(window.contains) ? batch : window.filter(batch)
         }
         let epoch = clock.epoch.timeIntervalSince1970
         let said: String?
