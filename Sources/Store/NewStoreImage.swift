@@ -43,6 +43,16 @@ package enum NewStoreImage {
         return linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0
     }
 
+    /// Whether `folder`'s file system makes unnamed files (`O_TMPFILE`), which ``create(at:)``
+    /// needs.
+    package static func makesUnnamedFiles(in folder: String) -> Bool {
+        guard let temporaryFile else { return false }
+        let descriptor = open(folder, temporaryFile | O_WRONLY | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return false }
+        close(descriptor)
+        return true
+    }
+
     /// Linux's `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`), which Swift does not import (the macro
     /// is an expression); `__O_TMPFILE` is 020000000 in asm-generic/fcntl.h, which x86-64 and
     /// arm64 use. Elsewhere none, and stores are made by their SQL.

@@ -12,6 +12,15 @@ import XCTest
 final class NewStoreImageTests: XCTestCase {
     private static let recording = ProcessInfo.processInfo.environment["GLUCOBRIDGE_RECORD_SNAPSHOTS"] == "1"
 
+    override func setUpWithError() throws {
+        let file = try ImportTestSupport.StoreFile()
+        try withExtendedLifetime(file) {
+            try XCTSkipUnless(
+                NewStoreImage.makesUnnamedFiles(in: file.folder.path),
+                "the file system of \(file.folder.path) makes no unnamed files (O_TMPFILE): stores there are made by their SQL")
+        }
+    }
+
     /// A store made by the SQL of its schema: a zero-byte file is not absent, so it gets no image.
     private func storeMadeBySQL() throws -> ImportTestSupport.StoreFile {
         let file = try ImportTestSupport.StoreFile()
