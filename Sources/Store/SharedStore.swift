@@ -103,7 +103,7 @@ public final class SharedStore: Sendable {
         if mode == .createOrUpdate { try Self.checkAccess(path) }
         // A new store from its image; when that cannot be written (or another program made a
         // file there meanwhile), as before: the schema by its SQL, or the file that is there.
-        let fromImage = mode == .createOrUpdate && found == .absent && NewStoreImage.create(at: path)
+        if mode == .createOrUpdate, found == .absent { _ = NewStoreImage.create(at: path) }
 
         var configuration = Configuration()
         configuration.label = "glucobridge.store"
@@ -148,8 +148,7 @@ public final class SharedStore: Sendable {
         externalChanges = ExternalChanges(database: database, path: path, busyTimeout: busyTimeout, interval: changePollInterval)
 
         let opened = try Self.prepare(
-            database, path: path, busyTimeout: busyTimeout, newZone: timeZone ?? .current, mayWrite: mode == .createOrUpdate,
-            fromImage: fromImage)
+            database, path: path, busyTimeout: busyTimeout, newZone: timeZone ?? .current, mayWrite: mode == .createOrUpdate)
         if let timeZone, timeZone.identifier != opened {
             throw .timeZoneMismatch(stored: opened, requested: timeZone.identifier)
         }
@@ -260,11 +259,11 @@ public final class SharedStore: Sendable {
     /// Migrates the store when needed, stamps it with ``applicationID``, and returns the
     /// identifier of the zone it keeps, storing `newZone` when the store has none yet. Takes the
     /// write lock only when there is work to do; without `mayWrite`, a store that needs work is
-    /// refused instead. A store just written from ``NewStoreImage`` gets its own sync uid in the
-    /// same commit as its settings.
+    /// refused instead. A store written from ``NewStoreImage`` gets its own sync uid in the same
+    /// commit as its settings (also when a process died between the two: the image's uid is
+    /// never kept).
     private static func prepare(
-        _ database: any DatabaseWriter, path: String, busyTimeout: TimeInterval, newZone: TimeZone, mayWrite: Bool,
-        fromImage: Bool
+        _ database: any DatabaseWriter, path: String, busyTimeout: TimeInterval, newZone: TimeZone, mayWrite: Bool
     ) throws(StoreError) -> String {
         let migrator = Migrations.migrator
         do {
@@ -296,7 +295,9 @@ public final class SharedStore: Sendable {
             }
             try migrate(database, with: migrator, path: path)
             return try database.write { db in
-                if fromImage { try db.execute(sql: "UPDATE sync_store SET uid = \(Migrations.newUID) WHERE id = 1") }
+                try db.execute(
+                    sql: "UPDATE sync_store SET uid = \(Migrations.newUID) WHERE id = 1 AND uid = ?",
+                    arguments: [NewStoreImage.placeholderUID])
                 let consensus = GlucoseThresholds.consensus
                 try db.execute(
                     sql: """

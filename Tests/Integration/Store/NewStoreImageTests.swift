@@ -67,7 +67,7 @@ final class NewStoreImageTests: XCTestCase {
         XCTAssertTrue(expected.contains("application_id \(Int32(bitPattern: SharedStore.applicationID))"), "\(expected)")
     }
 
-    /// Each store has its own sync uid, a version 4 UUID, though the image holds one.
+    /// Each store has its own sync uid, a version 4 UUID, though the image holds a placeholder.
     func testEveryStoreFromTheImageHasItsOwnSyncUID() throws {
         let uid = "SELECT id, length(uid), substr(uid, 15, 1), uid = lower(uid) FROM sync_store;"
         var uids: Set<String> = []
@@ -78,6 +78,20 @@ final class NewStoreImageTests: XCTestCase {
             uids.insert(try sqlite3(file.path, "SELECT uid FROM sync_store;"))
         }
         XCTAssertEqual(uids.count, 3)
+    }
+
+    /// A store whose image was written but which was never given its settings (the process
+    /// died in between) gets its own uid when it is next opened, not the image's.
+    func testAnImageLeftUnfinishedGetsItsOwnUIDWhenOpened() throws {
+        let file = try ImportTestSupport.StoreFile()
+        XCTAssertTrue(NewStoreImage.create(at: file.path))
+        XCTAssertEqual(try sqlite3(file.path, "SELECT uid FROM sync_store;"), NewStoreImage.placeholderUID)
+        XCTAssertEqual(try sqlite3(file.path, "SELECT count(*) FROM store_config;"), "0")
+        _ = try file.open()
+        let uid = try sqlite3(file.path, "SELECT uid FROM sync_store;")
+        XCTAssertNotEqual(uid, NewStoreImage.placeholderUID)
+        XCTAssertEqual(try sqlite3(file.path, "SELECT length(uid), substr(uid, 15, 1) FROM sync_store;"), "36|4")
+        XCTAssertEqual(try sqlite3(file.path, "SELECT time_zone FROM store_config;"), "America/Los_Angeles")
     }
 
     /// The image goes only where nothing is: a file that is at the path is left as it is, and
@@ -118,6 +132,7 @@ final class NewStoreImageTests: XCTestCase {
         let queue = try DatabaseQueue(path: store.path)
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "DELETE FROM store_config")
+            try db.execute(sql: "UPDATE sync_store SET uid = ?", arguments: [NewStoreImage.placeholderUID])
             try db.execute(sql: "VACUUM INTO ?", arguments: [copy.path])
         }
         try queue.close()
