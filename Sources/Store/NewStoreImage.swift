@@ -97,12 +97,15 @@ package enum NewStoreImage {
         return Data(runs).base64EncodedString()
     }
 
-    /// The bytes `encode` wrote `text` from; nil when the text is not such an encoding.
+    /// The bytes `encode` wrote `text` from; nil when the text is not such an encoding. The
+    /// runs are read twice: once for the length, then copied into bytes made zero at once.
     package static func decode(_ text: String) -> [UInt8]? {
         guard let runs = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else { return nil }
         return runs.withUnsafeBytes { (runs: UnsafeRawBufferPointer) -> [UInt8]? in
-            var bytes: [UInt8] = []
+            /// Each run: where its bytes start in `runs`, how many zeros come before them, how many they are.
+            var parsed: [(start: Int, zeros: Int, count: Int)] = []
             var index = 0
+            var length = 0
             func number() -> Int? {
                 var value = 0
                 var shift = 0
@@ -117,11 +120,20 @@ package enum NewStoreImage {
             }
             while index < runs.count {
                 guard let zeros = number(), let count = number(), count <= runs.count - index,
-                      bytes.count + zeros + count <= 1 << 24
+                      zeros <= 1 << 24, length + zeros + count <= 1 << 24
                 else { return nil }
-                bytes.append(contentsOf: repeatElement(0, count: zeros))
-                bytes.append(contentsOf: runs[index..<(index + count)])
+                parsed.append((index, zeros, count))
+                length += zeros + count
                 index += count
+            }
+            var bytes = [UInt8](repeating: 0, count: length)
+            bytes.withUnsafeMutableBytes { bytes in
+                var offset = 0
+                for run in parsed {
+                    offset += run.zeros
+                    bytes.baseAddress!.advanced(by: offset).copyMemory(from: runs.baseAddress! + run.start, byteCount: run.count)
+                    offset += run.count
+                }
             }
             return bytes
         }
