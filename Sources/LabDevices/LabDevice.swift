@@ -65,7 +65,9 @@ extension LabDevice {
         func run() throws {
             signal(SIGPIPE, SIG_IGN)
             let makeModel = try modelFactory()
-            let device = try makeModel().device
+            // The model the gadget is described from is the one the host is served first.
+            let firstModel = try makeModel()
+            let device = firstModel.device
             let server: USBGadgetServer
             let gadget: Gadget
             if device.interfaces.contains(where: { $0.interfaceClass == USBInterface.classHID }) {
@@ -80,7 +82,9 @@ extension LabDevice {
                     }
                 }
                 try gadget.plugIfWanted(!unplugged)
-                server = USBGadgetServer(gadget: gadget, pipe: .hidg(try Self.hidgNode(gadget)), fault: fault.map { ($0, after) }, log: labLog, makeModel: makeModel)
+                server = USBGadgetServer(
+                    gadget: gadget, pipe: .hidg(try Self.hidgNode(gadget)), fault: fault.map { ($0, after) }, log: labLog,
+                    firstModel: firstModel, makeModel: makeModel)
             } else {
                 gadget = try Gadget(name: name, device: device, function: "ffs.\(name)", udc: udc) { _ in }
                 let function = try FunctionFS(name: name, mountPoint: "/run/ffs-\(name)", interfaces: device.interfaces)
@@ -92,7 +96,7 @@ extension LabDevice {
                 try gadget.plugIfWanted(!unplugged)
                 server = USBGadgetServer(
                     gadget: gadget, pipe: .functionFS(function), sessions: sessions, fault: fault.map { ($0, after) }, log: labLog,
-                    makeModel: makeModel)
+                    firstModel: firstModel, makeModel: makeModel)
             }
             labLog("serving \(device.idString) (\(model.rawValue)) on \(udc)")
             try server.run()

@@ -16,9 +16,12 @@ final class ModelSupply: @unchecked Sendable {
     private let condition = NSCondition()
     private var spare: Result<any USBTransport, any Error>?
 
-    init(_ make: @escaping () throws -> any USBTransport) {
+    /// A supply whose first model is `first`, already made (the one the gadget was described
+    /// from): the host may ask for its first answer as soon as the gadget is plugged in, before
+    /// another model could be made. The next is made when `first` is taken.
+    init(first: any USBTransport, _ make: @escaping () throws -> any USBTransport) {
         self.make = make
-        prepareNext()
+        spare = .success(first)
     }
 
     /// The model made ahead (waiting for it if it is still being made); the next one is started.

@@ -36,14 +36,14 @@ final class USBGadgetServer {
 
     init(
         gadget: Gadget, pipe: Pipe, sessions: HostSessions? = nil, fault: (USBFault, Int)?, log: @escaping (String) -> Void,
-        makeModel: @escaping () throws -> any USBTransport
+        firstModel: any USBTransport, makeModel: @escaping () throws -> any USBTransport
     ) {
         self.gadget = gadget
         self.pipe = pipe
         self.sessions = sessions
         self.fault = fault.map { (kind: $0.0, afterReplies: $0.1) }
         self.log = log
-        models = ModelSupply(makeModel)
+        models = ModelSupply(first: firstModel, makeModel)
     }
 
     /// Serves until the process is stopped. A fresh model answers after every plug-in, as a
