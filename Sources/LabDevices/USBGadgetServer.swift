@@ -61,6 +61,12 @@ final class USBGadgetServer {
         let (readFD, writeFD) = try files(outEndpoint: outEndpoint, inEndpoint: inEndpoint)
         var buffer = [UInt8](repeating: 0, count: 4096)
         var silent = false
+        /// A fresh model for a new plug-in or session: it has said nothing, and it answers.
+        func takeFreshModel() throws {
+            model = try models.take()
+            silent = false
+            used = false
+        }
         /// Sends what the model has to say (its answers, or what it says first, as a Contour
         /// meter announces itself), making the fault when its turn comes.
         func drain() throws {
@@ -73,8 +79,7 @@ final class USBGadgetServer {
                 } catch {
                     log("the model ended the session: \(error)")
                     try gadget.unplug()
-                    model = try models.take()
-                    used = false
+                    try takeFreshModel()
                     return
                 }
                 if let fault, replies >= fault.afterReplies {
@@ -82,8 +87,7 @@ final class USBGadgetServer {
                     try make(fault.kind, writeFD: writeFD)
                     // A device that stopped answering stays silent until it is plugged in again.
                     if fault.kind == .unplug {
-                        model = try models.take()
-                        used = false
+                        try takeFreshModel()
                     } else {
                         silent = true
                     }
@@ -110,11 +114,7 @@ final class USBGadgetServer {
                 var entry = pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)
                 guard poll(&entry, 1, 200) > 0 else {
                     let now = udcState() == "configured"
-                    if configured, !now, used {
-                        model = try models.take()
-                        silent = false
-                        used = false
-                    }
+                    if configured, !now, used { try takeFreshModel() }
                     configured = now
                     continue
                 }
@@ -125,21 +125,14 @@ final class USBGadgetServer {
                 // Unplugged or not yet enabled: wait for the host to take the device again.
                 let code = errno
                 if code != EINTR { usleep(20_000) }
-                if code == ESHUTDOWN || code == ENODEV, used {
-                    model = try models.take()
-                    silent = false
-                    used = false
-                }
+                if code == ESHUTDOWN || code == ENODEV, used { try takeFreshModel() }
                 continue
             }
             // The host configured the device again while the loop was not reading (it saw no
             // unplug): this request starts a new session too.
             if let current = sessions?.current, current != session {
                 session = current
-                if used {
-                    model = try models.take()
-                    silent = false
-                }
+                if used { try takeFreshModel() }
             }
             used = true
             let request = Array(buffer[0..<count])

@@ -27,10 +27,9 @@ package enum NewStoreImage {
     /// linked at `path`, which fails when a file is already there: another program never sees a
     /// partial image, and no stray file is left if the process dies.
     static func create(at path: String) -> Bool {
-        guard let temporaryFile, let image = decode(encoded), !image.isEmpty else { return false }
         let folder = (path as NSString).deletingLastPathComponent
-        let descriptor = open(folder.isEmpty ? "." : folder, temporaryFile | O_WRONLY | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return false }
+        guard let image = decode(encoded), !image.isEmpty, let descriptor = unnamedFile(in: folder.isEmpty ? "." : folder)
+        else { return false }
         defer { close(descriptor) }
         let written = image.withUnsafeBytes { bytes in
             var offset = 0
@@ -50,11 +49,17 @@ package enum NewStoreImage {
     /// Whether `folder`'s file system makes unnamed files (`O_TMPFILE`), which ``create(at:)``
     /// needs.
     package static func makesUnnamedFiles(in folder: String) -> Bool {
-        guard let temporaryFile else { return false }
-        let descriptor = open(folder, temporaryFile | O_WRONLY | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return false }
+        guard let descriptor = unnamedFile(in: folder) else { return false }
         close(descriptor)
         return true
+    }
+
+    /// A new unnamed file in `folder`, open for writing (mode 0644 less the umask, as SQLite makes
+    /// a store), or nil where the file system makes none.
+    private static func unnamedFile(in folder: String) -> Int32? {
+        guard let temporaryFile else { return nil }
+        let descriptor = open(folder, temporaryFile | O_WRONLY | O_CLOEXEC, 0o644)
+        return descriptor >= 0 ? descriptor : nil
     }
 
     /// Linux's `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`), which Swift does not import (the macro
