@@ -32,7 +32,9 @@ package enum Normaliser {
         }
         let epoch = clock.epoch.timeIntervalSince1970
         let report: ClockReport
-        let instant: (DeviceGlucoseRecord) -> Date
+        // A record's instant from its device seconds and key: the record itself is not handed
+        // over, which copied it whole (its strings retained and released) for every record.
+        let instant: (_ deviceSeconds: Int64, _ recordKey: String) -> Date
         let deviceNowInstant = clock.deviceNow.map { deviceInstant(epoch + TimeInterval($0), clock.basis, timeZone) }
         if clock.basis == .localWallClock, let hostNow = clock.hostNow, let deviceNow = clock.deviceNow {
             let placed = placeWallClock(download, clock: clock, hostNow: hostNow, deviceNow: deviceNow, timeZone: timeZone)
@@ -41,7 +43,7 @@ package enum Normaliser {
         } else if let hostNow = clock.hostNow, let deviceNow = clock.deviceNow {
             report = ClockReport(hostTime: hostNow, deviceTime: deviceNowInstant, method: .hostAnchored)
             let anchor = hostNow.timeIntervalSince1970.rounded()
-            instant = { Date(timeIntervalSince1970: anchor - TimeInterval(deviceNow - $0.deviceSeconds)) }
+            instant = { seconds, _ in Date(timeIntervalSince1970: anchor - TimeInterval(deviceNow - seconds)) }
             if let offset = report.offsetSeconds, abs(offset) > clockWarningThreshold {
                 notes.append("the device clock is \(describe(offset)) \(offset > 0 ? "behind" : "ahead of") the host clock; readings were placed by the host clock")
             }
@@ -62,9 +64,18 @@ package enum Normaliser {
                     : "the device's clock was not read: record times were read as local time in \(timeZone.identifier)")
                 notes += unappliedChangeNotes(download.clockChanges, epoch: Int64(epoch))
             }
-            instant = { deviceInstant(epoch + TimeInterval($0.deviceSeconds), clock.basis, timeZone) }
+            instant = { seconds, _ in deviceInstant(epoch + TimeInterval(seconds), clock.basis, timeZone) }
         }
-        let readings = download.glucose.map { GlucoseReading($0, at: instant($0), epoch: Int64(epoch)) }
+        // Each record read in place and each reading made where it is stored: through `map`
+        // every record and every reading was copied once more, its strings retained and released.
+        var readings: [GlucoseReading] = []
+        readings.reserveCapacity(download.glucose.count)
+        download.glucose.withUnsafeBufferPointer { records in
+            for i in records.indices {
+                let time = instant(records[i].deviceSeconds, records[i].recordKey)
+                readings.append(GlucoseReading(records[i], at: time, epoch: Int64(epoch)))
+            }
+        }
         if report.method == .deviceLocalTime || report.wallClock == .correctedLocalTime, download.clockChanges == nil {
             notes += zoneChangeNotes(readings.map(\.time), timeZone: timeZone)
         }
@@ -103,7 +114,7 @@ package enum Normaliser {
     /// Places a wall clock's records with the host's clock at download (see ``WallClock``).
     static func placeWallClock(
         _ download: DeviceDownload, clock: DeviceClock, hostNow: Date, deviceNow: Int64, timeZone: TimeZone
-    ) -> (report: ClockReport, instant: (DeviceGlucoseRecord) -> Date, notes: [String]) {
+    ) -> (report: ClockReport, instant: (_ deviceSeconds: Int64, _ recordKey: String) -> Date, notes: [String]) {
         let epoch = Int64(clock.epoch.timeIntervalSince1970)
         let deviceWall = epoch + deviceNow
         let error = WallClock.error(deviceWall: deviceWall, host: hostNow, zone: timeZone, resolution: clock.resolution)
@@ -112,7 +123,7 @@ package enum Normaliser {
             ? "the device clock agrees with the host's in \(timeZone.identifier) (to its resolution of \(clock.resolution) s)"
             : "the device clock is \(WallClock.signed(error)) off local time in \(timeZone.identifier) (device − host)"
         let method: WallClockPlacement
-        let instant: (DeviceGlucoseRecord) -> Date
+        let instant: (_ deviceSeconds: Int64, _ recordKey: String) -> Date
         if let changes = download.clockChanges {
             method = .changeLog
             // Device wall − UTC now, then before each change walked back.
@@ -120,9 +131,9 @@ package enum Normaliser {
             let segments = WallClock.segments(of: download.glucose, changes: changes)
             var offsets = [offsetNow]
             for change in changes.reversed() { offsets.insert(offsets[0] - change.delta, at: 0) }
-            instant = { record in
-                let offset = offsets[segments[record.recordKey] ?? changes.count]
-                return Date(timeIntervalSince1970: TimeInterval(epoch + record.deviceSeconds - offset))
+            instant = { seconds, recordKey in
+                let offset = offsets[segments[recordKey] ?? changes.count]
+                return Date(timeIntervalSince1970: TimeInterval(epoch + seconds - offset))
             }
             notes.append("time: the device's log of clock changes was walked back from its offset measured at download, \(WallClock.utcOffset(offsetNow)); \(errorText)")
             let counts = Dictionary(grouping: download.glucose, by: { segments[$0.recordKey] ?? changes.count }).mapValues(\.count)
@@ -132,7 +143,7 @@ package enum Normaliser {
             if changes.isEmpty { notes.append("the device logged no clock change: its offset from UTC was constant over the records") }
         } else {
             method = .correctedLocalTime
-            instant = { WallClock.instant(wall: epoch + $0.deviceSeconds - error, in: timeZone) }
+            instant = { seconds, _ in WallClock.instant(wall: epoch + seconds - error, in: timeZone) }
             notes.append("time: the device keeps no log of clock changes; its wall times were read in \(timeZone.identifier) less the clock error measured at download; \(errorText)")
         }
         var report = ClockReport(hostTime: hostNow, deviceTime: WallClock.instant(wall: deviceWall, in: timeZone), method: .hostAnchored)
@@ -187,7 +198,8 @@ extension GlucoseReading {
         self.init(
             time: time, mgdl: record.unit.milligramsPerDeciliter(record.value), unit: record.unit, kind: record.kind,
             flag: record.flag, trend: record.trend, noise: record.noise, recordKey: record.recordKey,
-            deviceTime: record.deviceSeconds, note: record.note)
-        if let seconds = record.displaySeconds { displayClock = DisplayTime(wallClock: epoch + seconds) }
+            deviceTime: record.deviceSeconds,
+            displayClock: record.displaySeconds.map { DisplayTime(wallClock: epoch + $0) } ?? DisplayTime(nil),
+            note: record.note)
     }
 }

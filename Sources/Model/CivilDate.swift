@@ -77,11 +77,16 @@ public enum CivilDate {
         buffer[7] = UInt8(ascii: "-")
         putDigits(date.day, width: 2, endingAt: 9, in: buffer)
         buffer[10] = UInt8(ascii: "T")
-        putDigits(secondOfDay / 3600, width: 2, endingAt: 12, in: buffer)
+        writeTimeOfDay(secondOfDay, to: buffer)
+    }
+
+    /// Writes the `HH:MM:SS` of ``writeFixedWidth(_:secondOfDay:to:)``, bytes 11 to 18.
+    private static func writeTimeOfDay(_ secondOfDay: Int, to buffer: UnsafeMutableBufferPointer<UInt8>) {
+        putTwoDigits(secondOfDay / 3600 % 100, endingAt: 12, in: buffer)
         buffer[13] = UInt8(ascii: ":")
-        putDigits(secondOfDay / 60 % 60, width: 2, endingAt: 15, in: buffer)
+        putTwoDigits(secondOfDay / 60 % 60, endingAt: 15, in: buffer)
         buffer[16] = UInt8(ascii: ":")
-        putDigits(secondOfDay % 60, width: 2, endingAt: 18, in: buffer)
+        putTwoDigits(secondOfDay % 60, endingAt: 18, in: buffer)
     }
 
     /// ``wallClock(_:)`` appended to a buffer, for a run of times mostly on the day of the one
@@ -90,24 +95,40 @@ public enum CivilDate {
     public struct WallClockWriter: Sendable {
         private var days = Int64.min
         private var date = (year: 0, month: 0, day: 0)
+        /// The text last written: its date stays for the next time of the same day.
+        private var text: (UInt64, UInt64, UInt32) = (0, 0, 0)
 
         public init() {}
 
         /// Appends the bytes of `wallClock(seconds)` to `bytes`.
         public mutating func append(_ seconds: Int64, to bytes: inout [UInt8]) {
             let days = floorDiv(seconds, 86_400)
-            if days != self.days {
+            let sameDay = days == self.days
+            if !sameDay {
                 self.days = days
                 date = civil(fromDays: days)
             }
             guard (0...9999).contains(date.year) else { return bytes.append(contentsOf: wallClock(seconds).utf8) }
-            var text: (UInt64, UInt64, UInt32) = (0, 0, 0)
+            let date = date
             withUnsafeMutableBytes(of: &text) { raw in
                 let buffer = raw.bindMemory(to: UInt8.self)
-                writeFixedWidth(date, secondOfDay: Int(seconds - days * 86_400), to: buffer)
+                if sameDay {
+                    writeTimeOfDay(Int(seconds - days * 86_400), to: buffer)
+                } else {
+                    writeFixedWidth(date, secondOfDay: Int(seconds - days * 86_400), to: buffer)
+                }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<19]))
             }
         }
+    }
+
+    /// Writes `value` (0 to 99) as two decimal digits into `buffer`, the last at `end`: one
+    /// division, where ``putDigits(_:width:endingAt:in:)`` loops.
+    @inlinable
+    public static func putTwoDigits(_ value: Int, endingAt end: Int, in buffer: UnsafeMutableBufferPointer<UInt8>) {
+        let tens = value / 10
+        buffer[end - 1] = UInt8(truncatingIfNeeded: 48 + tens)
+        buffer[end] = UInt8(truncatingIfNeeded: 48 + value - tens * 10)
     }
 
     /// Writes the last `width` decimal digits of `value` (≥ 0) into `buffer`, zero-padded, the

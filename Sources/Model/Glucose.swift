@@ -58,8 +58,9 @@ public struct GlucoseThresholds: Sendable, Equatable, Codable {
     /// (level-1 hypo) and 180.1 above 180 (level-1 hyper), as time-in-range analyses count them.
     /// Only the last bits of binary noise are ignored (see ``exact(_:)``), never a decimal.
     public func tag(mgdl: Double) -> GlucoseTag {
-        Self.classify(Self.exact(mgdl), veryLow: Self.exact(Double(veryLow)), low: Self.exact(Double(low)),
-                      high: Self.exact(Double(high)), veryHigh: Self.exact(Double(veryHigh)))
+        // The edges are whole mg/dL: in millionths they are exact as they are, with nothing to round.
+        Self.classify(Self.exact(mgdl), veryLow: Double(veryLow) * 1_000_000, low: Double(low) * 1_000_000,
+                      high: Double(high) * 1_000_000, veryHigh: Double(veryHigh) * 1_000_000)
     }
 
     /// The tag of a value reported in mmol/L, decided on that value against the edges in mmol/L

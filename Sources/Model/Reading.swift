@@ -84,6 +84,17 @@ public struct GlucoseReading: Sendable, Equatable, Codable {
         flag: RangeFlag? = nil, trend: Trend? = nil, noise: Int? = nil,
         recordKey: String, deviceTime: Int64, displayTime: String? = nil, note: String? = nil
     ) {
+        self.init(
+            time: time, mgdl: mgdl, unit: unit, kind: kind, flag: flag, trend: trend, noise: noise, recordKey: recordKey,
+            deviceTime: deviceTime, displayClock: DisplayTime(displayTime), note: note)
+    }
+
+    /// A reading with its display time as it came (a driver's wall-clock seconds are kept as a
+    /// number): made in one step, with nothing set after, so that no copy of it is made.
+    package init(
+        time: Date, mgdl: Double, unit: GlucoseUnit, kind: ReadingKind, flag: RangeFlag?, trend: Trend?, noise: Int?,
+        recordKey: String, deviceTime: Int64, displayClock: DisplayTime, note: String?
+    ) {
         self.time = time
         self.mgdl = mgdl
         self.unit = unit
@@ -93,7 +104,7 @@ public struct GlucoseReading: Sendable, Equatable, Codable {
         self.noise = noise
         self.recordKey = recordKey
         self.deviceTime = deviceTime
-        self.displayClock = DisplayTime(displayTime)
+        self.displayClock = displayClock
         self.note = note
     }
 

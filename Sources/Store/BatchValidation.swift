@@ -77,27 +77,120 @@ enum BatchChecks {
     }
 
     /// `items` without exact repeats, in their order, each passing `check`; an item whose key
-    /// came earlier with different values throws `conflict(item)`.
+    /// came earlier with different values throws `conflict(item)`. Inlined, so that `key` and
+    /// `check` are called on each item in place: through a closure of generic type each item
+    /// was copied (and destroyed) on every call.
+    @inline(__always)
     static func withoutRepeats<Item: Equatable, Key: Hashable>(
         _ items: [Item], key: (Item) -> Key, check: (Item) throws(StoreError) -> Void,
         conflict: (Item) -> StoreError
     ) throws(StoreError) -> [Item] {
-        // Positions of first appearances, by key; one hash per item. Repeats are rare, so the
+        // Positions of first appearances, by key; one look-up per item. Repeats are rare, so the
         // items are copied into a new array only from the first repeat on.
-        var seen: [Key: Int] = [:]
-        seen.reserveCapacity(items.count)
-        var unique: [Item]?
-        for (position, item) in items.enumerated() {
-            try check(item)
-            let itemKey = key(item)
-            guard let first = seen.updateValue(position, forKey: itemKey) else {
-                unique?.append(item)
-                continue
+        // The items are read in place, not copied one by one out of the array.
+        var seen = FirstPositions<Key>(capacity: items.count)
+        let unique = try items.withUnsafeBufferPointer { (items) throws(StoreError) -> [Item]? in
+            var unique: [Item]?
+            for position in items.indices {
+                try check(items[position])
+                guard let first = seen.first(of: key(items[position]), at: position, keyAt: { key(items[$0]) }) else {
+                    unique?.append(items[position])
+                    continue
+                }
+                guard items[first] == items[position] else { throw conflict(items[position]) }
+                if unique == nil { unique = Array(items[..<position]) }
             }
-            seen[itemKey] = first
-            guard items[first] == item else { throw conflict(item) }
-            if unique == nil { unique = Array(items[..<position]) }
+            return unique
         }
         return unique ?? items
+    }
+}
+
+/// The position where each key of a batch first appeared.
+///
+/// Text keys (every record key) are kept in an open-addressing table of their hashes, made
+/// with a few multiplications of their bytes: a dictionary would hash each key with SipHash,
+/// several times the cost. SipHash's seed is there to make keys that collide on purpose
+/// costly to find; here a key whose probe runs past ``maximumProbes`` (keys made to collide,
+/// or a very unlucky batch) moves every key into a dictionary, so no capture can make the
+/// check slower than a dictionary makes it. Other keys go into a dictionary from the start.
+struct FirstPositions<Key: Hashable> {
+    /// Each slot: a key's hash and its position, or position -1 for an empty slot.
+    private var slots: [(hash: UInt64, position: Int)] = []
+    private var dictionary: [Key: Int] = [:]
+    private var usesTable: Bool
+
+    static var maximumProbes: Int { 64 }
+
+    init(capacity: Int) {
+        usesTable = Key.self == String.self
+        if usesTable {
+            // At most half full: probes stay short.
+            var size = 16
+            while size < 2 * capacity { size *= 2 }
+            slots = Array(repeating: (0, -1), count: size)
+        } else {
+            dictionary.reserveCapacity(capacity)
+        }
+    }
+
+    /// The position where `key` first appeared, or nil when this is its first appearance,
+    /// which is then recorded at `position`. `keyAt` gives the key of an earlier position.
+    mutating func first(of key: Key, at position: Int, keyAt: (Int) -> Key) -> Int? {
+        if usesTable, let text = key as? String {
+            let hash = TextKeyHash.hash(text)
+            let mask = slots.count - 1
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            for _ in 0..<Self.maximumProbes {
+                let entry = slots[slot]
+                if entry.position < 0 {
+                    slots[slot] = (hash, position)
+                    return nil
+                }
+                if entry.hash == hash, keyAt(entry.position) == key { return entry.position }
+                slot = (slot + 1) & mask
+            }
+            usesTable = false
+            dictionary.reserveCapacity(slots.count / 2)
+            for entry in slots where entry.position >= 0 {
+                dictionary[keyAt(entry.position)] = entry.position
+            }
+            slots = []
+        }
+        guard let first = dictionary.updateValue(position, forKey: key) else { return nil }
+        dictionary[key] = first
+        return first
+    }
+}
+
+/// The hash ``FirstPositions`` keeps text keys by: their UTF-8 bytes eight at a time, each word
+/// mixed in by a multiplication by 2^64 / φ and a shift that brings its high bits down.
+enum TextKeyHash {
+    static func hash(_ text: String) -> UInt64 {
+        // Every native string's bytes are contiguous; another (bridged) string is copied once.
+        if let hash = text.utf8.withContiguousStorageIfAvailable(hash(bytes:)) { return hash }
+        var text = text
+        return text.withUTF8(hash(bytes:))
+    }
+
+    static func hash(bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var hash = 0x243F_6A88_85A3_08D3 ^ UInt64(raw.count)
+        func mix(_ word: UInt64) {
+            hash = (hash ^ word) &* 0x9E37_79B9_7F4A_7C15
+            hash ^= hash >> 29
+        }
+        var offset = 0
+        while offset + 8 <= raw.count {
+            mix(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            offset += 8
+        }
+        var tail: UInt64 = 0
+        while offset < raw.count {
+            tail = tail << 8 | UInt64(raw[offset])
+            offset += 1
+        }
+        mix(tail)
+        return hash
     }
 }

@@ -152,8 +152,9 @@ struct GlucoseImportWriter {
         // the triggers are left as they are.
         if !rows.runs.isEmpty {
             try withoutTriggers {
-                let insert = try db.makeStatement(sql: Self.insertSQL)
-                insert.setUncheckedArguments(StatementArguments([DatabaseValue](repeating: .null, count: 5)))
+                let shared = validated.readings.withUnsafeBufferPointer(SharedColumns.init)
+                let insert = try db.makeStatement(sql: Self.insertSQL(shared))
+                insert.setUncheckedArguments(StatementArguments([DatabaseValue](repeating: .null, count: 5 + shared.count)))
                 let parameters = Parameters(statement: insert.sqliteStatement, db: db)
                 try rows.withSource(validated.readings, thresholds: thresholds) { source in
                     let pointer = Unmanaged.passUnretained(source).toOpaque()
@@ -165,6 +166,7 @@ struct GlucoseImportWriter {
                             try parameters.bind(dayIDs[date], at: 3)
                             try parameters.bind(sourceID, at: 4)
                             try parameters.bind(runID, at: 5)
+                            try shared.bind(parameters, from: 6)
                             try insert.execute()
                             let changes = db.changesCount
                             added += changes
@@ -213,16 +215,25 @@ struct GlucoseImportWriter {
     }
 
     /// One run's readings into `glucose`: ?1 the ``ImportRowSource``, ?2 the run, ?3 its Day,
-    /// ?4 the source, ?5 the import run. (`WHERE true` tells SQLite's parser that `ON CONFLICT`
+    /// ?4 the source, ?5 the import run, then from ?6 the values of `shared`'s columns, in the
+    /// order of ``SharedColumns/Column``. (`WHERE true` tells SQLite's parser that `ON CONFLICT`
     /// is the upsert's, not a join's: https://sqlite.org/lang_upsert.html#parsing_ambiguity.)
-    static let insertSQL = """
-        INSERT INTO glucose (day_id, time, mgdl, unit, tag, flag, kind, trend, noise, source_id,
-                             device_record_key, device_time, device_display_time, import_run_id, note)
-        SELECT ?3, time, mgdl, unit, tag, flag, kind, trend, noise, ?4,
-               device_record_key, device_time, device_display_time, ?5, note
-        FROM \(ImportRowTable.name)(?1, ?2) WHERE true
-        ON CONFLICT (source_id, device_record_key) DO NOTHING
-        """
+    static func insertSQL(_ shared: SharedColumns) -> String {
+        var parameter = 5
+        let value = { (column: SharedColumns.Column) -> String in
+            guard shared.contains(column) else { return column.rawValue }
+            parameter += 1
+            return "?\(parameter)"
+        }
+        return """
+            INSERT INTO glucose (day_id, time, mgdl, unit, tag, flag, kind, trend, noise, source_id,
+                                 device_record_key, device_time, device_display_time, import_run_id, note)
+            SELECT ?3, time, mgdl, \(value(.unit)), tag, \(value(.flag)), \(value(.kind)), trend, \(value(.noise)), ?4,
+                   device_record_key, device_time, device_display_time, ?5, \(value(.note))
+            FROM \(ImportRowTable.name)(?1, ?2) WHERE true
+            ON CONFLICT (source_id, device_record_key) DO NOTHING
+            """
+    }
 
     private func raiseCursors(_ cursors: [String: Int64], sourceID: Int64, runID: Int64) throws {
         let upsert = try db.cachedStatement(sql: """
@@ -234,6 +245,76 @@ struct GlucoseImportWriter {
             """)
         for (stream, index) in cursors.sorted(by: { $0.key < $1.key }) {
             try upsert.execute(arguments: [sourceID, stream, index, runID])
+        }
+    }
+}
+
+/// The columns whose value every reading of a batch shares: most often all of a batch has one
+/// unit and one kind, and no flag, noise or note. The INSERT binds each of them once instead of
+/// naming the table function's column, which SQLite would ask for on every row.
+struct SharedColumns {
+    /// The columns that may be shared, in the order their parameters follow the INSERT's own.
+    enum Column: String, CaseIterable {
+        case unit, flag, kind, noise, note
+    }
+
+    private var unit: GlucoseUnit?
+    private var flag: RangeFlag??
+    private var kind: ReadingKind?
+    private var noise: Int??
+    private var note: String??
+
+    /// The columns `readings` share; their fields are read in place, not each reading copied.
+    init(_ readings: UnsafeBufferPointer<GlucoseReading>) {
+        guard !readings.isEmpty else { return }
+        unit = readings[0].unit
+        flag = .some(readings[0].flag)
+        kind = readings[0].kind
+        noise = .some(readings[0].noise)
+        note = .some(readings[0].note)
+        for i in readings.indices.dropFirst() {
+            if unit != readings[i].unit { unit = nil }
+            if flag != .some(readings[i].flag) { flag = nil }
+            if kind != readings[i].kind { kind = nil }
+            if noise != .some(readings[i].noise) { noise = nil }
+            if note != .some(readings[i].note) { note = nil }
+        }
+    }
+
+    func contains(_ column: Column) -> Bool {
+        switch column {
+        case .unit: unit != nil
+        case .flag: flag != nil
+        case .kind: kind != nil
+        case .noise: noise != nil
+        case .note: note != nil
+        }
+    }
+
+    /// How many columns are shared: parameters after the INSERT's own five.
+    var count: Int { Column.allCases.filter(contains).count }
+
+    /// Binds the shared columns' values, the first at `index`.
+    fileprivate func bind(_ parameters: Parameters, from index: Int32) throws {
+        var index = index
+        if let unit {
+            try parameters.bind(Constants.unit(unit), at: index)
+            index += 1
+        }
+        if let flag {
+            try parameters.bind(Constants.flag(flag), at: index)
+            index += 1
+        }
+        if let kind {
+            try parameters.bind(Constants.kind(kind), at: index)
+            index += 1
+        }
+        if let noise {
+            try parameters.bind(noise.map(Int64.init), at: index)
+            index += 1
+        }
+        if let note {
+            try parameters.bind(note, at: index)
         }
     }
 }
@@ -254,6 +335,27 @@ private struct Parameters {
         try check(sqlite3_bind_int64(statement, index, value))
     }
 
+    func bind(_ value: Int64?, at index: Int32) throws {
+        guard let value else { return try check(sqlite3_bind_null(statement, index)) }
+        try bind(value, at: index)
+    }
+
+    /// Binds a constant text (its bytes live as long as the process) or NULL.
+    func bind(_ text: ConstantTextValue, at index: Int32) throws {
+        guard let pointer = text.pointer else { return try check(sqlite3_bind_null(statement, index)) }
+        try check(sqlite3_bind_text(statement, index, pointer, text.count, nil))
+    }
+
+    /// Binds a text, which SQLite copies, or NULL.
+    func bind(_ text: String?, at index: Int32) throws {
+        guard var text else { return try check(sqlite3_bind_null(statement, index)) }
+        try check(text.withUTF8 { bytes in
+            UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!).withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(statement, index, $0, Int32(bytes.count), Constants.transient)
+            }
+        })
+    }
+
     /// Binds an ``ImportRowSource`` for `glucobridge_import_rows`, which only SQL functions that
     /// ask for its type see (https://sqlite.org/bindptr.html).
     func bind(pointer: UnsafeMutableRawPointer, at index: Int32) throws {
@@ -272,6 +374,11 @@ private struct Parameters {
 struct TextColumn {
     private var bytes: [UInt8] = []
     private var ranges: [Range<Int>?] = []
+    /// Whether each text is followed by a NUL byte (and has none inside): SQLite is then told
+    /// so, and a function that reads the text (the `GLOB` of `glucose.time`'s CHECK) reads it in
+    /// place instead of copying it into memory of its own to add the terminator
+    /// (https://sqlite.org/c3ref/result_blob.html: a negative length reads up to the first NUL).
+    private var terminated = false
 
     mutating func reserve(_ rows: Int, bytesEach: Int) {
         bytes.reserveCapacity(rows * bytesEach)
@@ -280,32 +387,38 @@ struct TextColumn {
 
     init() {}
 
-    /// The readings' instants in the store's format (``StoreTime``), written in place; an
-    /// instant on the same UTC day as the one before it takes that one's date.
+    /// The readings' instants in the store's format (``StoreTime``), each followed by a NUL,
+    /// written in place; an instant on the same UTC day as the one before it takes that one's
+    /// date.
     init(instants readings: [GlucoseReading]) {
         let length = StoreTime.length
-        bytes = [UInt8](unsafeUninitializedCapacity: readings.count * length) { buffer, count in
+        let stride = length + 1
+        bytes = [UInt8](unsafeUninitializedCapacity: readings.count * stride) { buffer, count in
             var previous = Int64.min
             for (i, reading) in readings.enumerated() {
-                let text = UnsafeMutableBufferPointer(rebasing: buffer[(i * length)...])
+                let text = UnsafeMutableBufferPointer(rebasing: buffer[(i * stride)...])
                 let (milliseconds, day) = StoreTime.day(of: reading.time)
                 if day == previous {
-                    text.baseAddress!.initialize(from: text.baseAddress! - length, count: 11)
+                    text.baseAddress!.initialize(from: text.baseAddress! - stride, count: 11)
                     StoreTime.writeTimeOfDay(Int(milliseconds - day * 86_400_000), to: text)
                 } else {
                     StoreTime.write(reading.time, to: text)
                     previous = day
                 }
+                text[length] = 0
             }
-            count = readings.count * length
+            count = readings.count * stride
         }
-        ranges = (0..<readings.count).map { $0 * length..<($0 + 1) * length }
+        ranges = (0..<readings.count).map { $0 * stride..<($0 * stride + length) }
+        terminated = true
     }
 
     mutating func append(_ text: String?) {
-        guard var text else { return ranges.append(nil) }
+        guard let text else { return ranges.append(nil) }
         let start = bytes.count
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: text.utf8)
+        }
         ranges.append(start..<bytes.count)
     }
 
@@ -322,19 +435,20 @@ struct TextColumn {
     struct Bytes {
         let all: UnsafeBufferPointer<UInt8>
         let ranges: [Range<Int>?]
+        let terminated: Bool
 
         /// Gives SQLite row `row`'s text (NULL for none) as a column result, without a copy.
         func result(_ row: Int, _ context: OpaquePointer) {
             guard let range = ranges[row] else { return sqlite3_result_null(context) }
             guard let start = all.baseAddress else { return sqlite3_result_text(context, "", 0, Constants.transient) }
             UnsafeRawPointer(start + range.lowerBound).withMemoryRebound(to: CChar.self, capacity: range.count) {
-                sqlite3_result_text(context, $0, Int32(range.count), nil)
+                sqlite3_result_text(context, $0, terminated ? -1 : Int32(range.count), nil)
             }
         }
     }
 
     /// Calls `body` with the column's bytes, valid during the call.
     func withBytes<T>(_ body: (Bytes) throws -> T) rethrows -> T {
-        try bytes.withUnsafeBufferPointer { all in try body(Bytes(all: all, ranges: ranges)) }
+        try bytes.withUnsafeBufferPointer { all in try body(Bytes(all: all, ranges: ranges, terminated: terminated)) }
     }
 }

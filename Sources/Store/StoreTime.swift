@@ -50,11 +50,11 @@ enum StoreTime {
     /// Writes bytes 11 to 22 of an instant, `HH:MM:SS.SSS`, `inDay` milliseconds into its day.
     static func writeTimeOfDay(_ inDay: Int, to buffer: UnsafeMutableBufferPointer<UInt8>) {
         precondition(buffer.count >= length)
-        CivilDate.putDigits(inDay / 3_600_000, width: 2, endingAt: 12, in: buffer)
+        CivilDate.putTwoDigits(inDay / 3_600_000 % 100, endingAt: 12, in: buffer)
         buffer[13] = UInt8(ascii: ":")
-        CivilDate.putDigits(inDay / 60_000 % 60, width: 2, endingAt: 15, in: buffer)
+        CivilDate.putTwoDigits(inDay / 60_000 % 60, endingAt: 15, in: buffer)
         buffer[16] = UInt8(ascii: ":")
-        CivilDate.putDigits(inDay / 1000 % 60, width: 2, endingAt: 18, in: buffer)
+        CivilDate.putTwoDigits(inDay / 1000 % 60, endingAt: 18, in: buffer)
         buffer[19] = UInt8(ascii: ".")
         CivilDate.putDigits(inDay % 1000, width: 3, endingAt: 22, in: buffer)
     }

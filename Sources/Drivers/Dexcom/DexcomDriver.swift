@@ -125,10 +125,9 @@ public enum DexcomDriver: USBDeviceDriver {
     public static func normalise(_ session: DexcomDownload) throws(DexcomError) -> DeviceDownload {
         guard let source = session.source else { throw .noSerialNumber }
         var glucose: [DeviceGlucoseRecord] = []
+        glucose.reserveCapacity(session.egv.count + session.meter.count)
         var events: [String: Int] = [:]
-        // The indexes sorted, then each record looked up: a sort that moves the records
-        // themselves, compared through a closure, costs several times more.
-        for record in session.egv.keys.sorted().map({ session.egv[$0]! }) {
+        for record in inIndexOrder(session.egv) {
             if record.isDisplayOnly {
                 events["display-only", default: 0] += 1
             } else if let special = record.specialValue {
@@ -141,7 +140,7 @@ public enum DexcomDriver: USBDeviceDriver {
                     trend: trend(record.trend), noise: record.noise == 0 ? nil : Int(record.noise)))
             }
         }
-        for record in session.meter.values.sorted(by: { $0.index < $1.index }) {
+        for record in inIndexOrder(session.meter) {
             guard record.mgdl >= 20 else {
                 events["meter-value-below-20", default: 0] += 1
                 continue
@@ -168,6 +167,27 @@ public enum DexcomDriver: USBDeviceDriver {
             events: events.sorted { $0.key < $1.key }.map { ImportEvent(name: $0.key, count: $0.value) },
             cursors: cursors,
             notes: notes)
+    }
+
+    /// The records of `byIndex` in the order of their indexes. A partition's records have
+    /// consecutive indexes, so each is put straight into its place in an array spanning the
+    /// lowest to the highest index (no hashing, no sort); indexes spread wider than twice their
+    /// number (a damaged or hostile capture) are sorted instead.
+    static func inIndexOrder<Record>(_ byIndex: [UInt32: Record]) -> [Record] {
+        guard var lowest = byIndex.keys.first else { return [] }
+        var highest = lowest
+        for index in byIndex.keys {
+            lowest = min(lowest, index)
+            highest = max(highest, index)
+        }
+        guard UInt64(highest - lowest) < 2 * UInt64(byIndex.count) else {
+            return byIndex.keys.sorted().map { byIndex[$0]! }
+        }
+        var places = [Record?](repeating: nil, count: Int(highest - lowest) + 1)
+        for (index, record) in byIndex {
+            places[Int(index - lowest)] = record
+        }
+        return places.compactMap { $0 }
     }
 
     static func trend(_ code: UInt8) -> Trend? {
