@@ -124,10 +124,12 @@ public enum DexcomDriver: USBDeviceDriver {
     /// become counted events; LO/HI become flags.
     public static func normalise(_ session: DexcomDownload) throws(DexcomError) -> DeviceDownload {
         guard let source = session.source else { throw .noSerialNumber }
+        let egv = session.egv.inIndexOrder
+        let meter = session.meter.inIndexOrder
         var glucose: [DeviceGlucoseRecord] = []
-        glucose.reserveCapacity(session.egv.count + session.meter.count)
+        glucose.reserveCapacity(egv.count + meter.count)
         var events: [String: Int] = [:]
-        for record in inIndexOrder(session.egv) {
+        for record in egv {
             if record.isDisplayOnly {
                 events["display-only", default: 0] += 1
             } else if let special = record.specialValue {
@@ -140,7 +142,7 @@ public enum DexcomDriver: USBDeviceDriver {
                     trend: trend(record.trend), noise: record.noise == 0 ? nil : Int(record.noise)))
             }
         }
-        for record in inIndexOrder(session.meter) {
+        for record in meter {
             guard record.mgdl >= 20 else {
                 events["meter-value-below-20", default: 0] += 1
                 continue
@@ -151,8 +153,8 @@ public enum DexcomDriver: USBDeviceDriver {
                 displaySeconds: Int64(record.displaySeconds) - lag, value: Double(record.mgdl), kind: .fingerstick))
         }
         var cursors: [String: Int64] = [:]
-        if let last = session.egv.keys.max() { cursors["egv"] = Int64(last) }
-        if let last = session.meter.keys.max() { cursors["meter"] = Int64(last) }
+        if let last = egv.last { cursors["egv"] = Int64(last.index) }
+        if let last = meter.last { cursors["meter"] = Int64(last.index) }
         var notes = session.unanswered.map { "no answer was recorded to \($0)" }
         for (code, count) in session.undecodedCommands.sorted(by: { $0.key < $1.key }) {
             notes.append("\(count) request\(count == 1 ? "" : "s") with command 0x\(String(code, radix: 16, uppercase: true)) not decoded")
@@ -163,31 +165,10 @@ public enum DexcomDriver: USBDeviceDriver {
                 epoch: Date(timeIntervalSince1970: TimeInterval(dexcomEpochOffsetFrom1970)), basis: .universal,
                 deviceNow: session.systemTime.map(Int64.init), hostNow: session.systemTimeHostTime),
             glucose: glucose,
-            recordsRead: session.egv.count + session.meter.count,
+            recordsRead: egv.count + meter.count,
             events: events.sorted { $0.key < $1.key }.map { ImportEvent(name: $0.key, count: $0.value) },
             cursors: cursors,
             notes: notes)
-    }
-
-    /// The records of `byIndex` in the order of their indexes. A partition's records have
-    /// consecutive indexes, so each is put straight into its place in an array spanning the
-    /// lowest to the highest index (no hashing, no sort); indexes spread wider than twice their
-    /// number (a damaged or hostile capture) are sorted instead.
-    static func inIndexOrder<Record>(_ byIndex: [UInt32: Record]) -> [Record] {
-        guard var lowest = byIndex.keys.first else { return [] }
-        var highest = lowest
-        for index in byIndex.keys {
-            lowest = min(lowest, index)
-            highest = max(highest, index)
-        }
-        guard UInt64(highest - lowest) < 2 * UInt64(byIndex.count) else {
-            return byIndex.keys.sorted().map { byIndex[$0]! }
-        }
-        var places = [Record?](repeating: nil, count: Int(highest - lowest) + 1)
-        for (index, record) in byIndex {
-            places[Int(index - lowest)] = record
-        }
-        return places.compactMap { $0 }
     }
 
     static func trend(_ code: UInt8) -> Trend? {

@@ -4,7 +4,7 @@ package let dexcomEpochOffsetFrom1970: Int64 = 1_230_768_000
 /// An estimated glucose value (EGV) record. Revisions 1–3 are 13 bytes (G4); revision 4 is
 /// 23 bytes (G5); revision 5 is 25 bytes (touchscreen G5, G6). Only the fields all sources agree
 /// on are decoded: the two clocks, the glucose word and the trend byte.
-package struct DexcomEGVRecord: Sendable, Equatable {
+package struct DexcomEGVRecord: DexcomIndexedRecord, Equatable {
     /// The running record index.
     package var index: UInt32
     package var page: UInt32
@@ -60,7 +60,7 @@ package struct DexcomSpecialValue: Sendable, Equatable, CustomStringConvertible 
 
 /// A fingerstick entered into the receiver (a calibration). Revision 1 is 16 bytes; revision 3
 /// (G5/G6) is 21 bytes, read with Tidepool's layout (value, entry type, meter time).
-package struct DexcomMeterRecord: Sendable, Equatable {
+package struct DexcomMeterRecord: DexcomIndexedRecord, Equatable {
     package var index: UInt32
     package var page: UInt32
     package var systemSeconds: UInt32
@@ -90,5 +90,62 @@ package struct DexcomXMLRecord: Sendable, Equatable {
         systemSeconds = record.u32le(at: 0)
         displaySeconds = record.u32le(at: 4)
         attributes = DexcomXML.attributes(of: record.dropFirst(8).dropLast(2))
+    }
+}
+
+/// A record of a partition that counts its records: EGV and meter records.
+package protocol DexcomIndexedRecord: Sendable {
+    /// The record's running index in its partition.
+    var index: UInt32 { get }
+}
+
+/// A partition's records by running index. They are kept as the pages brought them, a record
+/// read again replacing the one read before, and put in index order once, when asked: a page's
+/// records have consecutive indexes, so each goes straight into its place in an array spanning
+/// the lowest index to the highest, with no hashing and no sort; indexes spread wider than twice
+/// their number (a damaged or hostile capture) are sorted instead.
+package struct DexcomRecordsByIndex<Record: DexcomIndexedRecord>: Sendable {
+    private var received: [Record] = []
+
+    package init() {}
+
+    package var isEmpty: Bool { received.isEmpty }
+
+    package mutating func reserveCapacity(_ count: Int) {
+        received.reserveCapacity(count)
+    }
+
+    /// Takes in `record`; one of the same index read before is replaced.
+    package mutating func insert(_ record: Record) {
+        received.append(record)
+    }
+
+    /// One record per index, in index order, each the last one read with its index.
+    package var inIndexOrder: [Record] {
+        guard var lowest = received.first?.index else { return [] }
+        var highest = lowest
+        for record in received {
+            lowest = min(lowest, record.index)
+            highest = max(highest, record.index)
+        }
+        guard UInt64(highest - lowest) < 2 * UInt64(received.count) else {
+            // Sorted by index, the later of two reads of an index after the earlier, which it
+            // replaces.
+            let order = received.indices.sorted { (received[$0].index, $0) < (received[$1].index, $1) }
+            var records: [Record] = []
+            for position in order {
+                if let last = records.last, last.index == received[position].index {
+                    records[records.count - 1] = received[position]
+                } else {
+                    records.append(received[position])
+                }
+            }
+            return records
+        }
+        var places = [Record?](repeating: nil, count: Int(highest - lowest) + 1)
+        for record in received {
+            places[Int(record.index - lowest)] = record
+        }
+        return places.compactMap { $0 }
     }
 }

@@ -24,9 +24,9 @@ public struct DexcomDownload: Sendable {
     /// Page ranges by partition, as the receiver reported them (nil: the partition is empty).
     package var pageRanges: [UInt8: ClosedRange<UInt32>?] = [:]
     /// EGV records by running index.
-    package var egv: [UInt32: DexcomEGVRecord] = [:]
+    package var egv = DexcomRecordsByIndex<DexcomEGVRecord>()
     /// Meter records by running index.
-    package var meter: [UInt32: DexcomMeterRecord] = [:]
+    package var meter = DexcomRecordsByIndex<DexcomMeterRecord>()
     /// Database pages decoded (a page read twice counts twice).
     package var pagesDecoded = 0
     /// Pages not decoded because every record on them is at or below `storedThrough`.
@@ -154,13 +154,11 @@ public struct DexcomDownload: Sendable {
                 egv.reserveCapacity(min(pages.count * page.records.count, 500_000))
             }
             for (i, record) in page.records.enumerated() {
-                let index = header.firstIndex &+ UInt32(i)
-                egv[index] = DexcomEGVRecord(record, index: index, page: header.pageNumber)
+                egv.insert(DexcomEGVRecord(record, index: header.firstIndex &+ UInt32(i), page: header.pageNumber))
             }
         case .meterData?:
             for (i, record) in page.records.enumerated() {
-                let index = header.firstIndex &+ UInt32(i)
-                meter[index] = DexcomMeterRecord(record, index: index, page: header.pageNumber)
+                meter.insert(DexcomMeterRecord(record, index: header.firstIndex &+ UInt32(i), page: header.pageNumber))
             }
         case .manufacturingData?:
             // Receivers can be re-manufactured: the newest record wins.
