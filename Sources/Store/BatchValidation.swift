@@ -111,7 +111,7 @@ enum BatchChecks {
 /// Text keys (every record key) are kept in an open-addressing table of their hashes, made
 /// with a few multiplications of their bytes: a dictionary would hash each key with SipHash,
 /// several times the cost. SipHash's seed is there to make keys that collide on purpose
-/// costly to find; here a key whose probe runs past ``maximumProbes`` (keys made to collide,
+/// costly to find; here a key whose probe runs past `maximumProbes` slots (keys made to collide,
 /// or a very unlucky batch) moves every key into a dictionary, so no capture can make the
 /// check slower than a dictionary makes it. Other keys go into a dictionary from the start.
 struct FirstPositions<Key: Hashable> {
@@ -119,10 +119,12 @@ struct FirstPositions<Key: Hashable> {
     private var slots: [(hash: UInt64, position: Int)] = []
     private var dictionary: [Key: Int] = [:]
     private var usesTable: Bool
+    private let maximumProbes: Int
 
-    static var maximumProbes: Int { 64 }
-
-    init(capacity: Int) {
+    /// A table for `capacity` keys. `maximumProbes` (64 unless a test sets it) is the longest
+    /// run of slots a key may be looked for in before every key moves to a dictionary.
+    init(capacity: Int, maximumProbes: Int = 64) {
+        self.maximumProbes = maximumProbes
         usesTable = Key.self == String.self
         if usesTable {
             // At most half full: probes stay short.
@@ -141,7 +143,7 @@ struct FirstPositions<Key: Hashable> {
             let hash = TextKeyHash.hash(text)
             let mask = slots.count - 1
             var slot = Int(truncatingIfNeeded: hash) & mask
-            for _ in 0..<Self.maximumProbes {
+            for _ in 0..<maximumProbes {
                 let entry = slots[slot]
                 if entry.position < 0 {
                     slots[slot] = (hash, position)

@@ -206,6 +206,45 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(try count("glucose", in: file.path), 5)
     }
 
+    /// Columns every reading of a batch shares (here unit, kind, flag, noise and a note with a
+    /// NUL inside) are bound once instead of read row by row: they are stored as sent all the
+    /// same, byte for byte, and a batch that shares none of them (above) or some of them keeps
+    /// each reading's own.
+    func testColumnsEveryReadingSharesAreStoredAsSent() throws {
+        let file = try StoreFile()
+        let store = try file.open()
+        let shared = (0..<3).map { i in
+            GlucoseReading(
+                time: utc("2013-09-13T07:00:00Z").addingTimeInterval(Double(i) * 60), mgdl: [405, 410, 415][i],
+                unit: .millimolesPerLiter, kind: .fingerstick, flag: .aboveRange, trend: [.flat, nil, .singleUp][i], noise: 3,
+                recordKey: "meter:\(i)", deviceTime: 370_000_000 + Int64(i), note: "after\u{0}run")
+        }
+        XCTAssertEqual(try store.save(batch(shared)).added, 3)
+        XCTAssertEqual(try sqlite3(file.path, """
+            SELECT g.mgdl, g.unit, g.kind, g.flag, ifnull(g.trend, '-'), g.noise, typeof(g.noise), hex(g.note), g.device_record_key
+            FROM glucose g ORDER BY g.id;
+            """), """
+            405.0|mmol/L|fingerstick|HI|Flat|3|integer|61667465720072756E|meter:0
+            410.0|mmol/L|fingerstick|HI|-|3|integer|61667465720072756E|meter:1
+            415.0|mmol/L|fingerstick|HI|SingleUp|3|integer|61667465720072756E|meter:2
+            """)
+
+        // Unit and kind shared, flag, noise and note not.
+        var mixed = readings(count: 3, from: utc("2013-09-14T07:00:00Z"), firstIndex: 10)
+        mixed[0].flag = .belowRange
+        mixed[1].noise = 5
+        mixed[2].note = "walk"
+        XCTAssertEqual(try store.save(batch(mixed)).added, 3)
+        XCTAssertEqual(try sqlite3(file.path, """
+            SELECT g.unit, g.kind, ifnull(g.flag, '-'), ifnull(g.noise, '-'), ifnull(g.note, '-'), g.device_record_key
+            FROM glucose g WHERE g.device_record_key LIKE 'egv:%' ORDER BY g.id;
+            """), """
+            mg/dL|sensor|LO|1|-|egv:10
+            mg/dL|sensor|-|5|-|egv:11
+            mg/dL|sensor|-|1|walk|egv:12
+            """)
+    }
+
     /// The import's table function gives rows only to the import that passes it its readings:
     /// called from SQL without them (or with anything else in their place), it gives none.
     func testTheImportTableFunctionGivesNoRowsToOtherSQL() throws {

@@ -32,6 +32,9 @@ final class WallClockWriterTests: XCTestCase {
         var seconds: [Int64] = (0..<2_000).map { 1_379_030_400 + Int64($0) * 287 }
         seconds += [0, -1, -86_400, -86_401, 86_399, 86_400, 951_782_400, 1_379_116_799, 1_379_030_400, 1_379_116_800]
         seconds += [253_402_300_799, 253_402_300_800, -62_167_219_200, -62_167_219_201, -62_135_596_800]
+        // A day the fixed width cannot hold, twice, then back to a day it can, twice: the date
+        // kept for the day is the day's own.
+        seconds += [253_402_300_801, 253_402_300_802, 1_379_030_401, 1_379_030_402, 253_402_300_799, 253_402_300_700]
         var writer = CivilDate.WallClockWriter()
         var bytes: [UInt8] = [UInt8(ascii: "x")]
         for value in seconds {
