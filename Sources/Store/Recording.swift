@@ -346,14 +346,11 @@ private struct Parameters {
         try check(sqlite3_bind_text(statement, index, pointer, text.count, nil))
     }
 
-    /// Binds a text, which SQLite copies, or NULL.
+    /// Binds a text, which SQLite copies, or NULL. Its length is given, so that a NUL inside it
+    /// is kept.
     func bind(_ text: String?, at index: Int32) throws {
-        guard var text else { return try check(sqlite3_bind_null(statement, index)) }
-        try check(text.withUTF8 { bytes in
-            UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!).withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                sqlite3_bind_text(statement, index, $0, Int32(bytes.count), Constants.transient)
-            }
-        })
+        guard let text else { return try check(sqlite3_bind_null(statement, index)) }
+        try check(sqlite3_bind_text(statement, index, text, Int32(text.utf8.count), Constants.transient))
     }
 
     /// Binds an ``ImportRowSource`` for `glucobridge_import_rows`, which only SQL functions that
