@@ -124,8 +124,8 @@ public enum DexcomDriver: USBDeviceDriver {
     /// become counted events; LO/HI become flags.
     public static func normalise(_ session: DexcomDownload) throws(DexcomError) -> DeviceDownload {
         guard let source = session.source else { throw .noSerialNumber }
-        let egv = session.egv.inIndexOrder
-        let meter = session.meter.inIndexOrder
+        let egv = session.egv.inIndexOrder()
+        let meter = session.meter.inIndexOrder()
         var glucose: [DeviceGlucoseRecord] = []
         glucose.reserveCapacity(egv.count + meter.count)
         var events: [String: Int] = [:]

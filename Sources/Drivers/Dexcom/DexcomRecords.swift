@@ -120,8 +120,9 @@ package struct DexcomRecordsByIndex<Record: DexcomIndexedRecord>: Sendable {
         received.append(record)
     }
 
-    /// One record per index, in index order, each the last one read with its index.
-    package var inIndexOrder: [Record] {
+    /// One record per index, in index order, each the last one read with its index; worked out
+    /// anew, in one pass over every record read, at each call.
+    package func inIndexOrder() -> [Record] {
         guard var lowest = received.first?.index else { return [] }
         var highest = lowest
         for record in received {

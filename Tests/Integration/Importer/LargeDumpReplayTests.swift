@@ -54,7 +54,7 @@ final class LargeDumpReplayTests: XCTestCase {
         XCTAssertEqual(asked.map(\.serial), [DexcomVendorDump.serial])
         XCTAssertEqual(session.pagesDecoded, 1)
         XCTAssertEqual(session.pagesSkipped, Self.egvPages)
-        XCTAssertEqual(session.egv.inIndexOrder.count, 0)
+        XCTAssertEqual(session.egv.inIndexOrder().count, 0)
     }
 
     /// With the cursor inside page 250 (records 5,000–5,019), pages 250 to 287 are decoded and
@@ -67,12 +67,12 @@ final class LargeDumpReplayTests: XCTestCase {
         XCTAssertTrue(egvFirstIndexes.values.allSatisfy { $0 + 19 > 5_000 })
         XCTAssertEqual(session.pagesDecoded, 1 + (Self.egvPages - 250))
         XCTAssertEqual(session.pagesSkipped, 250)
-        XCTAssertEqual(session.egv.inIndexOrder.first?.index, 5_000)
-        XCTAssertEqual(session.egv.inIndexOrder.count, Self.days * 288 - 5_000)
+        XCTAssertEqual(session.egv.inIndexOrder().first?.index, 5_000)
+        XCTAssertEqual(session.egv.inIndexOrder().count, Self.days * 288 - 5_000)
         // A cursor of a stream the receiver does not keep, or below every record, skips nothing.
         let all = try DexcomDriver.decodeSession(device.exchanges, context: DownloadContext { _ in ["egv": -1, "other": 9] })
         XCTAssertEqual(all.pagesSkipped, 0)
-        XCTAssertEqual(all.egv.inIndexOrder.count, Self.days * 288)
+        XCTAssertEqual(all.egv.inIndexOrder().count, Self.days * 288)
     }
 
     /// Conversation replay asks both page ranges before any page: on this capture it stops at the

@@ -17,13 +17,13 @@ final class DexcomRecordOrderTests: XCTestCase {
     func testPagesNewestFirstComeOutInIndexOrderAndARereadReplaces() {
         var records = DexcomRecordsByIndex<DexcomEGVRecord>()
         XCTAssertTrue(records.isEmpty)
-        XCTAssertEqual(records.inIndexOrder.count, 0)
+        XCTAssertEqual(records.inIndexOrder().count, 0)
         for index in UInt32(76)..<114 { records.insert(record(index, glucose: 100)) }
         for index in UInt32(38)..<76 { records.insert(record(index, glucose: 110)) }
         // Page 1 read again, its record 40 changed in between (a display-only rewrite).
         for index in UInt32(38)..<76 { records.insert(record(index, glucose: index == 40 ? 250 : 110)) }
         XCTAssertFalse(records.isEmpty)
-        let ordered = records.inIndexOrder
+        let ordered = records.inIndexOrder()
         XCTAssertEqual(ordered.map(\.index), Array(38..<114))
         XCTAssertEqual(ordered.first { $0.index == 40 }?.glucose, 250)
         XCTAssertEqual(ordered.first { $0.index == 41 }?.glucose, 110)
@@ -40,7 +40,7 @@ final class DexcomRecordOrderTests: XCTestCase {
         records.insert(record(5, glucose: 104))
         records.insert(record(0, glucose: 105))
         records.insert(record(UInt32.max, glucose: 106))
-        XCTAssertEqual(summary(records.inIndexOrder), ["0:105", "3:103", "5:104", "4294967295:106"])
+        XCTAssertEqual(summary(records.inIndexOrder()), ["0:105", "3:103", "5:104", "4294967295:106"])
     }
 
     /// Gaps up to the records' own number are laid out; one index past that is sorted; both
@@ -49,7 +49,7 @@ final class DexcomRecordOrderTests: XCTestCase {
         for spread in [UInt32(7), 8, 9] {
             var records = DexcomRecordsByIndex<DexcomEGVRecord>()
             for index in [spread, 2, 0, 1] { records.insert(record(index, glucose: UInt16(40 + index))) }
-            XCTAssertEqual(summary(records.inIndexOrder), ["0:40", "1:41", "2:42", "\(spread):\(40 + spread)"], "\(spread)")
+            XCTAssertEqual(summary(records.inIndexOrder()), ["0:40", "1:41", "2:42", "\(spread):\(40 + spread)"], "\(spread)")
         }
     }
 }
