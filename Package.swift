@@ -17,7 +17,8 @@ let package = Package(
             ]),
     ],
     // Ranges, not pins: an app that links GlucoBridgeStore resolves this whole graph with its own.
-    // The versions CI tests are in .ci/tested-versions; .ci/check-resolved compares.
+    // The versions CI tests are pinned by the committed Package.resolved, which SwiftPM reads for
+    // the root package only.
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -129,22 +130,22 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Importer", "LiveImport", "Store", "Transport", "TransportLibUSB", "Drivers", "Model", "CProgramLayout",
+                "Importer", "LiveImport", "Store", "Transport", "TransportLibUSB", "Drivers", "CProgramLayout",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            // The release program's code is laid out by Linker/glucobridge.order (below).
-            swiftSettings: [.define("ORDERED_PROGRAM_CODE", .when(platforms: [.linux], configuration: .release))]),
+            // The release program's code is laid out by Linker/glucobridge.order (below), with a
+            // toolchain that has been checked to lay it out so (`codeLayoutIsVerified`).
+            swiftSettings: codeLayoutIsVerified ? [.define("ORDERED_PROGRAM_CODE", .when(platforms: [.linux], configuration: .release))] : []),
         // The command-line tool: one subcommand per task (scan, import, replay, days and logs, export,
         // stats, report, daemon, status, doctor, install, sync, ...).
         .executableTarget(
             name: "glucobridge",
             dependencies: [
-                "Importer", "LiveImport", "Ingest", "Store", "Transport", "TransportLibUSB", "TransportBlueZ", "Drivers",
-                "CaptureBluetooth", "Model", "Setup", "Daemon", "GlucoseMetrics", "Report", "Sync", "Export",
+                "Importer", "LiveImport", "Store", "Transport", "TransportLibUSB", "TransportBlueZ", "Drivers",
+                "Model", "Setup", "Daemon", "GlucoseMetrics", "Report", "Sync", "Export",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 "CConcurrencyHooks",
             ],
@@ -259,35 +260,41 @@ let package = Package(
 /// - `--no-export-dynamic` undoes the `-export-dynamic` that `-static-stdlib` adds: nothing looks
 ///   the program's symbols up by name (the Swift runtime finds its metadata through the program's
 ///   own sections), and their table was 2.4 MB resident;
-/// - the functions the daemon runs go first in `.text`: those only its start-up runs, the
-///   `CProgramLayout` marker, those start-up and imports run, those only imports run, as
-///   Linker/glucobridge.order lists them (Linker/make-order writes it from a profile of the
-///   daemon). A page fault maps up to 16 neighbouring pages of the program file, and neighbours
-///   that hold the daemon's code are pages it uses anyway; the daemon unmaps the start-up part
-///   once idle. Names the order no longer matches are ignored;
-/// - where the C library can load them (glibc 2.36, `GLIBC_ABI_DT_RELR`), the relative
-///   relocations are packed as a bitmap (`-z pack-relative-relocs`, DT_RELR) instead of 127,000
-///   24-byte RELA entries read at every start.
+/// - with a toolchain whose layout has been checked (`codeLayoutIsVerified`), the functions the
+///   daemon runs go first in `.text`: those only its start-up runs, the `CProgramLayout` marker,
+///   those start-up and imports run, those only imports run, as Linker/glucobridge.order lists
+///   them (Linker/make-order writes it from a profile of the daemon). A page fault maps up to 16
+///   neighbouring pages of the program file, and neighbours that hold the daemon's code are pages
+///   it uses anyway; the daemon unmaps the start-up part once idle. Names the order no longer
+///   matches are ignored;
+/// - where the C library the program will run with loads them (glibc 2.36 and later,
+///   `GLIBC_ABI_DT_RELR`), the relative relocations can be packed as a bitmap
+///   (`-z pack-relative-relocs`, DT_RELR) instead of 127,000 24-byte RELA entries read at every
+///   start. The manifest cannot know that C library (the build may be for another machine), so
+///   the builder says so: `GLUCOBRIDGE_PACK_RELATIVE_RELOCS=1` in the environment of the build.
 var releaseLinkerFlags: [String] {
-    var flags = [
-        "-use-ld=lld", "-Xlinker", "--no-export-dynamic",
-        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Linker/glucobridge.order",
-        "-Xlinker", "--no-warn-symbol-ordering",
-    ]
-    if cLibraryLoadsPackedRelocations { flags += ["-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] }
+    var flags = ["-use-ld=lld", "-Xlinker", "--no-export-dynamic"]
+    if codeLayoutIsVerified {
+        flags += [
+            "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Linker/glucobridge.order",
+            "-Xlinker", "--no-warn-symbol-ordering",
+        ]
+    }
+    if Context.environment["GLUCOBRIDGE_PACK_RELATIVE_RELOCS"] == "1" {
+        flags += ["-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]
+    }
     return flags
 }
 
-#if canImport(Glibc)
-    import Glibc
-    /// Whether this machine's glibc (the one the program links against) is 2.36 or newer.
-    var cLibraryLoadsPackedRelocations: Bool {
-        var text = [CChar](repeating: 0, count: 64)  // "glibc 2.36"
-        guard confstr(Int32(_CS_GNU_LIBC_VERSION), &text, text.count) > 0 else { return false }
-        let version = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            .drop { $0 != " " }.dropFirst().split(separator: ".").compactMap { Int($0) }
-        return version.count >= 2 && (version[0], version[1]) >= (2, 36)
-    }
-#else
-    var cLibraryLoadsPackedRelocations: Bool { false }
-#endif
+/// Whether this toolchain's release build has been checked to lay the daemon's code out as
+/// Linker/glucobridge.order says, with the start-up marker where `ProgramPages` unmaps to (Swift
+/// 6.0 to 6.3: `ProgramPagesTests` and the daemon benchmark). A newer compiler may name or split
+/// functions otherwise; it builds without the order and without unmapping until it is checked
+/// and this bound is raised.
+var codeLayoutIsVerified: Bool {
+    #if compiler(>=6.0) && compiler(<6.4)
+        return true
+    #else
+        return false
+    #endif
+}

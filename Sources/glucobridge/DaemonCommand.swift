@@ -80,6 +80,11 @@ struct DaemonCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = Logger(label: "glucobridge.daemon")
+        if await DaemonExecutor.tasksRunOnTheLoop() {
+            logger.info("Swift tasks run on the daemon's event loop thread")
+        } else {
+            logger.notice("Swift tasks run on the default global executor (the daemon's event loop takes them over with Swift 6.0 to 6.3 only)")
+        }
         do {
             let store = try storeOptions.open(access: .concurrent)
             let sources = try peers().map {
@@ -108,20 +113,42 @@ extension DaemonCommand {
     /// idle daemon would wake 60 times a minute. An event loop sleeps in `epoll_wait` until it has
     /// work. The daemon's blocking work (imports) runs on its own queue (`ImportQueue`), so one
     /// thread is enough; its sleeps use `SerialTimer`, not `Task.sleep`, for the same reason.
-    /// Called once, before any task is started; false when another global executor was installed
-    /// already.
+    ///
+    /// The hooks are the runtime's private variables, not API: they are used only with the
+    /// compilers they have been checked with (Swift 6.0 to 6.3, as swift-nio guards its own
+    /// takeover by compiler version). With any other compiler the daemon keeps the default
+    /// global executor, and says so when it starts (`DaemonExecutor.tasksRunOnTheLoop()`).
+    /// Called once, before any task is started; false when the hooks were not taken over
+    /// (another compiler, or another global executor installed already).
     @discardableResult
     static func takeOverConcurrencyExecutor() -> Bool {
-        _ = DaemonExecutor.loop
-        return glucobridge_install_global_executor(
-            { job in DaemonExecutor.run(job) },
-            { nanoseconds, job in DaemonExecutor.run(job, after: nanoseconds) }) == 0
+        DaemonExecutor.isInstalled
     }
 }
 
 /// The event loop the daemon's tasks run on (see `DaemonCommand.takeOverConcurrencyExecutor`).
 enum DaemonExecutor {
     static let loop: any EventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
+
+    /// Whether the runtime's global executor hooks send jobs to `loop`: decided once, the first
+    /// time it is read.
+    static let isInstalled: Bool = {
+        #if compiler(>=6.0) && compiler(<6.4)
+            _ = loop
+            return glucobridge_install_global_executor(
+                { job in DaemonExecutor.run(job) },
+                { nanoseconds, job in DaemonExecutor.run(job, after: nanoseconds) }) == 0
+        #else
+            return false
+        #endif
+    }()
+
+    /// Whether a task started now runs on `loop`'s thread: asked of a detached task, so that the
+    /// answer is where the runtime really put it, not what was installed.
+    static func tasksRunOnTheLoop() async -> Bool {
+        guard isInstalled else { return false }
+        return await Task.detached { loop.inEventLoop }.value
+    }
 
     /// Runs a job the Swift runtime handed to its global executor.
     static func run(_ job: UnsafeMutableRawPointer?, after nanoseconds: UInt64 = 0) {

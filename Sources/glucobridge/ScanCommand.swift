@@ -1,5 +1,4 @@
 import ArgumentParser
-import CaptureBluetooth
 import Drivers
 import Foundation
 import Transport

@@ -61,6 +61,14 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.contains("glucobridge.daemon: spool file imported added=23 alreadyStored=0 file=receiver.pcap") && $0.contains("serial=SM44792675 source=dexcom") }, lines.joined(separator: "\n"))
         XCTAssertTrue(lines.contains { $0.contains("glucobridge.daemon: spool file failed error=\"cut-short.pcap: packet 24 at byte 2458") }, lines.joined(separator: "\n"))
         XCTAssertTrue(lines.last?.contains("glucobridge.daemon: daemon stopped pid=\(daemon.processIdentifier)") == true, lines.joined(separator: "\n"))
+        // Which executor ran the daemon's tasks, as a task found it: the event loop with the
+        // compilers whose runtime hooks are checked, the default global executor with any other.
+        #if compiler(>=6.0) && compiler(<6.4)
+            let executor = "Swift tasks run on the daemon's event loop thread"
+        #else
+            let executor = "Swift tasks run on the default global executor"
+        #endif
+        XCTAssertTrue(lines.contains { $0.contains("glucobridge.daemon: \(executor)") }, lines.joined(separator: "\n"))
 
         let queue = try DatabaseQueue(path: store.path)
         try queue.read { db in
