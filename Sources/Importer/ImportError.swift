@@ -34,6 +34,10 @@ public enum ImportError: Error, CustomStringConvertible {
     case implausibleClock(ImplausibleClockError)
     /// The import was cancelled (`ImportCancellation`), saying why: the program is stopping.
     case cancelled(String)
+    /// One of the several devices a capture recorded could not be imported: which one (its
+    /// position and label), and why. Every device of a capture is read and checked before any is
+    /// written, so none of them was stored.
+    indirect case capturedDevice(capture: String, position: Int, count: Int, device: String, ImportError)
 
     public var description: String {
         switch self {
@@ -54,6 +58,8 @@ public enum ImportError: Error, CustomStringConvertible {
         case .store(let error): error.description
         case .implausibleClock(let error): error.description
         case .cancelled(let why): why
+        case let .capturedDevice(capture, position, count, device, error):
+            "\(capture), device \(position) of \(count) (\(device)): \(error.description); none of the \(count) devices it records was stored"
         }
     }
 }

@@ -63,20 +63,38 @@ public struct Importer: Sendable {
         let deadline = context.budget.map { ReplayDeadline(budget: $0) }
         let capture = try Self.readCapture(url)
         let selected = try Self.select(in: capture, captureName: url.lastPathComponent, driverName: driverName)
-        var reads: [(SelectedDevice, DeviceDownload, ReplayMode, Date)] = []
-        for device in selected {
-            let startedAt = Date()
-            let (download, mode) = try read(device, deadline: deadline, context: context)
-            reads.append((device, download, mode, startedAt))
+        // Every device is read and its batch checked before any is written, then all are
+        // written in one transaction: a capture is stored whole or not at all.
+        var reads: [(device: SelectedDevice, batch: ImportBatch, mode: ReplayMode)] = []
+        let window = PlausibleWindow.forCapture(timestamps: capture.transfers.compactMap { $0.timestamp })
+        for (position, device) in selected.enumerated() {
+            do throws(ImportError) {
+                let startedAt = Date()
+                let (download, replayMode) = try read(device, deadline: deadline, context: context)
+                let mode: ImportMode = replayMode == .conversation ? .replayConversation : .replayPassive
+                let batch = try normalise(download, mode: mode, origin: url.path, startedAt: startedAt, window: window)
+                reads.append((device, batch, replayMode))
+            } catch {
+                guard selected.count > 1 else { throw error }
+                throw .capturedDevice(
+                    capture: url.lastPathComponent, position: position + 1, count: selected.count, device: Self.label(device.device), error)
+            }
         }
         try Self.check(deadline)
         try Self.checkCancelled(context)
-        var outcomes: [DeviceImport] = []
-        for (device, download, replayMode, startedAt) in reads {
-            let glucose = try write(device, download: download, replayMode: replayMode, of: capture, at: url, startedAt: startedAt)
-            outcomes.append(DeviceImport(usb: glucose))
+        let summaries: [ImportSummary]
+        do {
+            summaries = reads.count == 1 ? [try store.save(reads[0].batch)] : try store.save(glucose: reads.map(\.batch), activity: []).glucose
+        } catch {
+            throw .store(error)
         }
-        return outcomes
+        return zip(reads, summaries).map { read, summary in
+            var outcome = stored(read.batch, summary)
+            outcome.replayMode = read.mode
+            outcome.captureFormat = capture.format
+            if let detection = read.device.detection { outcome.notes.insert(detection, at: 0) }
+            return DeviceImport(usb: outcome)
+        }
     }
 
     private static func readCapture(_ url: URL) throws(ImportError) -> USBCapture {
@@ -110,18 +128,6 @@ public struct Importer: Sendable {
         } catch {
             throw Self.wrap(error)
         }
-    }
-
-    private func write(
-        _ selected: SelectedDevice, download: DeviceDownload, replayMode: ReplayMode, of capture: USBCapture, at url: URL, startedAt: Date
-    ) throws(ImportError) -> GlucoseImport {
-        let mode: ImportMode = replayMode == .conversation ? .replayConversation : .replayPassive
-        let window = PlausibleWindow.forCapture(timestamps: capture.transfers.compactMap { $0.timestamp })
-        var outcome = try write(download, mode: mode, origin: url.path, startedAt: startedAt, window: window)
-        outcome.replayMode = replayMode
-        outcome.captureFormat = capture.format
-        if let detection = selected.detection { outcome.notes.insert(detection, at: 0) }
-        return outcome
     }
 
     /// Imports from an opened device: reads it completely with its driver (only what is newer
@@ -165,25 +171,36 @@ public struct Importer: Sendable {
     private func write(
         _ download: DeviceDownload, mode: ImportMode, origin: String?, startedAt: Date, window: PlausibleWindow
     ) throws(ImportError) -> GlucoseImport {
-        let batch: ImportBatch
-        do {
-            batch = try Normaliser.batch(
-                from: download, mode: mode, origin: origin, startedAt: startedAt, timeZone: store.timeZone, window: window)
-        } catch {
-            throw .implausibleClock(error)
-        }
+        let batch = try normalise(download, mode: mode, origin: origin, startedAt: startedAt, window: window)
         let summary: ImportSummary
         do {
             summary = try store.save(batch)
         } catch {
             throw .store(error)
         }
+        return stored(batch, summary)
+    }
+
+    /// A device's download as the batch the store takes, its times placed by the device's clock.
+    private func normalise(
+        _ download: DeviceDownload, mode: ImportMode, origin: String?, startedAt: Date, window: PlausibleWindow
+    ) throws(ImportError) -> ImportBatch {
+        do {
+            return try Normaliser.batch(
+                from: download, mode: mode, origin: origin, startedAt: startedAt, timeZone: store.timeZone, window: window)
+        } catch {
+            throw .implausibleClock(error)
+        }
+    }
+
+    /// What storing `batch` did, logged and as the import's result.
+    private func stored(_ batch: ImportBatch, _ summary: ImportSummary) -> GlucoseImport {
         logger.info("import stored", metadata: [
-            "source": "\(batch.source)", "mode": "\(mode)", "read": "\(summary.recordsRead)",
+            "source": "\(batch.source)", "mode": "\(batch.mode)", "read": "\(summary.recordsRead)",
             "added": "\(summary.added)", "alreadyStored": "\(summary.alreadyStored)",
         ])
         return GlucoseImport(
-            summary: summary, source: batch.source, mode: mode, origin: origin, replayMode: nil, captureFormat: nil,
+            summary: summary, source: batch.source, mode: batch.mode, origin: batch.origin, replayMode: nil, captureFormat: nil,
             clock: batch.clock, events: batch.events, notes: batch.notes, service: nil)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ImportTestSupport
 import Importer
 import Model
@@ -33,7 +34,8 @@ final class TwoReaderCaptureTests: XCTestCase {
         try merged.write(to: output)
     }
 
-    func testBothReadersAreImported() throws {
+    /// A whole-bus capture of the two readers, the Contour's clock reading `contourClock`.
+    static func capture(contourClock: String = "202603101000") throws -> URL {
         let folder = try Fixtures.temporaryDirectory()
         let host = utc("2026-03-10 14:00:40")
         let libre = FreeStyleReaderSimulator(
@@ -41,14 +43,18 @@ final class TwoReaderCaptureTests: XCTestCase {
             records: ["$history?": ["2,12,3,10,26,9,0,0,1,0,0,0,0,140,30,0", "1,12,3,10,26,8,45,0,1,0,0,0,0,150,15,0"], "$arresult?": []],
             hostClock: WallClockTimeTests.clock(from: host))
         let contour = ContourMeterSimulator(
-            serial: "7390-0000003", unit: 0, clock: "202603101000", results: ["R|1|^^^Glucose|99|mg/dL^P||||202603100930"],
+            serial: "7390-0000003", unit: 0, clock: contourClock, results: ["R|1|^^^Glucose|99|mg/dL^P||||202603100930"],
             hostClock: WallClockTimeTests.clock(from: host.addingTimeInterval(0.5)))
         let libreCapture = folder.appendingPathComponent("libre.pcap"), contourCapture = folder.appendingPathComponent("contour.pcap")
         try FreeStyleDemo.record(libre, to: libreCapture)
         try ContourMeterSimulator.record(contour, to: contourCapture)
         let bus = folder.appendingPathComponent("usbmon3.pcap")
         try Self.merge(libreCapture, contourCapture, into: bus)
+        return bus
+    }
 
+    func testBothReadersAreImported() throws {
+        let bus = try Self.capture()
         let (store, _) = try makeStore(zone: "America/New_York")
         let importer = Importer(store: store)
         let outcomes = try importer.run(.capture(bus)).devices.flatMap(\.glucose)
@@ -61,5 +67,27 @@ final class TwoReaderCaptureTests: XCTestCase {
         let again = try importer.run(.capture(bus)).devices.flatMap(\.glucose)
         XCTAssertEqual(again.map(\.summary.added), [0, 0])
         XCTAssertEqual(try store.glucose().count, 3)
+    }
+
+    /// Every device of a capture is checked before any is written: when the second reader's
+    /// clock would place its readings in 2051 (it reads 2001 while the host reads 2026), the
+    /// first reader's readings are not stored either, and the error names the device at fault.
+    func testAnImpossibleClockOnTheSecondReaderStoresNeither() throws {
+        let bus = try Self.capture(contourClock: "200101011000")
+        let (store, _) = try makeStore(zone: "America/New_York")
+        let importer = Importer(store: store)
+        XCTAssertThrowsError(try importer.run(.capture(bus))) { error in
+            let message = "\(error)"
+            XCTAssertTrue(message.hasPrefix("usbmon3.pcap, device 2 of 2 ("), message)
+            XCTAssertTrue(message.contains("placing the records by it would put all 1 of them at 2051-"), message)
+            XCTAssertTrue(message.hasSuffix("; none of the 2 devices it records was stored"), message)
+        }
+        XCTAssertEqual(try store.glucose().count, 0, "the FreeStyle reader's two readings were not stored")
+        XCTAssertEqual(try store.reader.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM import_run") }, 0)
+        XCTAssertEqual(try store.reader.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM source") }, 0)
+
+        // The same readers with the Contour's clock right import whole.
+        let good = try importer.run(.capture(try Self.capture())).devices.flatMap(\.glucose)
+        XCTAssertEqual(good.map(\.summary.added).reduce(0, +), 3)
     }
 }
