@@ -63,6 +63,8 @@ let package = Package(
         // locations and HID framing; the ATT bearer protocol, the ATT PDU codec and the GATT client
         // over it; scan results; their errors.
         .target(name: "Transport"),
+        // The CRCs devices use, by their catalogue names (CRC-16/XMODEM, CRC-16/MCRF4XX, ...).
+        .target(name: "Checksums"),
         // Live USB through libusb: device listing, the transport, hotplug events.
         .target(name: "TransportLibUSB", dependencies: ["Transport", "CLibUSB"]),
         // Live Bluetooth LE through BlueZ sockets (libbluetooth): the L2CAP ATT bearer, the LE scan,
@@ -73,7 +75,7 @@ let package = Package(
         .target(name: "TransportReplay", dependencies: ["Transport", "Capture", "CaptureUSB", "CaptureBluetooth"]),
         // One folder per device family (Dexcom, FreeStyle, Contour, BLE GATT services); each speaks to
         // a transport protocol and yields device records.
-        .target(name: "Drivers", dependencies: ["Transport", "Model"]),
+        .target(name: "Drivers", dependencies: ["Transport", "Model", "Checksums"]),
         // Device records to store-ready values: UTC from device clocks, the plausible-time window;
         // heart-rate and step streams to exercise sessions.
         .target(name: "Ingest", dependencies: ["Model"]),
@@ -159,7 +161,7 @@ let package = Package(
         // Devices in software (Dexcom receiver, FreeStyle reader, Contour meter, BLE peripherals):
         // record demo and benchmark captures, drive behaviour tests.
         .target(
-            name: "Simulators", dependencies: ["Drivers", "Transport", "TransportReplay", "Capture", "CaptureBluetooth"]),
+            name: "Simulators", dependencies: ["Drivers", "Transport", "TransportReplay", "Capture", "CaptureBluetooth", "Checksums"]),
         // The device lab's device models (Lab/): simulators and recorded devices served to a real
         // kernel as USB gadgets (configfs, FunctionFS, f_hid) and a Bluetooth LE peripheral (L2CAP).
         .executableTarget(
@@ -221,7 +223,7 @@ let package = Package(
             name: "UnitTests",
             dependencies: [
                 "Model", "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Simulators",
-                "Export", "TestSupport",
+                "Export", "Checksums", "TestSupport",
             ],
             path: "Tests/Unit"),
         .testTarget(

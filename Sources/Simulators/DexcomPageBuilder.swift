@@ -1,3 +1,4 @@
+import Checksums
 import Foundation
 import Drivers
 
@@ -8,10 +9,10 @@ package enum DexcomPageBuilder {
     package static func page(partition: DexcomPartition, revision: UInt8, pageNumber: UInt32, firstIndex: UInt32, records: [[UInt8]]) -> [UInt8] {
         var header = firstIndex.littleEndianBytes + UInt32(records.count).littleEndianBytes
         header += [partition.rawValue, revision] + pageNumber.littleEndianBytes + [UInt8](repeating: 0, count: 12)
-        header += CRC16XMODEM.checksum(header).littleEndianBytes
+        header += CRC16.xmodem.checksum(header).littleEndianBytes
         var page = header
         for record in records {
-            page += record + CRC16XMODEM.checksum(record).littleEndianBytes
+            page += record + CRC16.xmodem.checksum(record).littleEndianBytes
         }
         precondition(page.count <= DexcomPage.size, "records overflow the page")
         return page + [UInt8](repeating: 0xFF, count: DexcomPage.size - page.count)

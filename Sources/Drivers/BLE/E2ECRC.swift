@@ -1,31 +1,21 @@
+import Checksums
+
 /// The CGMS E2E-CRC: CRC-CCITT x¹⁶+x¹²+x⁵+1 with seed 0xFFFF, bits processed least significant
 /// first, no final XOR (the CRC-16/MCRF4XX parameters), over every byte of the record or value
 /// before the CRC, size byte included; it travels little-endian.
 ///
 /// Sources: Bluetooth SIG GATT XML cgm_measurement, E2E-CRC field (oesmith/gatt-xml);
-/// NordicSemiconductor Android-BLE-Common-Library CRC16.MCRF4XX. Check values: "123456789" → 0x6F91, "A" → 0x5C0A.
+/// NordicSemiconductor Android-BLE-Common-Library CRC16.MCRF4XX. The CRC itself is
+/// `CRC16.mcrf4xx`.
 package enum E2ECRC {
-    private static let table: [UInt16] = (0..<256).map { byte -> UInt16 in
-        var crc = UInt16(byte)
-        for _ in 0..<8 {
-            crc = crc & 1 != 0 ? (crc >> 1) ^ 0x8408 : crc >> 1
-        }
-        return crc
-    }
-
     /// The CRC of `bytes`.
     package static func checksum<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
-        var crc: UInt16 = 0xFFFF
-        for byte in bytes {
-            crc = (crc >> 8) ^ table[Int(UInt8(truncatingIfNeeded: crc) ^ byte)]
-        }
-        return crc
+        CRC16.mcrf4xx.checksum(bytes)
     }
 
     /// `bytes` followed by their CRC, little-endian: what a sensor sends.
     package static func appending(to bytes: [UInt8]) -> [UInt8] {
-        let crc = checksum(bytes)
-        return bytes + [UInt8(truncatingIfNeeded: crc), UInt8(truncatingIfNeeded: crc >> 8)]
+        CRC16.mcrf4xx.appendingLittleEndian(to: bytes)
     }
 }
 

@@ -1,3 +1,4 @@
+import Checksums
 /// One frame of the receiver's serial protocol:
 /// `01 | length u16 LE | command or reply code | payload | CRC-16/XMODEM u16 LE`,
 /// where the length counts every byte of the frame.
@@ -27,7 +28,7 @@ public struct DexcomPacket: Sendable, Equatable {
         let length = UInt16(Self.overhead + payload.count)
         var bytes: [UInt8] = [Self.startOfFrame, UInt8(length & 0xFF), UInt8(length >> 8), code]
         bytes += payload
-        let crc = CRC16XMODEM.checksum(bytes)
+        let crc = CRC16.xmodem.checksum(bytes)
         bytes += [UInt8(crc & 0xFF), UInt8(crc >> 8)]
         return bytes
     }
@@ -81,7 +82,7 @@ public struct DexcomPacketAssembler: Sendable {
         }
         guard buffer.count >= length else { return nil }
         let found = buffer.u16le(at: length - 2)
-        let expected = CRC16XMODEM.checksum(buffer[0..<(length - 2)])
+        let expected = CRC16.xmodem.checksum(buffer[0..<(length - 2)])
         guard found == expected else {
             throw .packetCRCMismatch(context: context(), expected: expected, found: found)
         }

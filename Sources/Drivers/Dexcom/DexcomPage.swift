@@ -1,3 +1,4 @@
+import Checksums
 /// The 28-byte header at the start of every database page.
 package struct DexcomPageHeader: Sendable, Equatable {
     /// The running index of the page's first record.
@@ -15,7 +16,7 @@ package struct DexcomPageHeader: Sendable, Equatable {
             throw .malformedPage(partition: partitionName, page: requested, reason: "header is \(bytes.count) bytes, not \(Self.size)")
         }
         let found = bytes.u16le(at: 26)
-        let expected = CRC16XMODEM.checksum(bytes.prefix(26))
+        let expected = CRC16.xmodem.checksum(bytes.prefix(26))
         guard found == expected else {
             throw .pageCRCMismatch(partition: partitionName, page: requested, expected: expected, found: found)
         }
@@ -61,7 +62,7 @@ public struct DexcomPage: Sendable {
         for i in 0..<header.recordCount {
             let record = bytes[offset..<(offset + length)]
             let found = record.u16le(at: length - 2)
-            let expected = CRC16XMODEM.checksum(record.prefix(length - 2))
+            let expected = CRC16.xmodem.checksum(record.prefix(length - 2))
             guard found == expected else {
                 throw .recordCRCMismatch(
                     partition: name, page: pageNumber, record: header.firstIndex &+ i, expected: expected, found: found)

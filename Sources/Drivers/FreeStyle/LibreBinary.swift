@@ -1,3 +1,5 @@
+import Checksums
+
 /// The binary protocol Abbott's own software uses with a FreeStyle Libre (HID message types
 /// 0x0A / 0x0B): ATP frames (sequence numbers and a CRC32) carrying AAP packets (a length, an
 /// opcode, data), and the database records those carry, each with a CRC16.
@@ -33,25 +35,13 @@ package enum LibreBinary {
     }
 
     /// The CRC16 of a database record: polynomial 0x1021, initial value 0xFFFF, input bytes
-    /// reflected, result not reflected, no final XOR.
-    package static func recordCRC16<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
-        var crc: UInt16 = 0xFFFF
-        for byte in bytes {
-            crc ^= UInt16(byte.bitReversed) << 8
-            for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1 }
-        }
-        return crc
-    }
-}
+    /// reflected, result not reflected, no final XOR (a variant the CRC catalogue does not list).
+    package static let recordCRC = CRC16(
+        name: "Libre record CRC-16", polynomial: 0x1021, initialValue: 0xFFFF, reflectsInput: true, reflectsOutput: false, finalXOR: 0)
 
-extension UInt8 {
-    var bitReversed: UInt8 {
-        var value = self, result: UInt8 = 0
-        for _ in 0..<8 {
-            result = result << 1 | value & 1
-            value >>= 1
-        }
-        return result
+    /// The CRC16 of a database record's bytes (``recordCRC``).
+    package static func recordCRC16<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
+        recordCRC.checksum(bytes)
     }
 }
 

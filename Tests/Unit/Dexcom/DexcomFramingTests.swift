@@ -3,39 +3,6 @@ import TestSupport
 import XCTest
 
 final class DexcomFramingTests: XCTestCase {
-    func testCRC16XMODEMCheckValues() {
-        XCTAssertEqual(CRC16XMODEM.checksum(Array("123456789".utf8)), 0x31C3)
-        XCTAssertEqual(CRC16XMODEM.checksum(Array(0...9) as [UInt8]), 0x2378)
-        XCTAssertEqual(CRC16XMODEM.checksum(Array("0123456789".utf8)), 0x9C58)
-        XCTAssertEqual(CRC16XMODEM.checksum([0xFF, 0xFF, 0xFF, 0xFF]), 0x99CF)
-        XCTAssertEqual(CRC16XMODEM.checksum([0x01, 0x07, 0x00, 0x10, 0x04]), 0xB88B)
-        XCTAssertEqual(CRC16XMODEM.checksum([0x02, 0x06, 0x06, 0x03]), 50445)
-    }
-
-    /// Eight bytes a step agree with the definition, one bit at a time, at every length around
-    /// the step and every place the fold starts: whole arrays, slices and a lazy collection.
-    func testCRC16XMODEMAgreesWithBitwiseDefinition() {
-        func bitwise(_ bytes: [UInt8]) -> UInt16 {
-            var crc: UInt16 = 0
-            for byte in bytes {
-                crc ^= UInt16(byte) << 8
-                for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1 }
-            }
-            return crc
-        }
-        var generator = SystemRandomNumberGenerator()
-        let page = (0..<600).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        for length in 0...40 {
-            for start in 0..<9 {
-                let bytes = Array(page[start..<(start + length)])
-                XCTAssertEqual(CRC16XMODEM.checksum(bytes), bitwise(bytes), "length \(length) from \(start)")
-                XCTAssertEqual(CRC16XMODEM.checksum(page[start..<(start + length)]), bitwise(bytes))
-            }
-        }
-        XCTAssertEqual(CRC16XMODEM.checksum(page), bitwise(page))
-        XCTAssertEqual(CRC16XMODEM.checksum(page.lazy.map { $0 }), bitwise(page))
-    }
-
     /// The request packets ecc1/dexcom asserts (fixtures/dexcom/ecc1/command-packets.txt).
     func testRequestEncodingMatchesRecordedPackets() throws {
         let text = try String(contentsOf: Fixtures.url("dexcom/ecc1/command-packets.txt"), encoding: .utf8)

@@ -1,3 +1,4 @@
+import Checksums
 import Drivers
 import Foundation
 import Model
@@ -60,10 +61,10 @@ final class DexcomNormaliseTests: XCTestCase {
             record.replaceSubrange(4..<8, with: UInt32(399_990_000).littleEndianBytes)
             record.replaceSubrange(8..<10, with: UInt16(0x4000 | 142).littleEndianBytes)  // computed on transmitter
             record[19] = 0x23  // noise 2, trend 3
-            record.append(contentsOf: CRC16XMODEM.checksum(record).littleEndianBytes)
+            record.append(contentsOf: CRC16.xmodem.checksum(record).littleEndianBytes)
             var page = UInt32(7).littleEndianBytes + UInt32(1).littleEndianBytes + [4, revision] + UInt32(9).littleEndianBytes
             page += [UInt8](repeating: 0, count: 12)
-            page += CRC16XMODEM.checksum(page).littleEndianBytes
+            page += CRC16.xmodem.checksum(page).littleEndianBytes
             page += record
             page += [UInt8](repeating: 0xFF, count: 528 - page.count)
             let parsed = try DexcomPage(page[...]) { DexcomRecordLayout.defaultLength(partition: $0, revision: $1) }
