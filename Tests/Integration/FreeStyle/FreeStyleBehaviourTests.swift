@@ -16,13 +16,6 @@ import XCTest
 /// Live sessions with the simulated reader, and damaged replies: a clear error, and nothing
 /// stored.
 final class FreeStyleBehaviourTests: XCTestCase {
-    func makeStore(_ zone: String = "Europe/Berlin") throws -> SharedStore {
-        let folder = try Fixtures.temporaryDirectory()
-        return try SharedStore(path: folder.appendingPathComponent("store.sqlite").path, timeZone: TimeZone(identifier: zone)!)
-    }
-
-    func utc(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
-
     /// Rows of every table an import writes: a failed import leaves them all as they were.
     func counts(_ store: SharedStore) throws -> [Int] {
         try store.database.read { db in
@@ -50,7 +43,7 @@ final class FreeStyleBehaviourTests: XCTestCase {
     /// row types are counted; reports go to the OUT endpoint when there is one; keep-alives
     /// between the reports of a reply are skipped.
     func testNeoSession() throws {
-        let store = try makeStore()
+        let store = try makeStore(zone: "Europe/Berlin").0
         let reader = neo(records: neoRows)
         reader.lineReports = true
         reader.keepAliveWithinReplies = 2
@@ -88,7 +81,7 @@ final class FreeStyleBehaviourTests: XCTestCase {
     /// A reader that answers text commands with `33 01 15` (encryption not set up) is refused,
     /// whatever its product id says.
     func testEncryptedTrafficIsRefused() throws {
-        let store = try makeStore()
+        let store = try makeStore(zone: "Europe/Berlin").0
         let reader = FreeStyleDemo.reader()
         reader.encrypted = true
         XCTAssertThrowsError(try Importer(store: store).importOne(over: reader, driver: FreeStyleDriver.self, origin: "simulated")) { error in
@@ -101,7 +94,7 @@ final class FreeStyleBehaviourTests: XCTestCase {
 
     /// A reader whose clock lost power answers 255s: reported, and not used to place readings.
     func testUnsetReaderClock() throws {
-        let store = try makeStore()
+        let store = try makeStore(zone: "Europe/Berlin").0
         let reader = FreeStyleDemo.reader()
         reader.date = "255,255,255"
         reader.time = "255,255"
@@ -121,7 +114,7 @@ final class FreeStyleBehaviourTests: XCTestCase {
 
     /// Bad CKSM: the error names the command; nothing is stored, not even the good replies before it.
     func testBadChecksumStoresNothing() throws {
-        let store = try makeStore()
+        let store = try makeStore(zone: "Europe/Berlin").0
         let reader = FreeStyleDemo.reader()
         // One digit of a glucose value changed in flight: 126 → 127.
         reader.damage["$arresult?"] = { bytes in
@@ -142,7 +135,7 @@ final class FreeStyleBehaviourTests: XCTestCase {
 
     /// A record lost in flight with the CKSM made to match: the `N,<checksum>` trailer catches it.
     func testBadTrailerStoresNothing() throws {
-        let store = try makeStore()
+        let store = try makeStore(zone: "Europe/Berlin").0
         let reader = FreeStyleDemo.reader()
         reader.damage["$history?"] = { bytes in
             var text = String(decoding: bytes, as: UTF8.self)
@@ -164,7 +157,7 @@ final class FreeStyleBehaviourTests: XCTestCase {
         edit(&lines)
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("damaged.txt")
         try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
-        let store = try makeStore()
+        let store = try makeStore(zone: "Europe/Berlin").0
         do {
             _ = try Importer(store: store).replayOne(captureAt: url, driverName: "freestyle")
         } catch {

@@ -19,13 +19,6 @@ import XCTest
 final class FreeStyleEncryptedTests: XCTestCase {
     static var testKeys: FreeStyleKeys { FreeStyleTestKeys.keys }
 
-    func makeStore(_ zone: String = "Europe/Berlin") throws -> SharedStore {
-        let folder = try Fixtures.temporaryDirectory()
-        return try SharedStore(path: folder.appendingPathComponent("store.sqlite").path, timeZone: TimeZone(identifier: zone)!)
-    }
-
-    func utc(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
-
     func counts(_ store: SharedStore) throws -> [Int] {
         try store.database.read { db in
             try ["day", "glucose", "source", "import_run", "source_cursor"].map { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \($0)")! }
@@ -247,7 +240,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
             })
         reader.keys = keys
         let capture = try record(reader, keys: keys)
-        let store = try makeStore("Europe/Berlin")
+        let store = try makeStore(zone: "Europe/Berlin").0
         let outcome = try Importer(store: store).replayOne(captureAt: capture)
         XCTAssertEqual(outcome.replayMode, .conversation)
         XCTAssertEqual(outcome.source.model, "FreeStyle Libre 3")
@@ -283,7 +276,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
         let bytes = try Data(contentsOf: capture)
         XCTAssertNil(bytes.range(of: Data("$history?".utf8)), "the commands are encrypted")
         XCTAssertNil(bytes.range(of: Data("CMD OK".utf8)), "the replies are encrypted")
-        let store = try makeStore()
+        let store = try makeStore(zone: "Europe/Berlin").0
         let outcome = try Importer(store: store).replayOne(captureAt: capture)
         XCTAssertEqual(outcome.replayMode, .conversation)
         XCTAssertEqual(outcome.source, DeviceSource(family: "freestyle", serial: "MAGA987-J0123", model: "FreeStyle Libre 2"))
@@ -302,7 +295,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
     func testPassiveDecodeOfAnotherHostsCapture() throws {
         let keys = try installedKeys()
         let capture = try otherHostCapture(keys: keys)
-        let store = try makeStore()
+        let store = try makeStore(zone: "Europe/Berlin").0
         let outcome = try Importer(store: store).replayOne(captureAt: capture)
         guard case .passive = outcome.replayMode else { return XCTFail("\(String(describing: outcome.replayMode))") }
         XCTAssertEqual(outcome.source, DeviceSource(family: "freestyle", serial: "MAGA987-J0123", model: "FreeStyle Libre 2"))
@@ -363,7 +356,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
         let keys = try installedKeys()
         for capture in [try record(FreeStyleDemo.encryptedReader(keys: keys), keys: keys), try otherHostCapture(keys: keys)] {
             let (damaged, packet) = try damaged(capture, readerReportOfType: 0x60, index: 3) { $0[61] ^= 0x40 }
-            let store = try makeStore()
+            let store = try makeStore(zone: "Europe/Berlin").0
             XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: damaged)) { error in
                 XCTAssertTrue("\(error)".hasPrefix("the encrypted report from the reader "), "\(error)")
                 XCTAssertTrue("\(error)".contains("at capture packet \(packet) is corrupt or forged: its MAC says"), "\(error)")
@@ -377,7 +370,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
         let keys = try installedKeys()
         let capture = try record(FreeStyleDemo.encryptedReader(keys: keys), keys: keys)
         let (damaged, packet) = try damaged(capture, readerReportOfType: 0x06) { $0[14] = UInt8(ascii: "4") }
-        let store = try makeStore()
+        let store = try makeStore(zone: "Europe/Berlin").0
         XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: damaged)) { error in
             XCTAssertTrue("\(error)".contains("does not match under the keys of serial \"MAGA987-J0124\" (from the reader at capture packet \(packet))"), "\(error)")
             XCTAssertTrue("\(error)".contains("the encrypted session's handshake failed sent at capture packet"), "\(error)")
@@ -397,7 +390,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
         // Packets are numbered from 1: cut right after the challenge's packet.
         let cut = capture.deletingLastPathComponent().appendingPathComponent("cut.pcap")
         try Data(bytes.prefix(cuts[challenge.packetNumber - 1])).write(to: cut)
-        let store = try makeStore()
+        let store = try makeStore(zone: "Europe/Berlin").0
         XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: cut)) { error in
             XCTAssertTrue("\(error)".contains("the capture stops after the reader's challenge (33 10 16): the handshake is cut"), "\(error)")
             XCTAssertTrue("\(error)".contains("capture packet \(challenge.packetNumber)"), "\(error)")

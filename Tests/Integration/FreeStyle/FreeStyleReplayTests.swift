@@ -18,13 +18,6 @@ import XCTest
 final class FreeStyleReplayTests: XCTestCase {
     let demo = Fixtures.url("freestyle/libre-synthetic.pcap")
 
-    func makeStore(_ zone: String) throws -> SharedStore {
-        let folder = try Fixtures.temporaryDirectory()
-        return try SharedStore(path: folder.appendingPathComponent("store.sqlite").path, timeZone: TimeZone(identifier: zone)!)
-    }
-
-    func utc(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
-
     /// The committed capture is exactly what the generator records (set GLUCOBRIDGE_WRITE_FIXTURES=1
     /// to write it anew).
     func testDemoCaptureIsReproducible() throws {
@@ -38,7 +31,7 @@ final class FreeStyleReplayTests: XCTestCase {
     }
 
     func testDemoCaptureReplaysByConversation() throws {
-        let store = try makeStore("Europe/Berlin")
+        let store = try makeStore(zone: "Europe/Berlin").0
         let importer = Importer(store: store)
         let outcome = try importer.replayOne(captureAt: demo)
         XCTAssertEqual(outcome.replayMode, .conversation)
@@ -111,7 +104,7 @@ final class FreeStyleReplayTests: XCTestCase {
         let transcript = try Fixtures.temporaryDirectory().appendingPathComponent("insulinx.txt")
         try FreeStyleTranscripts.fromSessionMessages(try String(contentsOf: vector, encoding: .utf8)).write(to: transcript, atomically: true, encoding: .utf8)
 
-        let store = try makeStore("Europe/Paris")
+        let store = try makeStore(zone: "Europe/Paris").0
         let importer = Importer(store: store)
         let outcome = try importer.replayOne(captureAt: transcript)
         guard case .passive = outcome.replayMode else { return XCTFail("expected passive replay, got \(String(describing: outcome.replayMode))") }

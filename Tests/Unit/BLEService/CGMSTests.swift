@@ -180,8 +180,4 @@ final class CGMSTests: XCTestCase {
             XCTAssertNil(decoded.first?.glucose.value)
         }
     }
-
-    private func utc(_ text: String) -> Date {
-        ISO8601DateFormatter().date(from: text)!
-    }
 }

@@ -1,4 +1,3 @@
-import ImportTestSupport
 import Drivers
 import Foundation
 import Model

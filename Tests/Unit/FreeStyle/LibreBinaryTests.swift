@@ -1,5 +1,3 @@
-import AppTestSupport
-import ImportTestSupport
 import Drivers
 import Foundation
 import Model
