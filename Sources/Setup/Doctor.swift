@@ -301,10 +301,15 @@ package struct Doctor {
     }
 
     private func comparison(_ file: SystemFile, _ found: InstalledFiles.Found, subject: String) -> DoctorFinding {
-        let reinstall = file == .userDaemonUnit ? "glucobridge install --user" : "sudo glucobridge install --system"
+        // Under /usr/lib (or /lib) a file is the distribution package's; /etc holds what
+        // `glucobridge install --system` wrote.
+        let packaged = found.path.hasPrefix("/usr/lib/") || found.path.hasPrefix("/lib/")
+        let reinstall = file == .userDaemonUnit
+            ? "glucobridge install --user" : packaged ? "sudo apt install --reinstall glucobridge" : "sudo glucobridge install --system"
         switch file.compare(installed: found.text) {
         case .same:
-            return DoctorFinding(.ok, subject, "\(found.path) matches this glucobridge (\(GlucoBridgeVersion.current))")
+            let by = packaged ? ", from the Debian package" : ""
+            return DoctorFinding(.ok, subject, "\(found.path) matches this glucobridge (\(GlucoBridgeVersion.current))\(by)")
         case .otherRelease(let version):
             return DoctorFinding(
                 .fail, subject, "\(found.path) was installed by glucobridge \(version ?? "(unknown release)"), this is \(GlucoBridgeVersion.current)",

@@ -48,15 +48,30 @@ package struct InstallLayout: Sendable, Equatable {
         mode == .user && binary == "\(home)/.local/bin/glucobridge" ? "%h/.local/bin/glucobridge" : binary
     }
 
-    package var unitFolder: String { mode == .system ? "/etc/systemd/system" : "\(configHome)/systemd/user" }
+    /// Whether the system files go where a distribution's package puts them (`/usr/lib/...`),
+    /// leaving `/etc` to the administrator: a system install with the prefix `/usr`, as the
+    /// Debian package is staged (`debian/rules`). Any other system install is the
+    /// administrator's own and goes to `/etc`.
+    package var isDistributionLayout: Bool { mode == .system && prefix == "/usr" }
+
+    package var unitFolder: String {
+        switch mode {
+        case .system: isDistributionLayout ? "/usr/lib/systemd/system" : "/etc/systemd/system"
+        case .user: "\(configHome)/systemd/user"
+        }
+    }
 
     /// The system's rules file, or for a user install the copy beside the binary's share folder
     /// that an administrator installs with the printed command.
     package var rulesPath: String {
-        mode == .system ? "/etc/udev/rules.d/60-glucobridge.rules" : "\(prefix)/share/glucobridge/60-glucobridge.rules"
+        switch mode {
+        case .system: "\(isDistributionLayout ? "/usr/lib" : "/etc")/udev/rules.d/60-glucobridge.rules"
+        case .user: "\(prefix)/share/glucobridge/60-glucobridge.rules"
+        }
     }
 
-    package static let sysusersPath = "/etc/sysusers.d/glucobridge.conf"
+    /// The `sysusers.d` file that declares the account `glucobridge`.
+    package var sysusersPath: String { "\(isDistributionLayout ? "/usr/lib" : "/etc")/sysusers.d/glucobridge.conf" }
 
     /// The folder of the store the units use.
     package var storeFolder: String { mode == .system ? "/var/lib/glucobridge" : "\(home)/.local/share/glucobridge" }
@@ -112,8 +127,8 @@ package enum InstallPlan {
         let units = layout.units.map { InstallAction.write($0, to: "\(layout.unitFolder)/\($0.installedName)", text: $0.rendered(binaryPath: layout.execBinary)) }
         switch layout.mode {
         case .system:
-            steps.append(.write(.sysusers, to: InstallLayout.sysusersPath, text: SystemFile.sysusers.contents))
-            steps.append(.run(["systemd-sysusers", InstallLayout.sysusersPath], required: true))
+            steps.append(.write(.sysusers, to: layout.sysusersPath, text: SystemFile.sysusers.contents))
+            steps.append(.run(["systemd-sysusers", layout.sysusersPath], required: true))
             steps += units
             steps.append(.write(.udevRules, to: layout.rulesPath, text: SystemFile.udevRules.contents))
             steps.append(.run(["udevadm", "control", "--reload"], required: true))
@@ -143,7 +158,7 @@ package enum InstallPlan {
             steps.append(.run(["systemctl", "disable", "--now", "glucobridge.service"], required: false))
             steps += layout.units.map { .remove("\(layout.unitFolder)/\($0.installedName)") }
             steps.append(.remove(layout.rulesPath))
-            steps.append(.remove(InstallLayout.sysusersPath))
+            steps.append(.remove(layout.sysusersPath))
             steps.append(.remove(layout.binary))
             steps.append(.run(["systemctl", "daemon-reload"], required: true))
             steps.append(.run(["udevadm", "control", "--reload"], required: true))

@@ -41,6 +41,31 @@ final class InstallTests: XCTestCase {
         ])
     }
 
+    /// With the prefix `/usr`, as the Debian package is staged, the system files go where a
+    /// distribution puts them, leaving /etc to the administrator.
+    func testDistributionLayout() throws {
+        let layout = try InstallLayout(mode: .system, prefix: "/usr", environment: environment)
+        XCTAssertTrue(layout.isDistributionLayout)
+        let writes = InstallPlan.install(layout, binarySource: "/build/glucobridge").compactMap { step -> String? in
+            if case .write(_, let path, _) = step { return path }
+            if case .copyBinary(_, let path) = step { return path }
+            return nil
+        }
+        XCTAssertEqual(writes, [
+            "/usr/bin/glucobridge", "/usr/lib/sysusers.d/glucobridge.conf", "/usr/lib/systemd/system/glucobridge-import@.service",
+            "/usr/lib/systemd/system/glucobridge.service", "/usr/lib/udev/rules.d/60-glucobridge.rules",
+        ])
+        let units = InstallPlan.install(layout, binarySource: "/build/glucobridge").compactMap { step -> String? in
+            if case .write(let file, _, let text) = step, file == .importUnit { return text }
+            return nil
+        }
+        XCTAssertTrue(units.first?.contains("ExecStart=/usr/bin/glucobridge import --device /dev/bus/usb/%I") == true, units.first ?? "")
+        for prefix in ["/usr/local", "/opt/glucobridge"] {
+            XCTAssertFalse(try InstallLayout(mode: .system, prefix: prefix, environment: environment).isDistributionLayout, prefix)
+        }
+        XCTAssertFalse(try InstallLayout(mode: .user, prefix: "/usr", environment: environment).isDistributionLayout)
+    }
+
     func testUserPlan() throws {
         let layout = try InstallLayout(mode: .user, prefix: nil, environment: environment)
         let steps = InstallPlan.install(layout, binarySource: "/build/glucobridge")

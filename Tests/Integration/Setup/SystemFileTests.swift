@@ -79,9 +79,14 @@ final class SystemFileTests: XCTestCase {
         XCTAssertFalse(wants.contains("ACTION"), String(wants))
         let removal = try XCTUnwrap(lines.first { $0.contains(#"ACTION=="remove""#) })
         XCTAssertTrue(removal.contains(#"GOTO="glucobridge_end""#), String(removal))
-        // Only when the system unit is installed where `install --system` puts it.
-        let layout = try InstallLayout(mode: .system, prefix: nil, environment: [:])
-        XCTAssertTrue(wants.contains(#"TEST=="\#(layout.unitFolder)/\#(SystemFile.importUnit.installedName)""#), String(wants))
+        // Only when the system unit is installed where `install --system` puts it, or where the
+        // Debian package does.
+        XCTAssertTrue(wants.hasPrefix(#"ENV{GLUCOBRIDGE_IMPORT_UNIT}=="1""#), String(wants))
+        for prefix in [nil, "/usr"] {
+            let layout = try InstallLayout(mode: .system, prefix: prefix, environment: [:])
+            let test = #"TEST=="\#(layout.unitFolder)/\#(SystemFile.importUnit.installedName)", ENV{GLUCOBRIDGE_IMPORT_UNIT}="1""#
+            XCTAssertTrue(lines.contains { $0 == test }, "no rule marks the unit at \(layout.unitFolder)")
+        }
     }
 
     func testModemManagerKeepsOffTheDexcom() {
