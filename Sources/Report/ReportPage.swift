@@ -169,9 +169,9 @@ package enum ReportPage {
         let cgm = input.readings.filter { $0.kind == .sensor }
         let profile = AmbulatoryProfile(readings: cgm.map { (input.minuteOfDay($0.time), $0.mgdl) })
         let left = 52.0, right = 680.0, top = 10.0, bottom = 230.0
-        let top_ = maximum(input.unit)
+        let highest = maximum(input.unit)
         func x(_ minute: Double) -> Double { left + minute / 1440 * (right - left) }
-        func y(_ mgdl: Double) -> Double { bottom - min(max(mgdl, 0), top_) / top_ * (bottom - top) }
+        func y(_ mgdl: Double) -> Double { bottom - min(max(mgdl, 0), highest) / highest * (bottom - top) }
         let t = input.thresholds
         var svg = "<svg id=\"agp\" viewBox=\"0 0 700 270\" width=\"100%\" role=\"img\" aria-label=\"ambulatory glucose profile\">\n"
         svg += "<rect class=\"target\" x=\"\(f(left))\" y=\"\(f(y(Double(t.high))))\" width=\"\(f(right - left))\" height=\"\(f(y(Double(t.low)) - y(Double(t.high))))\" fill=\"\(Colour.targetBand)\"/>\n"
@@ -189,7 +189,7 @@ package enum ReportPage {
             svg += "<polyline class=\"median\" points=\"\(run.map { "\(f(x($0.minute))),\(f(y($0.values[2])))" }.joined(separator: " "))\" fill=\"none\" stroke=\"\(Colour.median)\" stroke-width=\"2.5\"/>\n"
         }
         // Axes: the thresholds and the top on y, every 3 hours on x.
-        for mgdl in [Double(t.veryLow), Double(t.low), Double(t.high), Double(t.veryHigh), top_] {
+        for mgdl in [Double(t.veryLow), Double(t.low), Double(t.high), Double(t.veryHigh), highest] {
             let dash = mgdl == Double(t.low) || mgdl == Double(t.high) ? "" : " stroke-dasharray=\"3 3\""
             svg += "<line x1=\"\(f(left))\" x2=\"\(f(right))\" y1=\"\(f(y(mgdl)))\" y2=\"\(f(y(mgdl)))\" stroke=\"#777\" stroke-width=\"0.6\"\(dash)/>\n"
             svg += "<text x=\"\(f(left - 4))\" y=\"\(f(y(mgdl) + 4))\" font-size=\"11\" text-anchor=\"end\">\(glucose(mgdl, input.unit))</text>\n"
@@ -234,9 +234,9 @@ package enum ReportPage {
         let start = day.start(in: input.zone), end = day.adding(days: 1).start(in: input.zone)
         let length = end.timeIntervalSince(start)
         let width = 100.0, top = 3.0, bottom = 54.0
-        let top_ = maximum(input.unit)
+        let highest = maximum(input.unit)
         func x(_ date: Date) -> Double { min(max(date.timeIntervalSince(start) / length, 0), 1) * width }
-        func y(_ mgdl: Double) -> Double { bottom - min(max(mgdl, 0), top_) / top_ * (bottom - top) }
+        func y(_ mgdl: Double) -> Double { bottom - min(max(mgdl, 0), highest) / highest * (bottom - top) }
         let t = input.thresholds
         var svg = "<svg class=\"daily\" viewBox=\"0 0 100 64\" role=\"img\" aria-label=\"glucose on \(day)\">\n"
         svg += "<rect x=\"0\" y=\"0\" width=\"100\" height=\"64\" fill=\"#fff\"/>\n"

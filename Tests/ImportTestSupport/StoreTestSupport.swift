@@ -65,7 +65,8 @@ package func dump(_ path: String) throws -> String {
     try sqlite3(path, ".dump")
 }
 
-/// Asserts that `body` throws exactly `expected`.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+/// Asserts that `body` throws exactly `expected` (named as XCTest names its assertions).
 package func XCTAssertStoreError<T>(
     _ expected: StoreError, file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> T
 ) {

@@ -100,6 +100,7 @@ final class IdleFootprintTests: XCTestCase {
         await XCTAssertThrowsErrorAsync(try await cancelledFirst.value)
     }
 
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     private func XCTAssertThrowsErrorAsync(_ body: @autoclosure () async throws -> Void, line: UInt = #line) async {
         do {
             try await body()

@@ -28,8 +28,8 @@ package struct BLEPeer: Sendable, Equatable, CustomStringConvertible {
 
     /// `SynBand (C0:11:22:33:44:55, random)`.
     package var description: String {
-        let where_ = "\(address), \(addressType)"
-        return name.map { "\($0) (\(where_))" } ?? where_
+        let location = "\(address), \(addressType)"
+        return name.map { "\($0) (\(location))" } ?? location
     }
 }
 
