@@ -41,9 +41,19 @@ extension DisplayText {
     /// rounded text would read as another range (by the edges of `edges` in the unit shown; for
     /// mmol/L 3.0, 3.9, 10.0, 13.9 as meters show them) than the value's own tag, it keeps up to
     /// two more decimals to stay in its range (69.6 mg/dL is `69.6`, not `70`; in mmol/L `3.86`,
-    /// not `3.9`). Where mg/dL and mmol/L edges disagree (180.1 mg/dL is above 180 but below
-    /// 10.0 mmol/L) no decimal helps, and the rounded text is shown.
+    /// not `3.9`). Where mg/dL and mmol/L edges disagree (180.1 mg/dL is above 180 but 9.997
+    /// mmol/L, not above 10.0) no decimal helps: the rounded text is shown with the value's tag
+    /// beside it, `10.0 (hyper-l1)`, so that it is not read as in range.
     public static func glucose(_ mgdl: Double, unit: GlucoseUnit, decimals: Int = 0, edges: GlucoseThresholds = .consensus) -> String {
+        let (text, tag) = glucoseText(mgdl, unit: unit, decimals: decimals, edges: edges)
+        return tag.map { "\(text) (\($0.rawValue))" } ?? text
+    }
+
+    /// ``glucose(_:unit:decimals:edges:)`` in parts: the text, and the value's tag when the text
+    /// alone would read as another range (for a line that shows the tag anyway).
+    public static func glucoseText(_ mgdl: Double, unit: GlucoseUnit, decimals: Int = 0, edges: GlucoseThresholds = .consensus)
+        -> (text: String, tag: GlucoseTag?)
+    {
         let base = unit == .milligramsPerDeciliter ? max(0, decimals) : max(1, decimals)
         func text(_ places: Int) -> String {
             switch unit {
@@ -54,9 +64,9 @@ extension DisplayText {
         let tag = edges.tag(mgdl: mgdl)
         for places in base...(base + 2) {
             let shown = text(places)
-            if let value = Double(shown), edges.tag(value, unit: unit) == tag { return shown }
+            if let value = Double(shown), edges.tag(value, unit: unit) == tag { return (shown, nil) }
         }
-        return text(base)
+        return (text(base), tag)
     }
 }
 

@@ -46,7 +46,8 @@ enum CentralSchema {
     /// The thresholds (very low, low, high, very high mg/dL) the server's tags of each store's
     /// rows follow, or are being brought to, and while that re-tag is under way, the local
     /// glucose id it has reached. A cursor made before has none (NULL): its next sync checks
-    /// every tag once.
+    /// every tag once. A fifth element, written since, is the rule the tags follow
+    /// (`StoreSync.tagRule`).
     private static let v3: [String] = [
         "ALTER TABLE sync_cursor ADD COLUMN tag_thresholds integer[]",
         "ALTER TABLE sync_cursor ADD COLUMN retag_glucose_id bigint",

@@ -57,6 +57,9 @@ package struct StoreSync: Sendable {
     /// How long to wait for another sync of the patient to end before refusing.
     package var lockWait: Duration
     package var logger: Logger
+    /// Called after each batch commits, with the cursor it moved and where to: for progress, and
+    /// for tests that change the server between two batches.
+    package var batchCommitted: (@Sendable (_ cursor: String, _ position: Int64?) async -> Void)?
 
     package init(
         store: SharedStore, target: SyncTarget, password: String?, patient: String, batchSize: Int = 5000,
@@ -94,8 +97,41 @@ package struct StoreSync: Sendable {
 
         let session = CopySession()
         session.partitions = try await patientPartitions(connection)
-        var cursor = try await prepare(connection, session, storeID: storeID)
         var report = SyncReport()
+        // Each batch moves the cursor only from the value it started from. When the server's
+        // cursor is elsewhere (it lost a batch, or was moved behind this sync's back), the batch
+        // is rolled back and the sync starts again from the server's cursor: rows it holds
+        // already are merged by key, so nothing is skipped and nothing is there twice.
+        var restarts = 0
+        while true {
+            do throws(SyncError) {
+                try await pass(connection, session, storeID: storeID, report: &report)
+                return report
+            } catch .cursorMoved(let cursor, let expected, let found) where restarts < Self.cursorRestarts {
+                restarts += 1
+                logger.warning(
+                    "the server's sync cursor is not where the last batch left it: sending again from the server's position",
+                    metadata: ["cursor": "\(cursor)", "expected": "\(expected.map(String.init) ?? "none")",
+                               "found": "\(found.map(String.init) ?? "none")"])
+            }
+        }
+    }
+
+    /// The rule the store's tags follow, kept after the thresholds in `sync_cursor.tag_thresholds`:
+    /// 2 since the store's migration `v9-tags-from-exact-values` (a tag decided on the value as
+    /// the device sent it). A cursor an older glucobridge wrote has four thresholds and no rule:
+    /// its rows were tagged on a whole mg/dL, and the store re-tagged since, so they differ from
+    /// the cursor and the next sync re-tags them on the server like new thresholds.
+    static let tagRule: Int32 = 2
+
+    /// How many times one sync starts again from a server cursor that moved.
+    static let cursorRestarts = 5
+
+    /// One pass from the server's cursor to the end of the store.
+    private func pass(
+        _ connection: PostgresConnection, _ session: CopySession, storeID: String, report: inout SyncReport
+    ) async throws(SyncError) {
+        var cursor = try await prepare(connection, session, storeID: storeID)
         if let position = cursor["retag_glucose_id"] {
             try await retag(
                 connection, session, storeID: storeID, after: position, readingsThrough: cursor["glucose_reading_id"] ?? 0,
@@ -115,7 +151,9 @@ package struct StoreSync: Sendable {
                 if feed == .importRuns, case .integer(let first)? = rows.values(of: "id").first {
                     minutes = try local { try store.syncActivityMinutes(importRuns: first...last) }
                 }
-                try await batch(connection, session, storeID: storeID, cursor: column, to: last, report: &report) { send in
+                try await batch(
+                    connection, session, storeID: storeID, cursor: column, from: cursor[column] ?? 0, to: last, report: &report
+                ) { send in
                     try await send(table, rows, .appended)
                     if let minutes, !minutes.rows.isEmpty { try await send(.activityMinutes, minutes, .appended) }
                 }
@@ -123,7 +161,6 @@ package struct StoreSync: Sendable {
             }
         }
         try await sendChanges(connection, session, storeID: storeID, after: cursor["change_seq"] ?? 0, report: &report)
-        return report
     }
 
     /// Takes the patient's session-level advisory lock, waiting up to ``lockWait`` for a sync
@@ -184,7 +221,7 @@ package struct StoreSync: Sendable {
         _ connection: PostgresConnection, _ session: CopySession, storeID: String
     ) async throws(SyncError) -> [String: Int64] {
         let thresholds = try local { try store.thresholds() }
-        let tagThresholds = [thresholds.veryLow, thresholds.low, thresholds.high, thresholds.veryHigh].map(Int32.init)
+        let tagThresholds = [thresholds.veryLow, thresholds.low, thresholds.high, thresholds.veryHigh].map(Int32.init) + [Self.tagRule]
         session.tagThresholds = thresholds
         let zone = store.timeZone.identifier
         return try await server {
@@ -263,7 +300,9 @@ package struct StoreSync: Sendable {
                 current.append((entity, rows, gone))
             }
             var deleted: [String: Int] = [:]
-            try await batch(connection, session, storeID: storeID, cursor: "change_seq", to: last, report: &report) { send in
+            try await batch(
+                connection, session, storeID: storeID, cursor: "change_seq", from: sequence, to: last, report: &report
+            ) { send in
                 for (entity, rows, gone) in current {
                     let table = CentralTable.table(for: entity)
                     if !rows.rows.isEmpty { try await send(table, rows, kind) }
@@ -309,7 +348,8 @@ package struct StoreSync: Sendable {
                 if let uid, row[uid] != .null { logs.rows.append(row) } else { readings.rows.append(row) }
             }
             try await batch(
-                connection, session, storeID: storeID, cursor: "retag_glucose_id", to: finished ? nil : last, report: &report
+                connection, session, storeID: storeID, cursor: "retag_glucose_id", from: position, to: finished ? nil : last,
+                report: &report
             ) { send in
                 if !readings.rows.isEmpty { try await send(.readingTags, readings, .tags) }
                 if !logs.rows.isEmpty { try await send(.logTags, logs, .tags) }
@@ -320,11 +360,12 @@ package struct StoreSync: Sendable {
     }
 
     /// Runs one batch in one server transaction: `body` sends rows through the function it is
-    /// given (each table at most once), then the cursor `column` of this store moves to `position`
-    /// (NULL when nil).
+    /// given (each table at most once), then the cursor `column` of this store moves from
+    /// `expected` to `position` (NULL when nil): a compare-and-set, so that a cursor found
+    /// elsewhere rolls the batch back and throws ``SyncError/cursorMoved(cursor:expected:found:)``.
     private func batch(
         _ connection: PostgresConnection, _ session: CopySession, storeID: String, cursor column: String,
-        to position: Int64?, report: inout SyncReport,
+        from expected: Int64?, to position: Int64?, report: inout SyncReport,
         _ body: (_ send: (CentralTable, SyncRows, SentRows) async throws -> Void) async throws -> Void
     ) async throws(SyncError) {
         var written: [String: Int] = [:]
@@ -384,15 +425,26 @@ package struct StoreSync: Sendable {
                 }
                 var binds = Self.binds(patient, storeID)
                 if let position { binds.append(position) } else { binds.appendNull() }
-                _ = try await connection.query(
+                if let expected { binds.append(expected) } else { binds.appendNull() }
+                let moved = try await connection.query(
                     PostgresQuery(
                         unsafeSQL: """
                             UPDATE sync_cursor SET \(column) = $3, last_batch_at = now()\(otherTags ? ", tag_thresholds = NULL" : "")
-                            WHERE patient_id = $1 AND store_uid = $2
+                            WHERE patient_id = $1 AND store_uid = $2 AND \(column) IS NOT DISTINCT FROM $4
+                            RETURNING 1
                             """,
                         binds: binds),
                     logger: logger
                 ).collect()
+                guard moved.isEmpty else { return }
+                let found = try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: "SELECT \(column) FROM sync_cursor WHERE patient_id = $1 AND store_uid = $2",
+                        binds: Self.binds(patient, storeID)),
+                    logger: logger
+                ).collect().first?.decode(Int64?.self)
+                // Rolls the batch back; `server` hands the error on as it is.
+                throw SyncError.cursorMoved(cursor: column, expected: expected, found: found ?? nil)
             }
         }
         session.state = learnt
@@ -400,6 +452,7 @@ package struct StoreSync: Sendable {
         for (table, count) in written { report.written[table, default: 0] += count }
         for (table, count) in retagged { report.retagged[table, default: 0] += count }
         logger.debug("batch committed", metadata: ["cursor": "\(column)", "position": "\(position.map(String.init) ?? "none")"])
+        await batchCommitted?(column, position)
     }
 
     /// Makes sure every device the rows name has its server row, and learns its id. A device added
@@ -474,6 +527,8 @@ package struct StoreSync: Sendable {
             return try await body()
         } catch let error as SyncError {
             throw error
+        } catch let error as PostgresTransactionError where error.closureError is SyncError {
+            throw error.closureError as! SyncError
         } catch {
             throw .server(Self.describe(error))
         }

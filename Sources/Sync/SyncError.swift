@@ -24,6 +24,10 @@ package enum SyncError: Error, Equatable, CustomStringConvertible {
     case server(String)
     /// The local store could not be read.
     case store(StoreError)
+    /// The server's cursor for this store was not where this sync's last batch left it (the
+    /// server lost a batch, e.g. a standby promoted without it, or another session moved it). The
+    /// sync reads the cursor again and sends from there; this is thrown only when it keeps moving.
+    case cursorMoved(cursor: String, expected: Int64?, found: Int64?)
 
     package var description: String {
         switch self {
@@ -47,6 +51,10 @@ package enum SyncError: Error, Equatable, CustomStringConvertible {
             return "the server refused the sync: \(message)"
         case .store(let error):
             return error.description
+        case let .cursorMoved(cursor, expected, found):
+            func text(_ value: Int64?) -> String { value.map(String.init) ?? "none" }
+            return "the server's sync cursor \(cursor) was \(text(found)), not \(text(expected)) as this sync's last batch left "
+                + "it, again and again (is another program changing sync_cursor?); nothing stored was lost: run the sync again"
         }
     }
 }

@@ -73,7 +73,8 @@ extension GlucoseLog: PresentableLog {
     /// The value as entered, then in the display unit when that is another: `5.5 mmol/L (99 mg/dL), …`.
     func details(zone: TimeZone, unit display: GlucoseUnit) -> String {
         var shown = "\(Format.glucose(mgdl, unit: unit, decimals: 1)) \(unit.rawValue)"
-        if display != unit { shown += " (\(Format.glucose(mgdl, unit: display)) \(display.rawValue))" }
+        // The tag follows on the line, so a value between the units' edges needs none of its own.
+        if display != unit { shown += " (\(DisplayText.glucoseText(mgdl, unit: display).text) \(display.rawValue))" }
         return "\(shown), \(tag.map(Format.tag) ?? "untagged"), \(kind.rawValue)"
     }
 

@@ -63,28 +63,38 @@ public struct CGMMeasurement: Sendable, Equatable {
     /// neighbours. The size byte locates the next record; a size that cannot be followed (below 6,
     /// or past the end of the value) ends the list with that failure.
     public static func recordResults(in value: [UInt8], e2eCRC: Bool?) -> [Result<CGMMeasurement, BLEValueError>] {
+        located(in: value, e2eCRC: e2eCRC).map(\.result)
+    }
+
+    /// ``recordResults(in:e2eCRC:)`` with the time offset each record carries (bytes 4 and 5 of
+    /// the record, read whether or not the record decodes), so that a bad record can be named;
+    /// nil for a size that could not be followed.
+    package static func located(in value: [UInt8], e2eCRC: Bool?)
+        -> [(timeOffsetMinutes: UInt16?, result: Result<CGMMeasurement, BLEValueError>)]
+    {
         guard !value.isEmpty else {
-            return [.failure(.shortPayload(characteristic: .cgmMeasurement, field: "record size", offset: 0, needed: 1, available: 0))]
+            return [(nil, .failure(.shortPayload(characteristic: .cgmMeasurement, field: "record size", offset: 0, needed: 1, available: 0)))]
         }
-        var results: [Result<CGMMeasurement, BLEValueError>] = []
+        var results: [(timeOffsetMinutes: UInt16?, result: Result<CGMMeasurement, BLEValueError>)] = []
         var start = 0
         while start < value.count {
             let size = Int(value[start])
             guard size >= 6 else {
-                results.append(.failure(.invalidField(
+                results.append((nil, .failure(.invalidField(
                     characteristic: .cgmMeasurement, field: "record size", offset: start,
-                    reason: "is \(size) (a record holds at least 6 bytes)")))
+                    reason: "is \(size) (a record holds at least 6 bytes)"))))
                 break
             }
             guard start + size <= value.count else {
-                results.append(.failure(.shortPayload(
+                results.append((nil, .failure(.shortPayload(
                     characteristic: .cgmMeasurement, field: "record of \(size) bytes", offset: start, needed: size,
-                    available: value.count - start)))
+                    available: value.count - start))))
                 break
             }
-            results.append(Result(catching: { () throws(BLEValueError) -> CGMMeasurement in
+            let timeOffset = UInt16(value[start + 4]) | UInt16(value[start + 5]) << 8
+            results.append((timeOffset, Result(catching: { () throws(BLEValueError) -> CGMMeasurement in
                 try decodeRecord(value, from: start, size: size, e2eCRC: e2eCRC)
-            }))
+            })))
             start += size
         }
         return results

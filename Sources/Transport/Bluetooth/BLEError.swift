@@ -9,8 +9,9 @@ public enum BLEError: Error, Equatable, CustomStringConvertible {
     case socketFailed(call: String, reason: String)
     /// The L2CAP connection to the device could not be made.
     case connectFailed(peer: String, reason: String)
-    /// The device did not answer `request` in time; the connection is closed, as ATT requires.
-    case timeout(request: String, seconds: Int)
+    /// The device (`SynBand (C0:11:22:33:44:55)`, or its address alone) did not answer
+    /// `request` in time; the connection is closed, as ATT requires.
+    case timeout(device: String, request: String, seconds: Int)
     /// The link is gone (closed by the device, out of range, closed by us, or the capture ends).
     case disconnected(String)
     /// The device answered `request` on `handle` with an Error Response.
@@ -43,8 +44,8 @@ public enum BLEError: Error, Equatable, CustomStringConvertible {
             return "Bluetooth \(call) failed: \(reason)"
         case let .connectFailed(peer, reason):
             return "cannot connect to \(peer): \(reason)"
-        case let .timeout(request, seconds):
-            return "the device did not answer the \(request) within \(seconds) s; the connection was closed "
+        case let .timeout(device, request, seconds):
+            return "the device \(device) did not answer the \(request) within \(seconds) s; the connection was closed "
                 + "(move closer, or check that the device is on and not connected to a phone)"
         case .disconnected(let why):
             return "the Bluetooth connection ended: \(why)"

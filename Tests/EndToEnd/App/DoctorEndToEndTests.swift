@@ -37,5 +37,12 @@ final class DoctorEndToEndTests: XCTestCase {
         let failures = lines.filter { $0.hasPrefix("FAIL") }.count
         XCTAssertEqual(lines.last, "\(failures) problem\(failures == 1 ? "" : "s") found")
         XCTAssertGreaterThan(failures, 0)
+
+        // `--json` is read by scripts: the same problems, the same exit status.
+        let json = try runProcess(BuiltProducts.executable("glucobridge"), ["doctor", "--json", "--store", store], environment: environment)
+        XCTAssertEqual(json.status, 1, json.stdout + json.stderr)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let findings = try XCTUnwrap(object["findings"] as? [[String: Any]])
+        XCTAssertEqual(findings.filter { $0["status"] as? String == "fail" }.count, failures)
     }
 }

@@ -136,7 +136,7 @@ final class SyncRetagTests: XCTestCase {
         // carries the store's tag, and the held row still has its old one.
         let cursor = try await database.rows(
             "SELECT retag_glucose_id::text, tag_thresholds::text FROM sync_cursor WHERE patient_id = 'p-retag-kill'")
-        XCTAssertEqual(cursor.first?[1], "{60,75,170,240}")
+        XCTAssertEqual(cursor.first?[1], "{60,75,170,240,2}")
         let reached = try XCTUnwrap(cursor.first.flatMap { Int64($0[0]) }, "no re-tag under way: \(cursor)")
         XCTAssertLessThan(reached, held)
         XCTAssertGreaterThanOrEqual(reached, held - 100)
@@ -178,6 +178,44 @@ final class SyncRetagTests: XCTestCase {
         await database.drop()
     }
 
+    /// Readings an older glucobridge sent, tagged on a whole mg/dL (69.6 in range, 180.1 in
+    /// range), then re-tagged in the store by its migration `v9-tags-from-exact-values` (69.6
+    /// hypo, 180.1 hyper): the cursor that glucobridge wrote holds four thresholds and no tag
+    /// rule, so the next sync re-tags the rows on the server, and only those that differ.
+    func testTagsChangedByTheStoresTagMigrationReachTheServer() async throws {
+        let database = try await TestDatabase()
+        let local = try TestStore()
+        try local.importReadings(400)
+        try local.importEdges(from: utc("2024-03-10T00:00:00Z"))
+        _ = try await database.sync(local.store, patient: "p-rule")
+        try await assertTagsMatch(local, database, patient: "p-rule")
+
+        // The server as the older glucobridge left it: the whole-mg/dL tags of 53.9 (54: hypo
+        // level 1) and 180.1 (180: in range), and its cursor without the tag rule.
+        let wholeTags = ["edge:0": "hypo-l1", "edge:8": "in-range"]
+        for (key, tag) in wholeTags {
+            _ = try await database.rows(
+                "UPDATE glucose_reading SET tag = '\(tag)' WHERE patient_id = 'p-rule' AND device_record_key = '\(key)'")
+        }
+        _ = try await database.rows("UPDATE sync_cursor SET tag_thresholds = '{54,70,180,250}' WHERE patient_id = 'p-rule'")
+        let before = try await serverTags(database, patient: "p-rule")
+        XCTAssertEqual(Array(edgeTags(before.readings).prefix(9)), [
+            "hypo-l1", "hypo-l1", "hypo-l1", "in-range", "in-range", "in-range", "in-range", "in-range", "in-range",
+        ])
+
+        let report = try await database.sync(local.store, patient: "p-rule", batchSize: 150)
+        XCTAssertEqual(report.retagged["glucose_reading"], 2, report.summary)
+        XCTAssertEqual(report.rowsWritten, 0, report.summary)
+        try await assertTagsMatch(local, database, patient: "p-rule")
+        let after = try await serverTags(database, patient: "p-rule")
+        XCTAssertEqual(edgeTags(after.readings), Self.edges.map(\.consensus.rawValue))
+        let cursor = try await database.rows("SELECT coalesce(retag_glucose_id::text, 'none'), tag_thresholds::text FROM sync_cursor")
+        XCTAssertEqual(cursor, [["none", "{54,70,180,250,2}"]])
+        let again = try await database.sync(local.store, patient: "p-rule")
+        XCTAssertTrue(again.isEmpty, again.summary)
+        await database.drop()
+    }
+
     /// A re-tag stopped part way (the server refused a batch), then the thresholds changed back
     /// before the next sync: that sync starts the re-tag over, since the rows re-tagged so far
     /// carry the tags of thresholds the store no longer has.
@@ -207,7 +245,7 @@ final class SyncRetagTests: XCTestCase {
             XCTAssertTrue(message.contains("egv:320 is held"), message)
         }
         let cursor = try await database.rows("SELECT retag_glucose_id::text, tag_thresholds::text FROM sync_cursor")
-        XCTAssertEqual(cursor.first?[1], "{60,75,170,240}")
+        XCTAssertEqual(cursor.first?[1], "{60,75,170,240,2}")
         let reached = try XCTUnwrap(cursor.first.flatMap { Int64($0[0]) }, "no re-tag under way: \(cursor)")
         XCTAssertGreaterThan(reached, 0)
         let partial = try await serverTags(database, patient: "p-again")
@@ -223,7 +261,7 @@ final class SyncRetagTests: XCTestCase {
         let after = try await serverTags(database, patient: "p-again")
         XCTAssertEqual(after, consensus)
         let done = try await database.rows("SELECT coalesce(retag_glucose_id::text, 'none'), tag_thresholds::text FROM sync_cursor")
-        XCTAssertEqual(done, [["none", "{54,70,180,250}"]])
+        XCTAssertEqual(done, [["none", "{54,70,180,250,2}"]])
         await database.drop()
     }
 

@@ -68,6 +68,77 @@ final class SyncTests: XCTestCase {
         await database.drop()
     }
 
+    /// The server loses the last batch and its cursor goes back with it, behind the sync's back
+    /// (as a standby promoted without that batch would have it): the next batch's compare-and-set
+    /// finds the cursor elsewhere, is rolled back, and the sync sends again from the server's
+    /// cursor. Nothing is skipped, nothing is there twice, and a second sync sends nothing.
+    func testACursorRolledBackBehindTheSyncsBackIsFollowedAndNothingIsSkippedOrDuplicated() async throws {
+        let database = try await TestDatabase()
+        let local = try TestStore()
+        try local.importReadings(1000)
+        let kept = try XCTUnwrap(Int64(try local.sqlite3("SELECT id FROM glucose WHERE device_record_key = 'egv:249';")))
+        let lost = try XCTUnwrap(Int64(try local.sqlite3("SELECT id FROM glucose WHERE device_record_key = 'egv:499';")))
+
+        let rolledBack = RollBackOnce()
+        var sync = try StoreSync(
+            store: local.store, target: database.target, password: database.server.password, patient: "p-cas", batchSize: 250)
+        sync.batchCommitted = { cursor, position in
+            guard cursor == "glucose_reading_id", position == lost, await rolledBack.first() else { return }
+            // The readings egv:250 to egv:499 (the batch just committed) are gone, and the cursor
+            // is back before them.
+            _ = try? await database.rows(
+                "DELETE FROM glucose_reading WHERE patient_id = 'p-cas' AND substring(device_record_key FROM 5)::int BETWEEN 250 AND 499")
+            _ = try? await database.rows("UPDATE sync_cursor SET glucose_reading_id = \(kept) WHERE patient_id = 'p-cas'")
+        }
+        let report = try await sync.run()
+        let happened = await rolledBack.done
+        XCTAssertTrue(happened, "the cursor was rolled back during the sync")
+        let stored = try await database.count("glucose_reading", patient: "p-cas")
+        XCTAssertEqual(stored, 1000)
+        // 250 + 250 before the roll-back, then 250 again (egv:250 to egv:499) and the last 500.
+        XCTAssertEqual(report.written["glucose_reading"], 1250, report.summary)
+        let onServer = try await serverReadings(database, patient: "p-cas")
+        XCTAssertEqual(onServer, try localReadings(local))
+        let cursor = try await database.rows("SELECT glucose_reading_id::text FROM sync_cursor WHERE patient_id = 'p-cas'")
+        XCTAssertEqual(cursor, [[try local.sqlite3("SELECT max(id) FROM glucose;")]])
+
+        let second = try await database.sync(local.store, patient: "p-cas")
+        XCTAssertTrue(second.isEmpty, second.summary)
+        await database.drop()
+    }
+
+    /// A cursor moved by another program at every batch: the sync starts again a few times, then
+    /// stops with a message saying so, having kept what it committed.
+    func testACursorThatKeepsMovingStopsTheSyncWithAClearError() async throws {
+        let database = try await TestDatabase()
+        let local = try TestStore()
+        try local.importReadings(600)
+        let first = try XCTUnwrap(Int64(try local.sqlite3("SELECT id FROM glucose WHERE device_record_key = 'egv:99';")))
+        var sync = try StoreSync(
+            store: local.store, target: database.target, password: database.server.password, patient: "p-cas-moving", batchSize: 100)
+        sync.batchCommitted = { cursor, _ in
+            guard cursor == "glucose_reading_id" else { return }
+            _ = try? await database.rows("UPDATE sync_cursor SET glucose_reading_id = 0 WHERE patient_id = 'p-cas-moving'")
+        }
+        do {
+            _ = try await sync.run()
+            XCTFail("the sync ended although its cursor moved at every batch")
+        } catch {
+            XCTAssertEqual(error, .cursorMoved(cursor: "glucose_reading_id", expected: first, found: 0))
+            XCTAssertEqual(
+                "\(error)",
+                "the server's sync cursor glucose_reading_id was 0, not \(first) as this sync's last batch left it, again and again "
+                    + "(is another program changing sync_cursor?); nothing stored was lost: run the sync again")
+        }
+        let kept = try await database.count("glucose_reading", patient: "p-cas-moving")
+        XCTAssertEqual(kept, 100, "every batch committed is kept")
+        let again = try await database.sync(local.store, patient: "p-cas-moving")
+        XCTAssertEqual(again.written["glucose_reading"], 500, again.summary)
+        let onServer = try await serverReadings(database, patient: "p-cas-moving")
+        XCTAssertEqual(onServer, try localReadings(local))
+        await database.drop()
+    }
+
     func testAnEditAndARemovalReachTheServer() async throws {
         let database = try await TestDatabase()
         let local = try TestStore()
@@ -290,5 +361,15 @@ final class SyncTests: XCTestCase {
             UNION ALL SELECT uid FROM insulin_log WHERE patient_id = '\(patient)' ORDER BY 1
             """).map { $0[0] }.joined(separator: "\n")
         XCTAssertEqual(serverUIDs, localUIDs, file: file, line: line)
+    }
+}
+
+/// Says yes once: the first call of ``first()``.
+actor RollBackOnce {
+    private(set) var done = false
+
+    func first() -> Bool {
+        defer { done = true }
+        return !done
     }
 }

@@ -72,10 +72,15 @@ final class GlucoseServiceImportTests: XCTestCase {
         ])
         let computed = E2ECRC.checksum(corrupted.prefix(6))
         let carried = UInt16(corrupted[6]) | UInt16(corrupted[7]) << 8
-        XCTAssertEqual(outcome.problems, [.value(.crcMismatch(characteristic: .cgmMeasurement, offset: 6, carried: carried, computed: computed))])
+        // The record is named by the time offset it carries (91 min) and the time that gives from
+        // the session start (06:00Z), so a person can find it in the sensor's own history.
+        XCTAssertEqual(outcome.problems, [.cgmRecord(
+            timeOffsetMinutes: 91, time: instant("2024-01-15T07:31:00Z"),
+            error: .crcMismatch(characteristic: .cgmMeasurement, offset: 6, carried: carried, computed: computed))])
         XCTAssertEqual(
             "\(outcome.problems[0])",
-            "CGM Measurement (0x2AA7) at byte 6: E2E-CRC is 0x\(String(format: "%04X", carried)) but the bytes before it give "
+            "the CGM record at time offset 91 min (would have been 2024-01-15T07:31:00Z) was left out: "
+                + "CGM Measurement (0x2AA7) at byte 6: E2E-CRC is 0x\(String(format: "%04X", carried)) but the bytes before it give "
                 + "0x\(String(format: "%04X", computed))")
         XCTAssertEqual(try store.glucose().map { "\(iso($0.time)) \($0.mgdl)" }, [
             "2024-01-15T06:10:00.000Z 110.0", "2024-01-15T07:30:00.000Z 120.0",

@@ -56,6 +56,26 @@ final class DisplayMeasureAndInputTests: XCTestCase {
             "added glucose #2 on 2015-07-17 at 10:00: 5.5 mmol/L, in range, fingerstick")
     }
 
+    /// 180.1 mg/dL is tagged hyper by the mg/dL edge (above 180) but is 9.997 mmol/L, shown
+    /// 10.0, which by the mmol/L edge (above 10.0) would read as in range: the views in mmol/L
+    /// show its tag beside it. 120 mg/dL (6.7 mmol/L) reads the same by both edges and has none.
+    func testAValueBetweenTheUnitsEdgesShowsItsTag() throws {
+        let cli = try CLIStore()
+        _ = try cli.run(["config", "--unit", "mmol/L"])
+        XCTAssertEqual(
+            try cli.run(["log", "glucose", "--at", "2015-07-17 07:00", "--value", "120", "--unit", "mg/dL"]),
+            "added glucose #1 on 2015-07-17 at 07:00: 120 mg/dL (6.7 mmol/L), in range, fingerstick")
+        XCTAssertEqual(
+            try cli.run(["log", "glucose", "--at", "2015-07-17 08:00", "--value", "180.1", "--unit", "mg/dL"]),
+            "added glucose #2 on 2015-07-17 at 08:00: 180.1 mg/dL (10.0 mmol/L), hyper, fingerstick")
+        XCTAssertEqual(try cli.sqlite3("SELECT mgdl, tag FROM glucose ORDER BY id;"), "120.0|in-range\n180.1|hyper-l1")
+        let days = try cli.run(["days"])
+        // The mean, 150.05 mg/dL (8.33 mmol/L), is no reading and reads the same by both edges.
+        XCTAssertTrue(days.contains("\n2015-07-17         2  6.7  8.3  10.0 (hyper-l1)       50%  -     yes    -  "), days)
+        let day = try cli.run(["day", "2015-07-17"])
+        XCTAssertTrue(day.contains("2 readings, low 6.7 / avg 8.3 / high 10.0 (hyper-l1) mmol/L, 50% in range;"), day)
+    }
+
     func testImplausibleValuesAreRefusedWithTheLikelyMeaning() throws {
         let cli = try CLIStore()
         XCTAssertThrowsError(try cli.run(["log", "glucose", "--value", "5.5"])) { error in

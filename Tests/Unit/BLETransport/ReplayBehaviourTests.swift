@@ -52,16 +52,18 @@ final class ReplayBehaviourTests: XCTestCase {
         XCTAssertEqual(try client.read(handle: 0x25).bytes, hexBytes("00900159c45c"))
     }
 
-    /// A request the device never answered: the client reports a timeout naming the request and
-    /// closes the link; every later call says why.
+    /// A request the device never answered: the client reports a timeout naming the device and
+    /// the request, and closes the link; every later call says why.
     func testUnansweredRequestTimesOut() throws {
         let url = try CaptureScript(lines: ["> 0a1500", "> 0a2500", "< 0b01"], disconnectReason: nil).write()
         let client = ATTClient(bearer: try ReplayATTBearer(contentsOf: url), requestTimeout: .seconds(30))
         XCTAssertThrowsError(try client.read(handle: 0x15)) { error in
-            XCTAssertEqual(error as? BLEError, .timeout(request: "Read Request for handle 0x0015", seconds: 30))
+            XCTAssertEqual(
+                error as? BLEError,
+                .timeout(device: "C0:11:22:33:44:55", request: "Read Request for handle 0x0015", seconds: 30))
             XCTAssertEqual(
                 "\(error)",
-                "the device did not answer the Read Request for handle 0x0015 within 30 s; the connection was closed (move "
+                "the device C0:11:22:33:44:55 did not answer the Read Request for handle 0x0015 within 30 s; the connection was closed (move "
                     + "closer, or check that the device is on and not connected to a phone)")
         }
         XCTAssertThrowsError(try client.read(handle: 0x25)) { error in

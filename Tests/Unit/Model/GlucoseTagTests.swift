@@ -48,8 +48,13 @@ final class GlucoseTagTests: XCTestCase {
         }
         let mmol: [(Double, String)] = [
             (53.9, "2.99"), (54, "3.0"), (69.6, "3.86"), (70, "3.9"), (180, "10.0"), (180.3, "10.01"), (250, "13.9"),
-            // 180.1 mg/dL is above 180 but 9.997 mmol/L is below 10.0: the units' edges disagree.
-            (180.1, "10.0"),
+            // 180.1 mg/dL is above 180 but 9.997 mmol/L is not above 10.0: the units' edges
+            // disagree, no decimal helps, and the tag (by the mg/dL edge) is shown beside it.
+            (180.1, "10.0 (hyper-l1)"), (180.16, "10.0 (hyper-l1)"),
+            // 250.1 mg/dL is above 250 but 13.88 mmol/L is not above 13.9: level 2, said so.
+            (250.1, "13.9 (hyper-l2)"),
+            // 180.17 mg/dL is 10.0006 mmol/L: above 10.0 to three decimals, so shown that way.
+            (180.17, "10.001"),
         ]
         for (value, text) in mmol {
             XCTAssertEqual(DisplayText.glucose(value, unit: .millimolesPerLiter), text, "\(value) mg/dL in mmol/L")

@@ -37,6 +37,8 @@ package final class ContinuousGlucoseDriver: BLEDeviceDriver {
     private var currentStatus: (status: CGMStatus, hostTime: Date)?
     private var records: [CGMMeasurement] = []
     private var badRecords = 0
+    /// Records that did not decode, with the time offset each carries.
+    private var badRecordProblems: [(UInt16, BLEValueError)] = []
     private var downloadComplete = false
     private var events = EventCounter()
     private var problems: [BLEDriverError] = []
@@ -106,14 +108,20 @@ package final class ContinuousGlucoseDriver: BLEDeviceDriver {
             }
             return
         }
-        for result in CGMMeasurement.recordResults(in: notification.value, e2eCRC: e2eCRC) {
+        for (timeOffset, result) in CGMMeasurement.located(in: notification.value, e2eCRC: e2eCRC) {
             progress.advance("\(Self.service.name) records")
             switch result {
             case .success(let record):
                 records.append(record)
             case .failure(let error):
                 badRecords += 1
-                valueFailed(error)
+                guard let timeOffset else {
+                    valueFailed(error)
+                    continue
+                }
+                // Named in the report, where the session start that places it is known.
+                if case .crcMismatch = error { events.count("crc-mismatch") } else { events.count("malformed-cgm-value") }
+                badRecordProblems.append((timeOffset, error))
             }
         }
     }
@@ -123,6 +131,9 @@ package final class ContinuousGlucoseDriver: BLEDeviceDriver {
         var problems = self.problems
         var notes = self.notes
         let utcStart = startTime?.utcStart
+        problems += badRecordProblems.map { offset, error in
+            .cgmRecord(timeOffsetMinutes: offset, time: utcStart?.addingTimeInterval(Double(offset) * 60), error: error)
+        }
         var readings: [DeviceGlucoseRecord] = []
         var seenOffsets: Set<UInt16> = []
         if !records.isEmpty, utcStart == nil {

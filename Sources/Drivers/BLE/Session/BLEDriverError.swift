@@ -1,3 +1,5 @@
+import Foundation
+import Model
 import Transport
 
 /// What went wrong reading a Bluetooth LE device above the ATT link. Every case names the
@@ -11,6 +13,10 @@ public enum BLEDriverError: Error, Equatable, CustomStringConvertible {
     /// A characteristic value did not decode (a bad E2E-CRC, a short or malformed value); the
     /// value or record was left out.
     case value(BLEValueError)
+    /// A CGM Measurement record did not decode (a bad E2E-CRC, a malformed record): the record
+    /// named by the time offset it carries and the time that offset gives from the session start
+    /// (nil when the start is unknown); the record was left out.
+    case cgmRecord(timeOffsetMinutes: UInt16, time: Date?, error: BLEValueError)
     /// The device answered a Record Access Control Point request with a failure code.
     case racpFailed(service: BLEService, request: RACPRequest, code: RACPResponseCode)
     /// The device did not answer a Record Access Control Point request.
@@ -34,6 +40,10 @@ public enum BLEDriverError: Error, Equatable, CustomStringConvertible {
                 + "speed and cadence, fitness machine, CGM, glucose); services found: \(list)"
         case .value(let error):
             return error.description
+        case let .cgmRecord(offset, time, error):
+            let when = time.map { "would have been \(CivilDate.wallClock(Int64($0.timeIntervalSince1970.rounded(.down))))Z" }
+                ?? "its session start unknown"
+            return "the CGM record at time offset \(offset) min (\(when)) was left out: \(error)"
         case let .racpFailed(service, request, code):
             return "\(service.name): the device answered the Record Access Control Point request "
                 + "\(Hex.encode(request.bytes)) with \"\(code)\" (code \(code.rawValue)); stored records were not downloaded"

@@ -227,7 +227,7 @@ package final class ATTClient: GATTClient {
                 let seconds = Int(requestTimeout.components.seconds)
                 bearer.close()
                 failure = .disconnected("closed after the device left a request unanswered for \(seconds) s")
-                throw .timeout(request: Self.describe(request), seconds: seconds)
+                throw .timeout(device: peer.name.map { "\($0) (\(peer.address))" } ?? "\(peer.address)", request: Self.describe(request), seconds: seconds)
             }
             guard let response = try dispatch(incoming) else { continue }
             guard ATTOpcode.isAnswer(incoming.bytes, to: request[0]) else {
