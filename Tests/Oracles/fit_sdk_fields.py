@@ -15,10 +15,10 @@ USED = {
          "total_calories", "avg_heart_rate", "max_heart_rate", "message_index"],
     19: ["timestamp", "start_time", "sport", "total_elapsed_time", "total_timer_time", "total_distance",
          "total_calories", "avg_heart_rate", "max_heart_rate", "message_index"],
-    20: ["timestamp", "heart_rate", "cadence", "fractional_cadence", "distance", "speed", "enhanced_speed"],
+    # speed: enhanced_speed, into which the SDK also expands a record's `speed` (its component).
+    20: ["timestamp", "heart_rate", "cadence", "fractional_cadence", "distance", "enhanced_speed"],
     34: ["timestamp", "local_timestamp"],
-    55: ["timestamp", "timestamp_16", "activity_type", "cycles", "steps", "active_calories", "heart_rate",
-         "intensity", "duration_min"],
+    55: ["timestamp", "timestamp_16", "activity_type", "cycles", "steps", "active_calories", "heart_rate", "duration_min"],
     103: ["timestamp", "local_timestamp"],
 }
 

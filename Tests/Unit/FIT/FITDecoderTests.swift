@@ -222,3 +222,15 @@ final class FITDecoderTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(session.scaled(FITProfile.Session.totalElapsedTime, scale: 1000)), 11741.57, accuracy: 1e-9)
     }
 }
+
+/// `fixtures/fit/synthetic-compressed-developer.fit` is ``FITBuilder/syntheticActivity()``
+/// written out, so that garmin-fit-sdk (FITOracleTests) and the fuzzer read it too;
+/// `GLUCOBRIDGE_RECORD_SNAPSHOTS=1` writes it anew.
+final class FITSyntheticFixtureTests: XCTestCase {
+    func testCommittedSyntheticFileIsTheBuildersFile() throws {
+        let url = Fixtures.url("fit/synthetic-compressed-developer.fit")
+        let bytes = FITBuilder.syntheticActivity()
+        if ProcessInfo.processInfo.environment["GLUCOBRIDGE_RECORD_SNAPSHOTS"] == "1" { try Data(bytes).write(to: url) }
+        XCTAssertEqual(Array(try Data(contentsOf: url)), bytes)
+    }
+}
