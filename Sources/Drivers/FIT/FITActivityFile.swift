@@ -34,7 +34,7 @@ package struct FITSession: Sendable, Equatable {
 
 /// What a FIT activity or monitoring file holds for the store: who wrote it, its sessions and its
 /// samples. Device-neutral: the import grades intensities and makes minutes from it.
-package struct FITActivityFile: Sendable {
+public struct FITActivityFile: Sendable {
     /// The file's identity as a record source: family `fit`, serial `SERIAL/TYPE/TIME_CREATED`
     /// (`3882015183/activity/2015-08-15T17:32:41Z`; the file CRC stands in for a missing
     /// `time_created`), so a file read again, from any path, adds nothing; the model names maker
@@ -52,12 +52,22 @@ package struct FITActivityFile: Sendable {
     /// Values read but not used, by reason.
     package var events: [ImportEvent]
 
+    /// README's device table: what writes the files, and what is stored.
+    package static let devices = "FIT files: Garmin watches and bike computers, and other devices that write FIT"
+    package static let summary =
+        "activity files (`GARMIN/Activity/*.fit`): each session an Exercise log (sport, start, duration, intensity graded from its minutes), "
+        + "records as activity minutes; monitoring files (`GARMIN/Monitor/*.fit`): steps, heart rate and active energy as activity minutes; "
+        + "read from a copied file or folder with `glucobridge replay`, both CRCs checked: see [FIT files](docs/devices.md#fit-files)"
+
+    /// The longest monitoring interval steps are spread over, in seconds.
+    static let longestInterval: UInt32 = 86_400
+
     /// kJ per kcal (the thermochemical calorie).
     package static let kilojoulesPerKilocalorie = 4.184
 
     /// The activity or monitoring content of `file`. Throws ``FITActivityFileError`` for a file of
     /// another type, or without a `file_id`.
-    package init(_ file: FITFile) throws(FITActivityFileError) {
+    public init(_ file: FITFile) throws(FITActivityFileError) {
         let messages = file.messages
         guard let id = messages.first(where: { $0.global == FITProfile.Message.fileID }) else {
             throw .noFileID(file: file.name)
@@ -241,7 +251,10 @@ package struct FITActivityFile: Sendable {
 
     /// Adds `count` spread evenly over the FIT seconds (`start`, `end`] to the minutes they fall in
     /// (minutes counted from FIT's epoch, which starts on a whole UTC minute).
+    /// An interval is at most a day: the counters restart daily, so the steps of a longer one
+    /// (a watch not worn, a damaged time) are placed in its last day.
     private func spread(_ count: Double, from start: UInt32, to end: UInt32, into minutes: inout [Int64: Double]) {
+        let start = max(start, end > Self.longestInterval ? end - Self.longestInterval : 0)
         guard end > start else {
             minutes[Int64(end) / 60, default: 0] += count
             return
@@ -258,12 +271,12 @@ package struct FITActivityFile: Sendable {
 }
 
 /// A FIT file glucobridge does not import.
-package enum FITActivityFileError: Error, Equatable, CustomStringConvertible {
+public enum FITActivityFileError: Error, Equatable, CustomStringConvertible {
     case noFileID(file: String)
     case noFileType(file: String)
     case unsupportedType(file: String, type: String)
 
-    package var description: String {
+    public var description: String {
         switch self {
         case let .noFileID(file): "\(file) has no file_id message: it does not say what it holds"
         case let .noFileType(file): "\(file): its file_id message has no file type"

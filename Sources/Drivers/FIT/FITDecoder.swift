@@ -14,7 +14,8 @@ import Foundation
 /// - further files chained after the CRC, each with its own header.
 ///
 /// Developer fields are skipped. A cut file keeps every whole message and says what was cut.
-package enum FITDecoder {
+/// Public for the fuzz targets (Fuzz/), like the other parsers of outside bytes.
+public enum FITDecoder {
     /// Seconds from 1970-01-01 to FIT's epoch, 1989-12-31T00:00:00Z.
     package static let epochOffset: Int64 = 631_065_600
 
@@ -31,7 +32,7 @@ package enum FITDecoder {
 
     /// Decodes the whole file. Throws ``FITError/notFIT(file:reason:)`` when the first header is
     /// not FIT's; any later damage is kept in ``FITFile/damage`` with the messages before it.
-    package static func decode(_ bytes: [UInt8], name: String) throws(FITError) -> FITFile {
+    public static func decode(_ bytes: [UInt8], name: String) throws(FITError) -> FITFile {
         var file = FITFile(name: name, parts: [], damage: nil)
         var offset = 0
         while offset < bytes.count {

@@ -1,5 +1,5 @@
 /// What is wrong with a FIT file, naming the file and the byte offset (from the file's start).
-package enum FITError: Error, Equatable, CustomStringConvertible {
+public enum FITError: Error, Equatable, CustomStringConvertible {
     /// The file does not start with a FIT header (`.FIT` at bytes 8–11): it is not a FIT file.
     case notFIT(file: String, reason: String)
     /// A FIT header after the first file of a chain is damaged; what came before it is whole.
@@ -24,7 +24,7 @@ package enum FITError: Error, Equatable, CustomStringConvertible {
         }
     }
 
-    package var description: String {
+    public var description: String {
         switch self {
         case let .notFIT(file, reason): "\(file) is not a FIT file: \(reason)"
         case let .badHeader(file, offset, reason): "\(file): the FIT header at byte \(offset) is damaged: \(reason)"

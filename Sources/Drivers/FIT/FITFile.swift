@@ -2,7 +2,7 @@ import Foundation
 
 /// A decoded FIT file: each file of a chain (FIT files written back to back) with its messages,
 /// and what stopped the decoding, if anything. Messages decoded before the damage are kept.
-package struct FITFile: Sendable {
+public struct FITFile: Sendable {
     /// How errors name the file (its path, or a name the caller gave).
     package var name: String
     package var parts: [FITPart]
