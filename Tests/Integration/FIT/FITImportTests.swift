@@ -62,8 +62,10 @@ final class FITImportTests: XCTestCase {
         let summary = try rows(
             store, "SELECT COUNT(*), ROUND(SUM(distance_m), 2), MIN(minute), MAX(minute), GROUP_CONCAT(DISTINCT gait) FROM activity_minute")
         XCTAssertEqual(summary, [["48", "9007.07", "2015-08-15 14:45:00.000", "2015-08-15 15:32:00.000", "running"]])
-        // The first record: 56 strides/min, no fraction.
-        XCTAssertEqual(try rows(store, "SELECT step_cadence_spm FROM activity_minute ORDER BY minute LIMIT 1").first?.first.flatMap(Double.init).map { $0 >= 112 }, true)
+        // The first minute: the mean of 2 × (cadence + fractional_cadence) over its 51 records, as
+        // garmin-fit-sdk decodes them (161.2156862745098 there).
+        let cadence = try XCTUnwrap(try rows(store, "SELECT step_cadence_spm FROM activity_minute ORDER BY minute LIMIT 1").first?.first.flatMap(Double.init))
+        XCTAssertEqual(cadence, 161.2156862745098, accuracy: 1e-9)
         XCTAssertEqual(devices[0].activity?.sessions.first?.activeMinutes, 48)
     }
 
