@@ -203,6 +203,7 @@ public struct FITActivityFile: Sendable {
             {
                 time = last &+ UInt32((low &- UInt16(truncatingIfNeeded: last)))
             }
+            let before = reference
             if let time { reference = time }
             guard message.global == FITProfile.Message.monitoring else { continue }
             guard let time else {
@@ -212,7 +213,8 @@ public struct FITActivityFile: Sendable {
             if message.integer(Field.durationMin) != nil { continue }
             let type = message.integer(Field.activityType)
                 ?? message.field(Field.currentActivityTypeIntensity)?.values.first.flatMap(Self.firstByte).map { Int64($0 & 0x1F) }
-            let start = previous ?? reference.map { min($0, time) } ?? time
+            // The interval runs from the monitoring message before, else the last full time.
+            let start = previous ?? before.map { min($0, time) } ?? time
             previous = time
             if let type, type == FITProfile.ActivityType.walking || type == FITProfile.ActivityType.running,
                 let count = message.integer(Field.cycles)

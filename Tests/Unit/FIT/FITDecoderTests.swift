@@ -234,3 +234,37 @@ final class FITSyntheticFixtureTests: XCTestCase {
         XCTAssertEqual(Array(try Data(contentsOf: url)), bytes)
     }
 }
+
+/// Monitoring messages as samples, on a file written byte by byte: `timestamp_16` counted on
+/// from the last full timestamp, steps differenced per activity type and spread over their
+/// interval, a count that falls restarting from zero, heart rate at its time.
+final class FITMonitoringMappingTests: XCTestCase {
+    func testStepsAreDifferencedPerTypeAndSpreadOverTheirInterval() throws {
+        let t0: UInt32 = 1_000_000_020  // a whole minute: FIT's epoch is one, and 1_000_000_020 = 60 × 16_666_667
+        var builder = FITBuilder()
+        builder.define(local: 0, global: 0, fields: [(0, 1, 0x00), (3, 4, 0x8C), (4, 4, 0x86)])
+        builder.data(local: 0, [32] + FITBuilder.le32(42) + FITBuilder.le32(t0))
+        builder.define(local: 1, global: 103, fields: [(253, 4, 0x86), (0, 4, 0x86)])
+        builder.data(local: 1, FITBuilder.le32(t0) + FITBuilder.le32(t0 &- 3600))
+        // monitoring: timestamp_16, activity_type, cycles (steps), heart_rate.
+        builder.define(local: 2, global: 55, fields: [(26, 2, 0x84), (5, 1, 0x00), (3, 4, 0x86), (27, 1, 0x02)])
+        func at(_ seconds: UInt32) -> [UInt8] { FITBuilder.le16(UInt16(truncatingIfNeeded: t0 + seconds)) }
+        builder.data(local: 2, at(120) + [6] + FITBuilder.le32(60) + [0xFF])      // 60 walking steps over 2 minutes
+        builder.data(local: 2, at(150) + [1] + FITBuilder.le32(10) + [130])       // 10 running steps over 30 s
+        builder.data(local: 2, at(240) + [6] + FITBuilder.le32(30) + [0xFF])      // walking 60 → 30: restarted, 30 steps
+        let file = try FITDecoder.decode(builder.file(), name: "monitoring.fit")
+        XCTAssertNil(file.damage)
+        let activity = try FITActivityFile(file)
+        XCTAssertEqual(activity.source.serial, "42/monitoring_b/2021-09-08T01:47:00Z")
+        XCTAssertEqual(activity.zoneOffset?.seconds, -3600)
+        let minute = { (offset: UInt32) in FITDecoder.date(t0 + offset) }
+        let steps = activity.samples.filter { $0.cadence != nil }
+        XCTAssertEqual(steps.map(\.time), [minute(0), minute(60), minute(120), minute(180)])
+        // 30 + 30 walking; 10 running in 120–150 s plus 30 walking over 150–240 s: 10 in 150–180, 20 in 180–240.
+        for (cadence, expected) in zip(steps.compactMap(\.cadence), [30.0, 30, 20, 20]) { XCTAssertEqual(cadence, expected, accuracy: 1e-9) }
+        XCTAssertEqual(steps.count, 4)
+        XCTAssertEqual(steps.map(\.gait), [.walking, .walking, .running, .walking])
+        XCTAssertEqual(activity.samples.filter { $0.heartRate != nil }.map(\.time), [minute(150)])
+        XCTAssertEqual(activity.samples.compactMap(\.heartRate), [130])
+    }
+}
