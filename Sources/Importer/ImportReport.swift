@@ -43,7 +43,43 @@ package struct ImportReport: Sendable {
     }
 
     private static func text(_ device: DeviceImport, store: SharedStore) -> String {
-        device.session == nil ? usbText(device, store: store) : bluetoothText(device, store: store)
+        if let fit = device.fit { return fitText(device, fit, store: store) }
+        return device.session == nil ? usbText(device, store: store) : bluetoothText(device, store: store)
+    }
+
+    /// A FIT file's report.
+    private static func fitText(_ outcome: DeviceImport, _ fit: FITFileImport, store: SharedStore) -> String {
+        var lines = ["read \(outcome.origin ?? "a FIT file") (FIT \(fit.fileType) file, \(count(fit.messagesRead, "message"))"
+            + (fit.parts > 1 ? " in \(fit.parts) chained files" : "") + ")"]
+        if let activity = outcome.activity {
+            let summary = activity.summary
+            lines.append("device: \(Self.device(activity.source))")
+            lines.append(
+                "activity: \(summary.samplesRead) samples; " + Self.count(summary.minutesAdded + summary.minutesAlreadyStored, "minute")
+                    + ": \(summary.minutesAdded) new, \(summary.minutesAlreadyStored) already stored; exercise sessions: "
+                    + "\(summary.sessionsAdded) new, \(summary.sessionsAlreadyStored) already stored")
+            lines += activity.sessions.map { session in
+                var line = "exercise: \(Self.session(session, store: store))"
+                if let distance = session.distance { line += ", \(Self.decimal(distance)) m" }
+                if let energy = session.energy { line += ", \(Self.decimal(energy)) kJ" }
+                return line + " (\(Self.decimal(session.duration)) s)"
+            }
+            lines += Self.days(summary.days, store: store).map { "exercise days: \($0)" }
+            if !activity.events.isEmpty { lines.append("left out: " + Self.counts(activity.events)) }
+            lines += activity.notes.map { "note: \($0)" }
+        }
+        lines += outcome.notes.map { "note: \($0)" }
+        lines.append("store: \(store.path)")
+        return lines.joined(separator: "\n")
+    }
+
+    /// Up to two decimals, without trailing zeros: `5.73`, `9008.22`, `2160`.
+    private static func decimal(_ value: Double) -> String {
+        let hundredths = (value * 100).rounded()
+        guard hundredths.isFinite, abs(hundredths) < 1e15 else { return "\(value)" }
+        let whole = Int64(hundredths) / 100, fraction = abs(Int64(hundredths) % 100)
+        if fraction == 0 { return "\(whole)" }
+        return "\(whole)." + (fraction % 10 == 0 ? "\(fraction / 10)" : fraction < 10 ? "0\(fraction)" : "\(fraction)")
     }
 
     /// A USB device's report (a reader, or a USB capture).
@@ -226,6 +262,16 @@ private struct Summary {
     var logMetadata: Logger.Metadata
 
     init(_ outcome: DeviceImport) {
+        if outcome.fit != nil, let activity = outcome.activity {
+            device = ImportReport.device(activity.source)
+            counts = ["\(activity.summary.samplesRead) samples read: \(activity.summary)"]
+            logMetadata = [
+                "source": "\(activity.source.family)", "serial": "\(activity.source.serial)",
+                "activityMinutesAdded": "\(activity.summary.minutesAdded)",
+                "activityMinutesAlreadyStored": "\(activity.summary.minutesAlreadyStored)",
+            ]
+            return
+        }
         guard let identity = outcome.identity else {
             let glucose = outcome.glucose[0]
             let summary = glucose.summary

@@ -37,6 +37,8 @@ package struct DeviceImport: Sendable {
     package var activity: ActivityImport?
     /// Exercise a Bluetooth meter logged with its readings.
     package var meterExercise: ActivityImport?
+    /// A FIT file's type and messages; nil for any other import.
+    package var fit: FITFileImport?
     /// Named problems the Bluetooth drivers met (values left out, refused or incomplete downloads).
     package var problems: [BLEDriverError]
     package var notes: [String]
@@ -97,6 +99,10 @@ extension Importer {
         try Self.checkCancelled(context)
         switch source {
         case let .capture(url, driver):
+            if Self.isFolder(url) {
+                return ImportResult(devices: try importFIT(try Self.fitFiles(in: url), origin: url.path, skippingOthers: true, context: context))
+            }
+            if Self.isFIT(url) { return ImportResult(devices: try importFIT([url], origin: url.path, skippingOthers: false, context: context)) }
             if Self.isBTSnoop(url) { return ImportResult(devices: try replayBluetoothCapture(at: url, context: context)) }
             return ImportResult(devices: try replayUSBCapture(at: url, driverName: driver, context: context))
         case .usb(let opening):

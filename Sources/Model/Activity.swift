@@ -13,6 +13,9 @@ public enum ActivitySensor: String, Sendable, Codable, CaseIterable, Comparable 
     /// Any other fitness machine (Fitness Machine 0x1826: treadmill, cross trainer, stepper,
     /// rower); cadence, when the machine reports one, in steps/min.
     case fitnessMachine = "fitness-machine"
+    /// A watch or bike computer that recorded the activity itself (a FIT file); cadence in
+    /// steps/min.
+    case watch
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
@@ -129,6 +132,9 @@ public enum ExerciseKind: String, Sendable, Codable, CaseIterable {
     case cycling = "Cycling"
     case running = "Running"
     case walking = "Walking"
+    case hiking = "Hiking"
+    case swimming = "Swimming"
+    case rowing = "Rowing"
     case activity = "Activity"
 }
 
@@ -159,8 +165,16 @@ public struct ExerciseSession: Sendable, Equatable, Codable {
         recordKey = Self.recordKey(start: start)
     }
 
-    /// `minutes` in seconds.
-    public var duration: TimeInterval { TimeInterval(minutes * 60) }
+    /// The duration the device measured, in seconds, when it logged the session itself (a FIT
+    /// file's session); nil for a detected session.
+    public var measuredDuration: TimeInterval?
+    /// The distance the device logged for the session, in metres; nil when it logged none.
+    public var distance: Double?
+    /// The energy the device logged for the session, in kJ; nil when it logged none.
+    public var energy: Double?
+
+    /// The measured duration, else `minutes` in seconds.
+    public var duration: TimeInterval { measuredDuration ?? TimeInterval(minutes * 60) }
 
     /// The minutes counted active (the sum of ``minutesByIntensity``).
     public var activeMinutes: Int { minutesByIntensity.values.reduce(0, +) }

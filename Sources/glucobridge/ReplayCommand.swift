@@ -5,9 +5,9 @@ import Importer
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Imports a recorded device session: usbmon pcap or pcapng, USBPcap, an out/in transcript, or a Bluetooth btsnoop capture.")
+        abstract: "Imports a recorded device session: usbmon pcap or pcapng, USBPcap, an out/in transcript, or a Bluetooth btsnoop capture; or a FIT file, or a folder of them.")
 
-    @Argument(help: ArgumentHelp("The capture file.", valueName: "capture"))
+    @Argument(help: ArgumentHelp("The capture file, a FIT file, or a folder of FIT files.", valueName: "capture"))
     var capture: String
 
     @Option(name: .long, help: ArgumentHelp(

@@ -250,6 +250,10 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
         attempt { try LibreAAPPacket.decodeAll(bytes, context: "fuzz") }
     },
     "astm": astm,
+    "fit": { bytes in
+        guard let file = try? FITDecoder.decode(bytes, name: "fuzz.fit") else { return }
+        attempt { try FITActivityFile(file) }
+    },
     "ble-values": bleValue,
     "replay": replay,
 ]

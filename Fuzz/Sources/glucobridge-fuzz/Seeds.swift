@@ -22,7 +22,10 @@ enum Seeds {
         seeds["pcapng"] = pcaps.map(pcapng)
         seeds["transcript"] = [transcript]
         seeds["btsnoop"] = btsnoops
-        seeds["replay"] = pcaps + pcaps.map(pcapng) + [transcript] + btsnoops
+        let fits = try ["Activity.fit", "MonitoringFile.fit", "garmin-edge-820-bike.fit", "activity-unexpected-eof.fit",
+                        "activity-settings-corruptheader.fit", "synthetic-compressed-developer.fit"].map { try file("fit/\($0)") }
+        seeds["fit"] = fits
+        seeds["replay"] = pcaps + pcaps.map(pcapng) + [transcript] + btsnoops + fits
 
         let usb = try pcaps.map { try USBCaptureReader.parse($0, name: "seed") }
         seeds["usbmon"] = try pcaps.map { try packetBodies(ofPcap: $0) }.map(framed)

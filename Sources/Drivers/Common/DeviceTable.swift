@@ -14,7 +14,7 @@ package enum DeviceTable {
     }
 
     /// One row per USB driver (the products it reads), one per product refused or unsupported,
-    /// and one for the Bluetooth services.
+    /// one for the Bluetooth services and one for FIT files.
     package static var supportedDevices: String {
         var rows = ["| device | USB id | status |", "|---|---|---|"]
         for driver in DriverRegistry.usb {
@@ -31,6 +31,7 @@ package enum DeviceTable {
         rows.append(row(
             "Bluetooth LE sensors with the \(services) services", "",
             "standard GATT services: see [Bluetooth LE sensors](#bluetooth-le-sensors)"))
+        rows.append(row(FITActivityFile.devices, "", FITActivityFile.summary))
         return rows.joined(separator: "\n")
     }
 

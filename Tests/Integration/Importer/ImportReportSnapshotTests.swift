@@ -22,6 +22,8 @@ final class ImportReportSnapshotTests: XCTestCase {
             "lab/dexcom-g4-tcpdump-usbmon1.pcap", "lab/ecc1-g4-receiver-bulk-as-interrupt.pcap", "ble/hr-40min-walk.btsnoop",
             "ble/synthetic/synthetic-hrs-cgms-btmon-monitor.btsnoop", "ble/synthetic/synthetic-hrs-cgms-android-h4.btsnoop",
             "ble/horizon-74-at-ble/btsnoop_hci.log", "lab/hr-band-btmon-both-ends.btsnoop",
+            "fit/Activity.fit", "fit/MonitoringFile.fit", "fit/garmin-edge-820-bike.fit", "fit/activity-unexpected-eof.fit",
+            "fit/activity-filecrc.fit",
         ]
         for capture in captures {
             try assertSnapshot(

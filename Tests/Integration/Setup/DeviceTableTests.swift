@@ -25,7 +25,7 @@ final class DeviceTableTests: XCTestCase {
     /// with their reasons, and every Bluetooth service with its family.
     func testTablesNameEveryProductAndService() {
         let devices = DeviceTable.supportedDevices.split(separator: "\n").map(String.init)
-        XCTAssertEqual(devices.count, 2 + 3 + 1 + 1, "header, three drivers, the G7, Bluetooth")
+        XCTAssertEqual(devices.count, 2 + 3 + 1 + 1 + 1, "header, three drivers, the G7, Bluetooth, FIT files")
         XCTAssertEqual(devices[2], "| Dexcom G4/G5/G6 receiver | 22a3:0047 | \(DexcomDriver.summary) |")
         XCTAssertTrue(devices[3].hasPrefix("| Contour USB, Contour Next USB, Contour Next, "), devices[3])
         XCTAssertTrue(devices[3].contains("| 1a79:6002, 7410, 7350, 7800, 7900, 7950 |"), devices[3])
@@ -33,6 +33,7 @@ final class DeviceTableTests: XCTestCase {
         XCTAssertTrue(devices[4].contains("FreeStyle Libre 2, FreeStyle Libre 3"), devices[4])
         XCTAssertEqual(devices[5], "| Dexcom G7 receiver | 22a3:0048 | not supported: its protocol is not publicly documented |")
         XCTAssertTrue(devices[6].contains("Heart Rate, Running Speed and Cadence"), devices[6])
+        XCTAssertEqual(devices[7], "| \(FITActivityFile.devices) |  | \(FITActivityFile.summary) |")
 
         let services = DeviceTable.bluetoothServices.split(separator: "\n").map(String.init)
         XCTAssertEqual(services.count, 2 + DriverRegistry.ble.count)

@@ -1,0 +1,203 @@
+import Capture
+import Drivers
+import Foundation
+import Ingest
+import Model
+import Store
+
+/// What one FIT file held besides what the store keeps: its type, messages and the watch's zone.
+package struct FITFileImport: Sendable {
+    /// The profile's name of the file type (`activity`, `monitoring_b`).
+    package var fileType: String
+    package var messagesRead: Int
+    /// Files chained in it.
+    package var parts: Int
+    /// The watch's offset from UTC in seconds (`local_timestamp − timestamp`), when the file says.
+    package var zoneOffset: Int64?
+}
+
+/// Why FIT files were not imported (besides ``FITError`` and ``FITActivityFileError``).
+package enum FITImportError: Error, CustomStringConvertible {
+    case unreadable(path: String, reason: String)
+    case noFITFiles(folder: String)
+    case nothingToImport(folder: String, skipped: [String])
+
+    package var description: String {
+        switch self {
+        case let .unreadable(path, reason): "\(path) cannot be read: \(reason)"
+        case let .noFITFiles(folder): "\(folder) holds no FIT file (none has \".FIT\" at bytes 8–11)"
+        case let .nothingToImport(folder, skipped):
+            "\(folder) holds no FIT activity or monitoring file: " + skipped.joined(separator: "; ")
+        }
+    }
+}
+
+extension Importer {
+    /// True when the file at `url` is a FIT file by its content (`.FIT` at bytes 8–11), whatever its name.
+    package static func isFIT(_ url: URL) -> Bool {
+        FileBytes.prefix(ofPath: url.path, count: 12).map { FITDecoder.isFIT(prefix: $0) } ?? false
+    }
+
+    /// True when `url` names a folder.
+    static func isFolder(_ url: URL) -> Bool {
+        var folder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &folder) && folder.boolValue
+    }
+
+    /// The FIT files directly in `folder` (told by content), by name.
+    static func fitFiles(in folder: URL) throws(ImportError) -> [URL] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        } catch {
+            throw .driver(FITImportError.unreadable(path: folder.path, reason: error.localizedDescription))
+        }
+        let files = names.sorted().map { folder.appendingPathComponent($0) }.filter { !isFolder($0) && isFIT($0) }
+        guard !files.isEmpty else { throw .driver(FITImportError.noFITFiles(folder: folder.path)) }
+        return files
+    }
+
+    /// Imports FIT files, each its own record source (see ``FITActivityFile/source``): every file
+    /// is read, decoded and checked before anything is written, then each is written in one
+    /// store transaction as an activity import. A damaged file (a wrong CRC, a damaged header, an
+    /// unreadable record) refuses the whole import, naming it; a cut file keeps its whole
+    /// messages and says what was cut. With `skippingOthers` (a folder), FIT files of other
+    /// types (settings, sports, …) are named in a note instead of refused.
+    func importFIT(_ files: [URL], origin: String, skippingOthers: Bool, context: ImportContext) throws(ImportError) -> [DeviceImport] {
+        let startedAt = Date()
+        var reads: [(url: URL, file: FITFile, activity: FITActivityFile, window: PlausibleWindow)] = []
+        var skipped: [String] = []
+        for url in files {
+            try Self.checkCancelled(context)
+            let name = url.lastPathComponent
+            let bytes: [UInt8]
+            switch FileBytes.contents(ofPath: url.path) {
+            case .success(let read): bytes = read
+            case .failure(let failure): throw .driver(FITImportError.unreadable(path: url.path, reason: failure.reason))
+            }
+            let file: FITFile
+            do {
+                file = try FITDecoder.decode(bytes, name: name)
+            } catch {
+                throw .driver(error)
+            }
+            if let damage = file.damage, !Self.keepsWholeMessages(damage) { throw .driver(damage) }
+            do {
+                reads.append((url, file, try FITActivityFile(file), Self.window(of: url)))
+            } catch {
+                guard skippingOthers, case .unsupportedType = error else { throw .driver(error) }
+                skipped.append(error.description)
+            }
+        }
+        guard !reads.isEmpty else { throw .driver(FITImportError.nothingToImport(folder: origin, skipped: skipped)) }
+        try Self.checkCancelled(context)
+        let profile: UserProfile
+        do {
+            profile = try store.userProfile()
+        } catch {
+            throw .store(error)
+        }
+        var outcomes: [DeviceImport] = []
+        for (index, read) in reads.enumerated() {
+            let batch = Self.batch(read.activity, damage: read.file.damage, origin: read.url.path, startedAt: startedAt, window: read.window, profile: profile)
+            let summary: ActivityImportSummary
+            do {
+                summary = try store.save(batch)
+            } catch {
+                throw .store(error)
+            }
+            logger.info("FIT file stored", metadata: [
+                "file": "\(read.url.path)", "source": "\(batch.source)", "minutesAdded": "\(summary.minutesAdded)",
+                "sessionsAdded": "\(summary.sessionsAdded)",
+            ])
+            var outcome = DeviceImport(
+                mode: .replayPassive, replayMode: nil, origin: read.url.path, captureFormat: nil, identity: nil, session: nil, glucose: [],
+                activity: ActivityImport(source: batch.source, summary: summary, sessions: batch.sessions, events: batch.events, notes: batch.notes),
+                meterExercise: nil, problems: [], notes: index == 0 ? skipped.map { "skipped \($0)" } : [])
+            outcome.fit = FITFileImport(
+                fileType: FITProfile.FileType.name(read.activity.fileType), messagesRead: read.activity.messagesRead,
+                parts: read.file.parts.count, zoneOffset: read.activity.zoneOffset?.seconds)
+            outcomes.append(outcome)
+        }
+        return outcomes
+    }
+
+    /// Whether a file with `damage` is still imported: only a cut one, whose whole messages are kept.
+    static func keepsWholeMessages(_ damage: FITError) -> Bool {
+        if case .truncated = damage { return true }
+        return false
+    }
+
+    /// A file's own time is when it was last written (not after now).
+    static func window(of url: URL) -> PlausibleWindow {
+        let written = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate]) as? Date
+        return PlausibleWindow(captureTime: min(written ?? Date(), Date()))
+    }
+
+    /// The store's batch for one file: its samples as minutes (``ActivityResampler``), and its
+    /// sessions as Exercise logs graded by ``IntensityClassifier`` over their minutes.
+    static func batch(
+        _ fit: FITActivityFile, damage: FITError?, origin: String, startedAt: Date, window: PlausibleWindow, profile: UserProfile
+    ) -> ActivityBatch {
+        let plausible = window.filter(fit.samples)
+        let resampled = ActivityResampler.minutes(from: plausible.samples)
+        let classifier = IntensityClassifier(profile: profile)
+        var notes: [String] = []
+        if let damage { notes.append(damage.description) }
+        var ungraded: [String] = []
+        let sessions = fit.sessions.map { logged -> ExerciseSession in
+            let end = logged.start.addingTimeInterval(logged.elapsed)
+            let startMinute = ActivityMinute.number(of: logged.start) ?? 0
+            var counts: [ActivityIntensity: Int] = [:]
+            for minute in resampled.minutes where minute.start < end && (ActivityMinute.number(of: minute.start) ?? .min) >= startMinute {
+                if let assessed = classifier.assess(minute) { counts[assessed.intensity, default: 0] += 1 }
+            }
+            // Most minutes; on a tie the higher class (allCases ascends, so the later wins).
+            var intensity = ActivityIntensity.allCases.reduce(ActivityIntensity.light) { best, next in
+                (counts[next] ?? 0) >= (counts[best] ?? 0) ? next : best
+            }
+            if counts.isEmpty {
+                if let rate = logged.averageHeartRate, let (graded, _) = classifier.heartRateClass(rate) {
+                    intensity = graded
+                } else {
+                    intensity = .light
+                    ungraded.append(PlausibleWindow.utc(logged.start))
+                }
+            }
+            var session = ExerciseSession(
+                start: logged.start, minutes: max(1, Int((logged.elapsed / 60).rounded(.up))), kind: logged.kind, intensity: intensity,
+                minutesByIntensity: counts)
+            session.measuredDuration = logged.elapsed
+            session.distance = logged.distance
+            session.energy = logged.calories.map { $0 * FITActivityFile.kilojoulesPerKilocalorie }
+            session.recordKey = "session:\(logged.index)"
+            return session
+        }
+        if !ungraded.isEmpty {
+            notes.append(
+                "intensity light for the session at \(ungraded.joined(separator: ", ")): nothing in it could be graded "
+                    + "(no heart rate the profile can class, no cadence, no bike speed)")
+        }
+        if classifier.profile.heartRateMethod == nil, resampled.minutes.contains(where: { $0.heartRate != nil }) {
+            notes.append("heart rate was not used for intensity: the profile has no age or maximum heart rate")
+        }
+        if let zone = fit.zoneOffset {
+            notes.append("the watch's clock was UTC\(Self.zone(zone.seconds)) at \(PlausibleWindow.utc(zone.at)) (local_timestamp)")
+        }
+        let deviceTime = fit.zoneOffset.map { $0.at.addingTimeInterval(TimeInterval($0.seconds)) }
+        let batch = ActivityBatch(
+            source: fit.source, startedAt: startedAt, mode: .replayPassive, origin: origin,
+            clock: ClockReport(hostTime: nil, deviceTime: deviceTime, method: .deviceClockAsUTC), minutes: resampled.minutes,
+            sessions: sessions, samplesRead: fit.samples.count,
+            events: fit.events + [plausible.event].compactMap { $0 } + resampled.events,
+            notes: notes + [plausible.note].compactMap { $0 })
+        return window.filter(batch)
+    }
+
+    /// `+02:00`, `−06:00`, `+05:45`.
+    static func zone(_ seconds: Int64) -> String {
+        let minutes = seconds.magnitude / 60
+        func two(_ value: UInt64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return (seconds < 0 ? "−" : "+") + two(minutes / 60) + ":" + two(minutes % 60)
+    }
+}
