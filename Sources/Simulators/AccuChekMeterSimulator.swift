@@ -27,6 +27,9 @@ package final class AccuChekMeterSimulator: USBTransport {
     package var silentAfterAPDUs: Int?
     /// After this many reads the meter is gone: reads and writes fail as unplugged.
     package var unplugAfterReads: Int?
+    /// Answers to the association request the meter does not see: it sends the request again
+    /// for each.
+    package var lostAssociationResponses = 0
     /// APDUs sent in place of the meter's own, by their number (0: the association request).
     package var replacedAPDUs: [Int: [UInt8]] = [:]
 
@@ -38,6 +41,8 @@ package final class AccuChekMeterSimulator: USBTransport {
     private var apdusSent = 0
     private var reads = 0
     private var inbox = PHDAPDUAssembler()
+    /// Whether the host answered the association request: a second answer is not taken.
+    private var associated = false
     private var nextEntry = 0
     private var invokeID: UInt16 = 0x0000
     private let pmStoreHandle: UInt16 = 2
@@ -59,11 +64,14 @@ package final class AccuChekMeterSimulator: USBTransport {
         self.clock = clock
         self.entries = entries
         self.hostClock = hostClock
+        queue(.associationRequest(associationRequest))
+    }
+
+    private var associationRequest: AssociationRequest {
         var phd = PhdAssociationInformation(systemType: PhdAssociationInformation.agentSystemType, systemID: systemID)
         phd.deviceConfigurationID = 0x4000
-        phd.dataRequestModeFlags = 0x0000
         phd.dataRequestInitAgentCount = 1
-        queue(.associationRequest(AssociationRequest(phd: phd)))
+        return AssociationRequest(phd: phd)
     }
 
     /// A glucose value as the meter stores it: whole mg/dL (exponent 0), mmol/L in tenths.
@@ -123,7 +131,11 @@ package final class AccuChekMeterSimulator: USBTransport {
 
     private func answer(_ apdu: PHDAPDU) {
         switch apdu {
-        case .associationResponse:
+        case .associationResponse where lostAssociationResponses > 0:
+            lostAssociationResponses -= 1
+            queue(.associationRequest(associationRequest))
+        case .associationResponse where !associated:
+            associated = true
             let numeric = PHDConfigObject(objectClass: PHDCode.classNumeric, handle: 1, attributes: [
                 PHDAttribute(id: 2351, value: [0x00, 0x02, 0x71, 0xB8]),
                 PHDAttribute(id: PHDCode.attributeUnitCode, value: unitCode),

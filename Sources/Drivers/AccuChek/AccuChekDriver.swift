@@ -33,6 +33,8 @@ package enum AccuChekDriver: USBDeviceDriver {
     /// a Guide) comes in far fewer; a meter that keeps sending past this is not ending its
     /// transfer.
     static let maximumSegmentEvents = 10_000
+    /// Association requests answered again before the configuration.
+    static let maximumAssociationRepeats = 3
     /// The host's own EUI-64 system id, sent in its association response.
     static let managerSystemID: [UInt8] = Array("GLUCOBRG".utf8)
 
@@ -95,7 +97,16 @@ package enum AccuChekDriver: USBDeviceDriver {
     private static func exchange(_ link: AccuChekLink, _ session: inout AccuChekSession, progress: DownloadProgress) throws(AccuChekError) {
         try link.send(associationResponse)
 
-        let configuration = try link.receive(waitingFor: "the meter's configuration")
+        var configuration = try link.receive(waitingFor: "the meter's configuration")
+        // An agent repeats its association request when the answer did not reach it in time
+        // (IEEE 11073-20601's association timeout): it is answered again.
+        var repeats = 0
+        while case .associationRequest = configuration.apdu, repeats < maximumAssociationRepeats {
+            repeats += 1
+            try session.absorb(configuration.apdu, hostTime: configuration.hostTime)
+            try link.send(associationResponse)
+            configuration = try link.receive(waitingFor: "the meter's configuration")
+        }
         guard case .presentation(let report) = configuration.apdu, case .eventReport(let event, _) = report.message,
               event.type == PHDEvent.configuration else {
             throw .unexpectedAPDU(context: "instead of its configuration", received: configuration.apdu.name)

@@ -155,6 +155,20 @@ final class AccuChekSimulatorTests: XCTestCase {
             .malformedAPDU(apdu: "presentation APDU (0xE700)", offset: 16, reason: "attribute list length 9 runs past the 2 bytes left"))
     }
 
+    /// A meter that did not see the answer to its association request sends it again: it is
+    /// answered again, and the download is whole; a meter that keeps asking is refused.
+    func testRepeatedAssociationRequest() throws {
+        let meter = Self.meter(.milligramsPerDeciliter, Self.entries([99, 100]))
+        meter.lostAssociationResponses = 2
+        for download in try readRecordReplay(meter) {
+            XCTAssertEqual(download.glucose.map(\.value), [99, 100])
+        }
+        XCTAssertEqual(meter.received.prefix(3), [AccuChekDriver.associationResponse, AccuChekDriver.associationResponse, AccuChekDriver.associationResponse])
+        let stubborn = Self.meter(.milligramsPerDeciliter, Self.entries([99]))
+        stubborn.lostAssociationResponses = 4
+        XCTAssertEqual(failure(stubborn), .unexpectedAPDU(context: "instead of its configuration", received: "association request (0xE200)"))
+    }
+
     /// A segment-data event in answer to GET is not the exchange.
     func testUnexpectedAPDU() {
         let meter = Self.meter(.milligramsPerDeciliter, Self.entries([99]))
