@@ -29,10 +29,10 @@ func labLog(_ line: String) {
 extension LabDevice {
     struct USB: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A USB gadget: a Dexcom receiver (FunctionFS), a FreeStyle reader (Libre 2 and 3: encrypted, with the keys glucobridge finds) or a Contour meter (f_hid), or a captured device.")
+            abstract: "A USB gadget: a Dexcom receiver or an Accu-Chek meter (FunctionFS), a FreeStyle reader (Libre 2 and 3: encrypted, with the keys glucobridge finds) or a Contour meter (f_hid), or a captured device.")
 
         enum Model: String, ExpressibleByArgument, CaseIterable {
-            case dexcom, freestyle, libre2, libre3, contour, capture
+            case dexcom, freestyle, libre2, libre3, contour, accuchek, capture
         }
 
         @Argument(help: "What the gadget is: \(Model.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -147,6 +147,8 @@ extension LabDevice {
                 }
             case .contour:
                 return { ContourLab.meter() }
+            case .accuchek:
+                return { AccuChekLab.meter() }
             case .capture:
                 guard let file else { throw ValidationError("capture needs --file FILE") }
                 let capture: USBCapture
@@ -265,6 +267,28 @@ enum ContourLab {
               let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("btime ") }),
               let seconds = TimeInterval(line.dropFirst(6).trimmingCharacters(in: .whitespaces)) else { return nil }
         return Date(timeIntervalSince1970: seconds)
+    }
+}
+
+/// The lab's Accu-Chek Guide: results around the consensus edges, a HI, a LO and a control
+/// result, six hours apart up to an hour before the machine booted (so that every plug-in of one
+/// VM serves the same records), its clock on the lab's (UTC) time, in mg/dL.
+enum AccuChekLab {
+    static let values: [UInt16] = [53, 54, 69, 70, 181, 251, AccuChekMeterSimulator.high, AccuChekMeterSimulator.low, 120]
+    /// The entry that is a control-solution test.
+    static let control = 8
+
+    static func meter() -> AccuChekMeterSimulator {
+        let now = Int64(Date().timeIntervalSince1970)
+        let anchor = ContourLab.bootTime().map { Int64($0.timeIntervalSince1970) } ?? now
+        let entries = values.enumerated().map { index, value in
+            AccuChekEntry(
+                position: Int64(index), time: PHDAbsoluteTime(seconds: anchor - 3600 - Int64(values.count - 1 - index) * 6 * 3600),
+                glucose: value, status: index == control ? AccuChekEntry.testData : 0)
+        }
+        return AccuChekMeterSimulator(
+            serial: "92900LAB001", unit: .milligramsPerDeciliter, clock: PHDAbsoluteTime(seconds: now), entries: entries,
+            hostClock: { Date() })
     }
 }
 

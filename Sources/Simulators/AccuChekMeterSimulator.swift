@@ -9,8 +9,8 @@ import TransportReplay
 /// it: the association request first, then the configuration once associated, answers to GET
 /// and the PM-store actions, and the segment-data events, each after the host confirmed the one
 /// before. Everything it serves is synthetic.
-package final class AccuChekMeterSimulator: USBTransport {
-    package let device: USBDeviceDescription
+public final class AccuChekMeterSimulator: USBTransport {
+    public let device: USBDeviceDescription
     /// The host's clock, read when bytes are delivered.
     package var hostClock: () -> Date
     package let serial: String
@@ -49,7 +49,7 @@ package final class AccuChekMeterSimulator: USBTransport {
     private let systemID: [UInt8] = [0x00, 0x60, 0x19, 0x00, 0x00, 0x12, 0x34, 0x56]
 
     /// A meter with `serial`, its clock at `clock`, holding `entries` in `unit`.
-    package init(
+    public init(
         productID: UInt16 = 0x21D5, serial: String, unit: GlucoseUnit, clock: PHDAbsoluteTime, entries: [AccuChekEntry],
         hostClock: @escaping () -> Date
     ) {
@@ -84,19 +84,19 @@ package final class AccuChekMeterSimulator: USBTransport {
     package static let high: UInt16 = 0x07FE
     package static let low: UInt16 = 0x0802
 
-    package func claimInterface(_ number: UInt8) throws(TransportError) {
+    public func claimInterface(_ number: UInt8) throws(TransportError) {
         guard number == 0 else { throw .claimFailed(interface: number, reason: "the simulated meter has only interface 0") }
         claimed.insert(number)
     }
 
-    package func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
+    public func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
         guard setup.requestType == 0x80, setup.request == 0x00 else {
             throw .transferFailed(endpoint: 0, reason: "the simulated meter answers only GET_STATUS")
         }
         return USBRead(bytes: [0x00, 0x00], hostTime: hostClock())
     }
 
-    package func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
+    public func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
         guard endpoint.address == 0x81 else { throw .transferFailed(endpoint: endpoint.address, reason: "not the bulk IN endpoint") }
         if let limit = unplugAfterReads, reads >= limit { throw .disconnected("simulated Accu-Chek unplugged") }
         guard !outbox.isEmpty else { throw .timeout(endpoint: endpoint.address) }
@@ -106,7 +106,7 @@ package final class AccuChekMeterSimulator: USBTransport {
         return USBRead(bytes: chunk, hostTime: hostClock())
     }
 
-    package func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
+    public func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
         guard endpoint.address == 0x01 else { throw .transferFailed(endpoint: endpoint.address, reason: "not the bulk OUT endpoint") }
         if let limit = unplugAfterReads, reads >= limit { throw .disconnected("simulated Accu-Chek unplugged") }
         inbox.append(bytes)
@@ -117,7 +117,7 @@ package final class AccuChekMeterSimulator: USBTransport {
         }
     }
 
-    package func close() { claimed.removeAll() }
+    public func close() { claimed.removeAll() }
 
     private func queue(_ apdu: PHDAPDU) {
         defer { apdusSent += 1 }
@@ -214,7 +214,7 @@ package final class AccuChekMeterSimulator: USBTransport {
 
     /// Records a session with `meter` to `output` as a usbmon pcap, as `glucobridge import
     /// --record` does.
-    package static func record(_ meter: AccuChekMeterSimulator, to output: URL) throws {
+    public static func record(_ meter: AccuChekMeterSimulator, to output: URL) throws {
         let recorder = try RecordingUSBTransport(recording: meter, to: output, clock: meter.hostClock)
         _ = try AccuChekDriver.download(over: recorder, context: .fresh)
         try recorder.finish()

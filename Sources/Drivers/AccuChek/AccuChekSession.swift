@@ -5,7 +5,7 @@ import Transport
 /// One stored result of the PM-store segment: 12 bytes, the layout Tidepool uploader reads
 /// (`accuChekUSB.js`, `parseData`): an 8-byte BCD AbsoluteTime (the meter's local clock), the
 /// glucose as an SFLOAT (+INF is HI, −INF is LO) and a 16-bit measurement status.
-package struct AccuChekEntry: Sendable, Equatable {
+public struct AccuChekEntry: Sendable, Equatable {
     package static let size = 12
     /// The entry's position in the segment as the meter numbers it.
     package var position: Int64
@@ -13,7 +13,7 @@ package struct AccuChekEntry: Sendable, Equatable {
     package var glucose: UInt16
     package var status: UInt16
 
-    package init(position: Int64, time: PHDAbsoluteTime, glucose: UInt16, status: UInt16) {
+    public init(position: Int64, time: PHDAbsoluteTime, glucose: UInt16, status: UInt16) {
         self.position = position
         self.time = time
         self.glucose = glucose
@@ -37,12 +37,12 @@ package struct AccuChekEntry: Sendable, Equatable {
 
     /// MeasurementStatus test-data (IEEE 11073-20601 bit 4, 0x0800): a result of a test, not of
     /// the person, which the meter marks for control-solution tests. Counted, never stored.
-    package static let testData: UInt16 = 0x0800
+    public static let testData: UInt16 = 0x0800
 }
 
 /// Everything the meter said in one exchange, from its APDUs in order; the same for a live
 /// download and a recorded one.
-package struct AccuChekSession: Sendable {
+public struct AccuChekSession: Sendable {
     /// The meter's EUI-64 system id from its association request.
     package var systemID: [UInt8]?
     package var configuration: PHDConfigReport?
@@ -58,13 +58,13 @@ package struct AccuChekSession: Sendable {
     package var lastSegmentSeen = false
     package var released = false
 
-    package init() {}
+    public init() {}
 
     /// The PM-store object of the configuration.
     package var pmStore: PHDConfigObject? { configuration?.objects.first { $0.objectClass == PHDCode.classPMStore } }
 
     /// Takes in one APDU the meter sent.
-    package mutating func absorb(_ apdu: PHDAPDU, hostTime: Date?) throws(AccuChekError) {
+    public mutating func absorb(_ apdu: PHDAPDU, hostTime: Date?) throws(AccuChekError) {
         switch apdu {
         case .associationRequest(let request):
             guard let phd = request.phd else {
@@ -161,7 +161,7 @@ package struct AccuChekSession: Sendable {
 
     /// The results as device-neutral records: control-solution results and special values are
     /// counted, not stored; ±INF become HI/LO; a status other than 0 is kept as the note.
-    package func normalised() throws(AccuChekError) -> DeviceDownload {
+    public func normalised() throws(AccuChekError) -> DeviceDownload {
         guard let serial else { throw .missingAttribute("its system id or serial number") }
         var notes: [String] = []
         let unit: GlucoseUnit

@@ -5,7 +5,7 @@
 /// `lib/drivers/roche/accuChekUSB.js` and `utils.js` (APDU and data-APDU choices, AARE, event
 /// report responses, GET, ACTION), Signove Antidote (`src/asn1/phd_types.h`) for the structure
 /// names. An APDU is `choice (2) length (2) body`.
-package enum PHDAPDU: Sendable, Equatable {
+public enum PHDAPDU: Sendable, Equatable {
     case associationRequest(AssociationRequest)
     case associationResponse(AssociationResponse)
     case releaseRequest(reason: UInt16)
@@ -48,7 +48,7 @@ package enum PHDAPDU: Sendable, Equatable {
     }
 
     /// Decodes one whole APDU: `bytes` must be exactly its 4-byte header and the length it gives.
-    package static func decode(_ bytes: [UInt8]) throws(AccuChekError) -> PHDAPDU {
+    public static func decode(_ bytes: [UInt8]) throws(AccuChekError) -> PHDAPDU {
         var header = MDERReader(bytes, apdu: "APDU")
         let choice = try header.u16("APDU choice")
         let length = try header.u16("APDU length")
@@ -76,7 +76,7 @@ package enum PHDAPDU: Sendable, Equatable {
     }
 
     /// The APDU's bytes.
-    package func encoded() -> [UInt8] {
+    public func encoded() -> [UInt8] {
         var body = MDERWriter()
         let choice: UInt16
         switch self {
@@ -110,7 +110,7 @@ package enum PHDAPDU: Sendable, Equatable {
 package let phdDataProtocolID: UInt16 = 20601
 
 /// PhdAssociationInformation: what each side says of itself when associating.
-package struct PhdAssociationInformation: Sendable, Equatable {
+public struct PhdAssociationInformation: Sendable, Equatable {
     package var protocolVersion: UInt32 = 0x8000_0000
     /// 0x8000 MDER.
     package var encodingRules: UInt16 = 0x8000
@@ -164,7 +164,7 @@ package struct PhdAssociationInformation: Sendable, Equatable {
 }
 
 /// AARQ: the association request an agent (the meter) opens the exchange with.
-package struct AssociationRequest: Sendable, Equatable {
+public struct AssociationRequest: Sendable, Equatable {
     package var associationVersion: UInt32 = 0x8000_0000
     /// The data protocols offered, by id, with their information bytes.
     package var protocols: [(id: UInt16, info: [UInt8])]
@@ -208,14 +208,14 @@ package struct AssociationRequest: Sendable, Equatable {
         }
     }
 
-    package static func == (lhs: Self, rhs: Self) -> Bool {
+    public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.associationVersion == rhs.associationVersion && lhs.phd == rhs.phd
             && lhs.protocols.map(\.id) == rhs.protocols.map(\.id) && lhs.protocols.map(\.info) == rhs.protocols.map(\.info)
     }
 }
 
 /// AARE: the manager's answer to an association request.
-package struct AssociationResponse: Sendable, Equatable {
+public struct AssociationResponse: Sendable, Equatable {
     /// 0 accepted, 1 rejected-permanent, 2 rejected-transient, 3 accepted-unknown-config, …
     package var result: UInt16
     package var dataProtocolID: UInt16
@@ -246,7 +246,7 @@ package struct AssociationResponse: Sendable, Equatable {
 }
 
 /// One attribute value assertion (AVA-Type): an attribute id and its value's bytes.
-package struct PHDAttribute: Sendable, Equatable {
+public struct PHDAttribute: Sendable, Equatable {
     package var id: UInt16
     package var value: [UInt8]
 
@@ -281,7 +281,7 @@ package struct PHDAttribute: Sendable, Equatable {
 
 /// A presentation APDU's content: the invoke-id that pairs a request with its answer, and the
 /// message.
-package struct DataAPDU: Sendable, Equatable {
+public struct DataAPDU: Sendable, Equatable {
     package var invokeID: UInt16
     package var message: DataMessage
 
@@ -308,7 +308,7 @@ package struct DataAPDU: Sendable, Equatable {
 
 /// An event report's fields (EventReportArgumentSimple, and EventReportResultSimple with
 /// `time` as the current time and `info` as the reply info).
-package struct PHDEvent: Sendable, Equatable {
+public struct PHDEvent: Sendable, Equatable {
     package var handle: UInt16
     package var time: UInt32
     package var type: UInt16
@@ -326,7 +326,7 @@ package struct PHDEvent: Sendable, Equatable {
 }
 
 /// The data-APDU messages (DataApdu.message choices).
-package enum DataMessage: Sendable, Equatable {
+public enum DataMessage: Sendable, Equatable {
     /// roiv-cmip-event-report (0x0100) or roiv-cmip-confirmed-event-report (0x0101).
     case eventReport(PHDEvent, confirmed: Bool)
     /// rors-cmip-confirmed-event-report (0x0201).
@@ -544,18 +544,18 @@ func phdHex16(_ value: UInt16) -> String {
 
 /// Cuts a byte stream into whole APDUs: each is its 4-byte header and the length the header
 /// gives, however the USB packets split it.
-package struct PHDAPDUAssembler: Sendable {
+public struct PHDAPDUAssembler: Sendable {
     private var buffer: [UInt8] = []
 
-    package init() {}
+    public init() {}
 
-    package mutating func append(_ bytes: [UInt8]) { buffer += bytes }
+    public mutating func append(_ bytes: [UInt8]) { buffer += bytes }
 
     /// How many bytes are held that are not a whole APDU yet.
     package var bufferedCount: Int { buffer.count }
 
     /// The next whole APDU's bytes, or nil when more are needed.
-    package mutating func next() -> [UInt8]? {
+    public mutating func next() -> [UInt8]? {
         guard buffer.count >= 4 else { return nil }
         let total = 4 + (Int(buffer[2]) << 8 | Int(buffer[3]))
         guard buffer.count >= total else { return nil }

@@ -215,7 +215,7 @@ package struct PHDSegmentInfo: Sendable, Equatable {
 
 /// AbsoluteTime: century, year, month, day, hour, minute, second and hundredths, one BCD byte
 /// each (IEEE 11073-20601; the meter's local clock, no zone).
-package struct PHDAbsoluteTime: Sendable, Equatable {
+public struct PHDAbsoluteTime: Sendable, Equatable {
     package var year: Int
     package var month: Int
     package var day: Int
@@ -224,7 +224,7 @@ package struct PHDAbsoluteTime: Sendable, Equatable {
     package var second: Int
     package var hundredths: Int
 
-    package init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, hundredths: Int = 0) {
+    public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, hundredths: Int = 0) {
         self.year = year
         self.month = month
         self.day = day
@@ -235,7 +235,7 @@ package struct PHDAbsoluteTime: Sendable, Equatable {
     }
 
     /// The wall clock as seconds since 1970-01-01 read without a zone.
-    package init(seconds: Int64) {
+    public init(seconds: Int64) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let civil = CivilDate.civil(fromDays: days)
         let rest = Int(seconds - days * 86_400)
@@ -262,7 +262,7 @@ package struct PHDAbsoluteTime: Sendable, Equatable {
     }
 
     /// Seconds since 1970-01-01 of this wall clock read without a zone.
-    package var seconds: Int64 {
+    public var seconds: Int64 {
         CivilDate.days(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 

@@ -93,7 +93,7 @@ enum ContourFamily: ConformingUSBFamily {
 /// them), then two more.
 enum AccuChekFamily: ConformingUSBFamily {
     static let driver: any USBDeviceDriver.Type = AccuChekDriver.self
-    static let labScenario: String? = nil
+    static let labScenario: String? = "accuchek-live"
     /// The meter sends its whole PM-store segment in every transfer (MDC_ACT_SEG_TRIG_XFER has no
     /// starting point).
     static let oldRecordsReadAgain = 30
