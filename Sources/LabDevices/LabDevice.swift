@@ -272,7 +272,8 @@ enum ContourLab {
 
 /// The lab's Accu-Chek Guide: results around the consensus edges, a HI, a LO and a control
 /// result, six hours apart up to an hour before the machine booted (so that every plug-in of one
-/// VM serves the same records), its clock on the lab's (UTC) time, in mg/dL.
+/// VM serves the same records), its clock on the lab's (UTC) time, in mg/dL; four results to a
+/// segment-data event.
 enum AccuChekLab {
     static let values: [UInt16] = [53, 54, 69, 70, 181, 251, AccuChekMeterSimulator.high, AccuChekMeterSimulator.low, 120]
     /// The entry that is a control-solution test.
@@ -286,9 +287,12 @@ enum AccuChekLab {
                 position: Int64(index), time: PHDAbsoluteTime(seconds: anchor - 3600 - Int64(values.count - 1 - index) * 6 * 3600),
                 glucose: value, status: index == control ? AccuChekEntry.testData : 0)
         }
-        return AccuChekMeterSimulator(
+        let meter = AccuChekMeterSimulator(
             serial: "92900LAB001", unit: .milligramsPerDeciliter, clock: PHDAbsoluteTime(seconds: now), entries: entries,
             hostClock: { Date() })
+        // Three segment-data events, so that a fault can fall between two of them.
+        meter.entriesPerEvent = 4
+        return meter
     }
 }
 
