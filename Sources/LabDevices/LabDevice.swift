@@ -292,6 +292,8 @@ enum AccuChekLab {
             hostClock: { Date() })
         // Three segment-data events, so that a fault can fall between two of them.
         meter.entriesPerEvent = 4
+        // Read again without being unplugged, as the lab's imports do.
+        meter.reassociatesAfterRelease = true
         return meter
     }
 }

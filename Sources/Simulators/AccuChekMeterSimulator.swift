@@ -30,6 +30,9 @@ public final class AccuChekMeterSimulator: USBTransport {
     /// Answers to the association request the meter does not see: it sends the request again
     /// for each.
     package var lostAssociationResponses = 0
+    /// Whether the meter, released, asks to associate again at once (so that a host that stays
+    /// connected can read it again).
+    package var reassociatesAfterRelease = false
     /// APDUs sent in place of the meter's own, by their number (0: the association request).
     package var replacedAPDUs: [Int: [UInt8]] = [:]
 
@@ -43,6 +46,7 @@ public final class AccuChekMeterSimulator: USBTransport {
     private var inbox = PHDAPDUAssembler()
     /// Whether the host answered the association request: a second answer is not taken.
     private var associated = false
+    private var reassociationPending = false
     private var nextEntry = 0
     private var invokeID: UInt16 = 0x0000
     private let pmStoreHandle: UInt16 = 2
@@ -99,6 +103,13 @@ public final class AccuChekMeterSimulator: USBTransport {
     public func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
         guard endpoint.address == 0x81 else { throw .transferFailed(endpoint: endpoint.address, reason: "not the bulk IN endpoint") }
         if let limit = unplugAfterReads, reads >= limit { throw .disconnected("simulated Accu-Chek unplugged") }
+        if outbox.isEmpty, reassociationPending {
+            // A transfer of its own, after the release response was read.
+            reassociationPending = false
+            associated = false
+            invokeID = 0
+            queue(.associationRequest(associationRequest))
+        }
         guard !outbox.isEmpty else { throw .timeout(endpoint: endpoint.address) }
         reads += 1
         let chunk = Array(outbox.prefix(min(maxLength, maximumReadLength)))
@@ -151,6 +162,7 @@ public final class AccuChekMeterSimulator: USBTransport {
             answer(data)
         case .releaseRequest:
             queue(.releaseResponse(reason: 0))
+            reassociationPending = reassociatesAfterRelease
         default:
             break
         }
