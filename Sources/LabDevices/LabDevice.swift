@@ -44,6 +44,12 @@ extension LabDevice {
         @Option(help: "dexcom: the receiver's serial number.")
         var serial = "SMLAB0001"
 
+        @Option(help: "accuchek: how many results the meter holds (0: an empty memory, 720: a Guide's whole memory); nine lab results when not given.")
+        var results: Int?
+
+        @Flag(help: "accuchek: the meter reads in mmol/L.")
+        var mmol = false
+
         @Option(help: "capture: the usbmon pcap/pcapng or USBPcap file whose device is served (its recorded answers).")
         var file: String?
 
@@ -148,7 +154,8 @@ extension LabDevice {
             case .contour:
                 return { ContourLab.meter() }
             case .accuchek:
-                return { AccuChekLab.meter() }
+                let results = results, mmol = mmol
+                return { AccuChekLab.meter(results: results, mmol: mmol) }
             case .capture:
                 guard let file else { throw ValidationError("capture needs --file FILE") }
                 let capture: USBCapture
@@ -279,17 +286,30 @@ enum AccuChekLab {
     /// The entry that is a control-solution test.
     static let control = 8
 
-    static func meter() -> AccuChekMeterSimulator {
+    /// The nine lab results, or `results` generated ones (every two hours; in mmol/L tenths with
+    /// `mmol`).
+    static func meter(results: Int? = nil, mmol: Bool = false) -> AccuChekMeterSimulator {
         let now = Int64(Date().timeIntervalSince1970)
         let anchor = ContourLab.bootTime().map { Int64($0.timeIntervalSince1970) } ?? now
-        let entries = values.enumerated().map { index, value in
-            AccuChekEntry(
-                position: Int64(index), time: PHDAbsoluteTime(seconds: anchor - 3600 - Int64(values.count - 1 - index) * 6 * 3600),
-                glucose: value, status: index == control ? AccuChekEntry.testData : 0)
+        let entries: [AccuChekEntry]
+        if let results {
+            entries = (0..<results).map { index in
+                let mgdl = 40 + (index * 37) % 361
+                let value = mmol ? AccuChekMeterSimulator.sfloat(Double(mgdl) / 18, unit: .millimolesPerLiter) : UInt16(mgdl)
+                return AccuChekEntry(
+                    position: Int64(index), time: PHDAbsoluteTime(seconds: anchor - 3600 - Int64(results - 1 - index) * 2 * 3600),
+                    glucose: value, status: 0)
+            }
+        } else {
+            entries = values.enumerated().map { index, value in
+                AccuChekEntry(
+                    position: Int64(index), time: PHDAbsoluteTime(seconds: anchor - 3600 - Int64(values.count - 1 - index) * 6 * 3600),
+                    glucose: value, status: index == control ? AccuChekEntry.testData : 0)
+            }
         }
         let meter = AccuChekMeterSimulator(
-            serial: "92900LAB001", unit: .milligramsPerDeciliter, clock: PHDAbsoluteTime(seconds: now), entries: entries,
-            hostClock: { Date() })
+            serial: "92900LAB001", unit: mmol ? .millimolesPerLiter : .milligramsPerDeciliter, clock: PHDAbsoluteTime(seconds: now),
+            entries: entries, hostClock: { Date() })
         // Three segment-data events, so that a fault can fall between two of them.
         meter.entriesPerEvent = 4
         // Read again without being unplugged, as the lab's imports do.
