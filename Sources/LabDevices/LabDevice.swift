@@ -50,6 +50,9 @@ extension LabDevice {
         @Flag(help: "accuchek: the meter reads in mmol/L.")
         var mmol = false
 
+        @Flag(help: "accuchek: the meter's answer to GET is a malformed APDU (its attribute list longer than the APDU).")
+        var malformed = false
+
         @Option(help: "capture: the usbmon pcap/pcapng or USBPcap file whose device is served (its recorded answers).")
         var file: String?
 
@@ -154,8 +157,12 @@ extension LabDevice {
             case .contour:
                 return { ContourLab.meter() }
             case .accuchek:
-                let results = results, mmol = mmol
-                return { AccuChekLab.meter(results: results, mmol: mmol) }
+                let results = results, mmol = mmol, malformed = malformed
+                return {
+                    let meter = AccuChekLab.meter(results: results, mmol: mmol)
+                    if malformed { meter.replacedAPDUs[2] = AccuChekLab.malformedGetResponse }
+                    return meter
+                }
             case .capture:
                 guard let file else { throw ValidationError("capture needs --file FILE") }
                 let capture: USBCapture
@@ -285,6 +292,11 @@ enum AccuChekLab {
     static let values: [UInt16] = [53, 54, 69, 70, 181, 251, AccuChekMeterSimulator.high, AccuChekMeterSimulator.low, 120]
     /// The entry that is a control-solution test.
     static let control = 8
+
+    /// A GET response (invoke-id 1) whose attribute list says 9 bytes where 2 are left, at byte 16.
+    static let malformedGetResponse: [UInt8] = [
+        0xE7, 0x00, 0x00, 0x10, 0x00, 0x0E, 0x00, 0x01, 0x02, 0x03, 0x00, 0x08, 0x00, 0x00, 0x00, 0x01, 0x00, 0x09, 0x09, 0x84,
+    ]
 
     /// The nine lab results, or `results` generated ones (every two hours; in mmol/L tenths with
     /// `mmol`).

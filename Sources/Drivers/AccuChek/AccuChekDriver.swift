@@ -248,7 +248,13 @@ final class AccuChekLink {
         var hostTime: Date?
         var reads = 0
         while true {
-            if let bytes = assembler.next() { return (try PHDAPDU.decode(bytes), hostTime) }
+            if let bytes = assembler.next() {
+                do {
+                    return (try PHDAPDU.decode(bytes), hostTime)
+                } catch .malformedAPDU(let apdu, let offset, let reason) {
+                    throw .malformedAPDU(apdu: "\(apdu) from \(transport.device.idString)", offset: offset, reason: reason)
+                }
+            }
             reads += 1
             guard reads <= PHDAPDU.maximumLength / 64 + 1 else {
                 throw .incompleteTransfer(reason: "no whole APDU after \(reads) reads waiting for \(what)")

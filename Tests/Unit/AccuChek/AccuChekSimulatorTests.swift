@@ -152,7 +152,7 @@ final class AccuChekSimulatorTests: XCTestCase {
         meter.replacedAPDUs[2] = [0xE7, 0x00, 0x00, 0x10, 0x00, 0x0E, 0x00, 0x01, 0x02, 0x03, 0x00, 0x08, 0x00, 0x00, 0x00, 0x01, 0x00, 0x09, 0x09, 0x84]
         XCTAssertEqual(
             failure(meter),
-            .malformedAPDU(apdu: "presentation APDU (0xE700)", offset: 16, reason: "attribute list length 9 runs past the 2 bytes left"))
+            .malformedAPDU(apdu: "presentation APDU (0xE700) from 173a:21d5", offset: 16, reason: "attribute list length 9 runs past the 2 bytes left"))
     }
 
     /// A meter that did not see the answer to its association request sends it again: it is
