@@ -29,10 +29,10 @@ func labLog(_ line: String) {
 extension LabDevice {
     struct USB: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A USB gadget: a Dexcom receiver (FunctionFS), a FreeStyle reader (Libre 2 and 3: encrypted, with the keys glucobridge finds) or a Contour meter (f_hid), or a captured device.")
+            abstract: "A USB gadget: a Dexcom receiver or an Accu-Chek meter (FunctionFS), a FreeStyle reader (Libre 2 and 3: encrypted, with the keys glucobridge finds) or a Contour meter (f_hid), or a captured device.")
 
         enum Model: String, ExpressibleByArgument, CaseIterable {
-            case dexcom, freestyle, libre2, libre3, contour, capture
+            case dexcom, freestyle, libre2, libre3, contour, accuchek, capture
         }
 
         @Argument(help: "What the gadget is: \(Model.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -43,6 +43,15 @@ extension LabDevice {
 
         @Option(help: "dexcom: the receiver's serial number.")
         var serial = "SMLAB0001"
+
+        @Option(help: "accuchek: how many results the meter holds (0: an empty memory, 720: a Guide's whole memory); nine lab results when not given.")
+        var results: Int?
+
+        @Flag(help: "accuchek: the meter reads in mmol/L.")
+        var mmol = false
+
+        @Flag(help: "accuchek: the meter's answer to GET is a malformed APDU (its attribute list longer than the APDU).")
+        var malformed = false
 
         @Option(help: "capture: the usbmon pcap/pcapng or USBPcap file whose device is served (its recorded answers).")
         var file: String?
@@ -147,6 +156,13 @@ extension LabDevice {
                 }
             case .contour:
                 return { ContourLab.meter() }
+            case .accuchek:
+                let results = results, mmol = mmol, malformed = malformed
+                return {
+                    let meter = AccuChekLab.meter(results: results, mmol: mmol)
+                    if malformed { meter.replacedAPDUs[2] = AccuChekLab.malformedGetResponse }
+                    return meter
+                }
             case .capture:
                 guard let file else { throw ValidationError("capture needs --file FILE") }
                 let capture: USBCapture
@@ -265,6 +281,52 @@ enum ContourLab {
               let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("btime ") }),
               let seconds = TimeInterval(line.dropFirst(6).trimmingCharacters(in: .whitespaces)) else { return nil }
         return Date(timeIntervalSince1970: seconds)
+    }
+}
+
+/// The lab's Accu-Chek Guide: results around the consensus edges, a HI, a LO and a control
+/// result, six hours apart up to an hour before the machine booted (so that every plug-in of one
+/// VM serves the same records), its clock on the lab's (UTC) time, in mg/dL; four results to a
+/// segment-data event.
+enum AccuChekLab {
+    static let values: [UInt16] = [53, 54, 69, 70, 181, 251, AccuChekMeterSimulator.high, AccuChekMeterSimulator.low, 120]
+    /// The entry that is a control-solution test.
+    static let control = 8
+
+    /// A GET response (invoke-id 1) whose attribute list says 9 bytes where 2 are left, at byte 16.
+    static let malformedGetResponse: [UInt8] = [
+        0xE7, 0x00, 0x00, 0x10, 0x00, 0x0E, 0x00, 0x01, 0x02, 0x03, 0x00, 0x08, 0x00, 0x00, 0x00, 0x01, 0x00, 0x09, 0x09, 0x84,
+    ]
+
+    /// The nine lab results, or `results` generated ones (every two hours; in mmol/L tenths with
+    /// `mmol`).
+    static func meter(results: Int? = nil, mmol: Bool = false) -> AccuChekMeterSimulator {
+        let now = Int64(Date().timeIntervalSince1970)
+        let anchor = ContourLab.bootTime().map { Int64($0.timeIntervalSince1970) } ?? now
+        let entries: [AccuChekEntry]
+        if let results {
+            entries = (0..<results).map { index in
+                let mgdl = 40 + (index * 37) % 361
+                let value = mmol ? AccuChekMeterSimulator.sfloat(Double(mgdl) / 18, unit: .millimolesPerLiter) : UInt16(mgdl)
+                return AccuChekEntry(
+                    position: Int64(index), time: PHDAbsoluteTime(seconds: anchor - 3600 - Int64(results - 1 - index) * 2 * 3600),
+                    glucose: value, status: 0)
+            }
+        } else {
+            entries = values.enumerated().map { index, value in
+                AccuChekEntry(
+                    position: Int64(index), time: PHDAbsoluteTime(seconds: anchor - 3600 - Int64(values.count - 1 - index) * 6 * 3600),
+                    glucose: value, status: index == control ? AccuChekEntry.testData : 0)
+            }
+        }
+        let meter = AccuChekMeterSimulator(
+            serial: "92900LAB001", unit: mmol ? .millimolesPerLiter : .milligramsPerDeciliter, clock: PHDAbsoluteTime(seconds: now),
+            entries: entries, hostClock: { Date() })
+        // Three segment-data events, so that a fault can fall between two of them.
+        meter.entriesPerEvent = 4
+        // Read again without being unplugged, as the lab's imports do.
+        meter.reassociatesAfterRelease = true
+        return meter
     }
 }
 

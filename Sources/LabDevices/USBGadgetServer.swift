@@ -88,9 +88,12 @@ final class USBGadgetServer {
                     // A device that stopped answering stays silent until it is plugged in again.
                     if fault.kind == .unplug {
                         try takeFreshModel()
-                    } else {
-                        silent = true
+                        // A device that speaks first (an Accu-Chek's association request) says
+                        // it once it is plugged in again: the write waits for the host, which
+                        // the read of its requests below would not.
+                        continue
                     }
+                    silent = true
                     return
                 }
                 // What a device says before the host has configured it waits until it has: a

@@ -182,6 +182,22 @@ func dexcom(_ bytes: [UInt8], asPages: Bool) {
     attempt { try DexcomPacket.decode(bytes, context: "fuzz") }
 }
 
+/// IEEE 11073-20601 APDUs from an Accu-Chek meter: a byte stream cut into APDUs and read as a
+/// session (configuration, MDS attributes, segment info and data, BCD times, SFLOAT values), the
+/// whole input as one APDU, and every APDU that decodes encoding back to the same APDU.
+func phdAPDU(_ bytes: [UInt8]) {
+    var assembler = PHDAPDUAssembler()
+    assembler.append(bytes)
+    var session = AccuChekSession()
+    while let apdu = assembler.next() {
+        guard let decoded = try? PHDAPDU.decode(apdu) else { continue }
+        precondition((try? PHDAPDU.decode(decoded.encoded())) == decoded, "an APDU does not survive encoding")
+        if (try? session.absorb(decoded, hostTime: nil)) == nil { break }
+    }
+    attempt { try session.normalised() }
+    attempt { try PHDAPDU.decode(bytes) }
+}
+
 /// The target `FUZZ_TARGET` names.
 let selectedName = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
 
@@ -254,6 +270,7 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
         guard let file = try? FITDecoder.decode(bytes, name: "fuzz.fit") else { return }
         attempt { try FITActivityFile(file) }
     },
+    "phd-apdu": phdAPDU,
     "ble-values": bleValue,
     "replay": replay,
 ]

@@ -48,6 +48,9 @@ enum Seeds {
             .flatMap { $0.data.count > 4 ? Array($0.data[4..<min($0.data.count, 4 + Int($0.data[3]))]) : [] }
         seeds["astm"] = [contour] + (try ["contour/glucometerutils/header-reply.bin", "contour/tidepool/result-frame-mgdl.bin"].map(file))
 
+        let accuChek = try accuChekSession(folder: FileManager.default.temporaryDirectory)
+        seeds["phd-apdu"] = [accuChek.flatMap(\.data)] + accuChek.map(\.data)
+
         let h4 = try BTSnoopReader.parse(btsnoops[0], name: "seed").packets.map(\.data)
         seeds["hci"] = Array(h4.prefix(64))
         seeds["l2cap"] = [framed(h4.filter { $0.first == 0x02 }.map { Array($0.dropFirst()) })]
@@ -63,6 +66,23 @@ enum Seeds {
                 try Data(seed).write(to: directory.appendingPathComponent("seed-\(index)"))
             }
         }
+    }
+
+    /// The meter's side of a session with the simulated Accu-Chek (mg/dL, HI, LO, a control
+    /// result): its bulk IN transfers as recorded.
+    static func accuChekSession(folder: URL) throws -> [USBTransfer] {
+        let url = folder.appendingPathComponent("glucobridge-fuzz-accuchek-\(getpid()).pcap")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let first = PHDAbsoluteTime(year: 2026, month: 3, day: 9, hour: 7, minute: 15, second: 0)
+        let entries = [99, 0x07FE, 0x0802, 120].enumerated().map { i, value in
+            AccuChekEntry(position: Int64(i), time: PHDAbsoluteTime(seconds: first.seconds + Int64(i) * 3600), glucose: UInt16(value),
+                          status: i == 3 ? AccuChekEntry.testData : 0)
+        }
+        let meter = AccuChekMeterSimulator(
+            serial: "92912345678", unit: .milligramsPerDeciliter, clock: PHDAbsoluteTime(seconds: first.seconds + 86_400), entries: entries,
+            hostClock: { Date(timeIntervalSince1970: 1_773_130_000) })
+        try AccuChekMeterSimulator.record(meter, to: url)
+        return try USBCaptureReader.read(contentsOf: url).transfers.filter { $0.direction == .in && $0.type == .bulk }
     }
 
     /// A Libre 2 session with the simulated reader, made with the fuzz keys and the session nonces

@@ -9,7 +9,7 @@ import XCTest
 /// Every registered USB driver through the conformance kit's steps (see `DriverConformanceKit`).
 final class DriverConformanceTests: XCTestCase {
     /// The families the kit checks: a driver is registered here with a simulated device.
-    static var families: [any ConformingUSBFamily.Type] { [DexcomFamily.self, FreeStyleFamily.self, ContourFamily.self] }
+    static var families: [any ConformingUSBFamily.Type] { [DexcomFamily.self, FreeStyleFamily.self, ContourFamily.self, AccuChekFamily.self] }
 
     func testEveryRegisteredDriverHasAFamily() {
         XCTAssertEqual(
@@ -20,6 +20,7 @@ final class DriverConformanceTests: XCTestCase {
     func testDexcom() throws { try DriverConformanceKit.check(DexcomFamily.self) }
     func testFreeStyle() throws { try DriverConformanceKit.check(FreeStyleFamily.self) }
     func testContour() throws { try DriverConformanceKit.check(ContourFamily.self) }
+    func testAccuChek() throws { try DriverConformanceKit.check(AccuChekFamily.self) }
 }
 
 /// A clock that moves on by a millisecond each time it is read, from `start`.
@@ -85,6 +86,31 @@ enum ContourFamily: ConformingUSBFamily {
         return ContourMeterSimulator(
             serial: "7390-0000042", unit: 0, clock: "202603101000", results: Array(results.prefix(3 + step)),
             hostClock: ticking(from: Date(timeIntervalSince1970: 1_773_136_800)))
+    }
+}
+
+/// An Accu-Chek Guide with 30 results over four days (a HI, a LO and a control result among
+/// them), then two more.
+enum AccuChekFamily: ConformingUSBFamily {
+    static let driver: any USBDeviceDriver.Type = AccuChekDriver.self
+    static let labScenario: String? = "accuchek-live"
+    /// The meter sends its whole PM-store segment in every transfer (MDC_ACT_SEG_TRIG_XFER has no
+    /// starting point).
+    static let oldRecordsReadAgain = 30
+
+    static func simulator(step: Int) -> any USBTransport {
+        let first = PHDAbsoluteTime(year: 2026, month: 3, day: 6, hour: 7, minute: 5, second: 12)
+        let entries = (0..<(30 + 2 * step)).map { i in
+            let value: UInt16 = i == 7 ? AccuChekMeterSimulator.high : i == 19 ? AccuChekMeterSimulator.low
+                : UInt16(GeneratedHistory.glucose(at: i * 7) ?? 100)
+            return AccuChekEntry(
+                position: Int64(i), time: PHDAbsoluteTime(seconds: first.seconds + Int64(i) * 11_000), glucose: value,
+                status: i == 12 ? AccuChekEntry.testData : 0)
+        }
+        let clock = PHDAbsoluteTime(seconds: entries.last!.time.seconds + 1800)
+        return AccuChekMeterSimulator(
+            serial: "92912345678", unit: .milligramsPerDeciliter, clock: clock, entries: entries,
+            hostClock: ticking(from: Date(timeIntervalSince1970: TimeInterval(clock.seconds - 3600 + 45))))
     }
 }
 

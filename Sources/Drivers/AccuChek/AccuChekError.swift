@@ -1,0 +1,49 @@
+import Transport
+
+/// What went wrong reading an Accu-Chek meter (IEEE 11073-20601 over USB PHDC) or its capture.
+public enum AccuChekError: Error, CustomStringConvertible, Equatable {
+    /// An APDU's bytes do not match its layout: too short, a length that disagrees with its
+    /// content, an unknown choice. `offset` counts from the APDU's first byte.
+    case malformedAPDU(apdu: String, offset: Int, reason: String)
+    /// The meter sent an APDU the exchange does not allow at this point.
+    case unexpectedAPDU(context: String, received: String)
+    /// The meter answered a request with an error, a rejection or a failure result.
+    case requestFailed(request: String, reason: String)
+    /// The meter aborted the association (APDU 0xE600).
+    case aborted(reason: UInt16, context: String)
+    /// The meter's configuration or attributes lack something the download needs.
+    case missingAttribute(String)
+    /// A stored entry could not be read (bad BCD time, impossible value).
+    case badEntry(index: Int64, reason: String)
+    /// The device has no PHDC interface with a bulk IN and OUT endpoint.
+    case noDataInterface(device: String)
+    /// The meter stopped before the exchange was complete.
+    case incompleteTransfer(reason: String)
+    /// The meter stopped answering: nothing arrived within the read timeout.
+    case noAnswer(waitingFor: String, TransportError)
+    case transport(TransportError)
+
+    public var description: String {
+        switch self {
+        case let .malformedAPDU(apdu, offset, reason): "malformed \(apdu) at byte \(offset): \(reason)"
+        case let .unexpectedAPDU(context, received): "the meter sent \(received) \(context)"
+        case let .requestFailed(request, reason): "the meter refused \(request): \(reason)"
+        case let .aborted(reason, context): "the meter aborted the association (reason \(reason)) \(context)"
+        case .missingAttribute(let what): "the meter did not send \(what)"
+        case let .badEntry(index, reason): "stored result \(index): \(reason)"
+        case .noDataInterface(let device): "\(device) has no PHDC interface (class 0x0F) with a bulk IN and OUT endpoint"
+        case .incompleteTransfer(let reason): "the meter's transfer is incomplete: \(reason)"
+        case let .noAnswer(what, error): "the meter stopped answering while the host waited for \(what) (\(error))"
+        case .transport(let error): error.description
+        }
+    }
+}
+
+extension AccuChekError: TransportErrorCarrying {
+    package var transportError: TransportError? {
+        switch self {
+        case .transport(let error), .noAnswer(_, let error): error
+        default: nil
+        }
+    }
+}
