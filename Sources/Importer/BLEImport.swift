@@ -186,6 +186,7 @@ extension Importer {
                 clock: ClockReport(hostTime: result.lastHostTime, deviceTime: nil, method: .hostAnchored))
             batch.events = activityReports.flatMap(\.events) + [plausible.event].compactMap { $0 } + batch.events
             batch.notes = activityReports.flatMap(\.notes) + [plausible.note].compactMap { $0 } + batch.notes
+            batch.cursors = activityReports.reduce(into: [:]) { cursors, report in cursors.merge(report.cursors) { max($0, $1) } }
             activity.append(window.filter(batch))
             hasActivity = true
         } else {
