@@ -143,6 +143,9 @@ extension Importer {
     /// Why a conversation replay could not go on, when the cause is that the capture does not
     /// hold what the drivers asked (as opposed to a fault recorded in the capture).
     static func bleReplayMismatch(_ error: ImportError) -> String? {
+        if case .session(.huami(.authKeyMissing(let band, _))) = error {
+            return "no auth key is known for the Huami band \(band), so its session cannot be held again"
+        }
         guard case .session(.link(let link)) = error else { return nil }
         switch link {
         case let .requestNotInCapture(_, pdu, record):

@@ -5,7 +5,7 @@ import Transport
 /// The vendor characteristics of a Huami band (Mi Band 2–6, Amazfit Bip, GTS, GTR; not Zepp OS)
 /// that glucobridge uses: `0000000X-0000-3512-2118-0009af100700`, in services 0xFEE0 and 0xFEE1
 /// [Gadgetbridge devices/huami/HuamiService.java; amazfit-pyclient fetch/data_fetch.py].
-package enum HuamiCharacteristic: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+public enum HuamiCharacteristic: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     /// The fetch control point: start, fetch and acknowledge commands; the band's answers.
     case fetchControl = 0x04
     /// The activity data: notifications of packets, each a counter byte and data.
@@ -13,11 +13,11 @@ package enum HuamiCharacteristic: UInt8, Sendable, CaseIterable, CustomStringCon
     /// The authentication characteristic: request a random number, answer it encrypted.
     case auth = 0x09
 
-    package var uuid: BluetoothUUID {
+    public var uuid: BluetoothUUID {
         BluetoothUUID(String(format: "000000%02x-0000-3512-2118-0009af100700", rawValue))!
     }
 
-    package var name: String {
+    public var name: String {
         switch self {
         case .fetchControl: "Huami fetch control point"
         case .activityData: "Huami activity data"
@@ -25,7 +25,7 @@ package enum HuamiCharacteristic: UInt8, Sendable, CaseIterable, CustomStringCon
         }
     }
 
-    package var description: String { "\(name) (…\(String(format: "%04x", rawValue)))" }
+    public var description: String { "\(name) (…\(String(format: "%04x", rawValue)))" }
 }
 
 /// What is wrong in what a Huami band sent or answered. Every case names the characteristic or
@@ -60,7 +60,7 @@ public enum HuamiError: Error, Equatable, Sendable, CustomStringConvertible {
     case keyFile(reason: String)
 
     /// How a user gets the auth key of their band.
-    package static let howToGetKey = """
+    public static let howToGetKey = """
         a Huami band's auth key comes from the vendor's servers: `pip install huami-token`, then `huami-token --method amazfit \
         --email EMAIL --password PASSWORD --bt_keys` prints each band's MAC address and auth key; put `ADDRESS = 0xKEY` in \
         ~/.config/glucobridge/\(HuamiAuthKeys.fileName) (see docs/devices.md, "Huami bands")
@@ -134,17 +134,17 @@ struct HuamiReader {
 /// A band's wall time with its UTC offset, as the fetch answers carry it: year (u16 LE), month,
 /// day, hour, minute, second, then the offset in quarter hours (signed) [amazfit-pyclient
 /// fetch/utils/timeutils.py `bytes_time`; Gadgetbridge HuamiSupport `fromTimeBytes`].
-package struct HuamiTime: Sendable, Equatable, CustomStringConvertible {
-    package var year: Int
-    package var month: Int
-    package var day: Int
-    package var hour: Int
-    package var minute: Int
-    package var second: Int
+public struct HuamiTime: Sendable, Equatable, CustomStringConvertible {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+    public var hour: Int
+    public var minute: Int
+    public var second: Int
     /// The band's UTC offset, in quarter hours (+4 = UTC+01:00).
-    package var quarterHours: Int
+    public var quarterHours: Int
 
-    package init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int = 0, quarterHours: Int) {
+    public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int = 0, quarterHours: Int) {
         self.year = year
         self.month = month
         self.day = day
@@ -155,7 +155,7 @@ package struct HuamiTime: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The wall time of `instant` at `quarterHours` from UTC.
-    package init(_ instant: Date, quarterHours: Int) {
+    public init(_ instant: Date, quarterHours: Int) {
         let seconds = Int64(instant.timeIntervalSince1970.rounded(.down)) + Int64(quarterHours) * 900
         let days = CivilDate.floorDiv(seconds, 86_400)
         let (year, month, day) = CivilDate.civil(fromDays: days)
@@ -165,25 +165,25 @@ package struct HuamiTime: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The instant it names.
-    package var instant: Date {
+    public var instant: Date {
         let days = CivilDate.days(year: year, month: month, day: day)
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(quarterHours) * 900
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
     /// `UTC+05:45`.
-    package var offsetText: String {
+    public var offsetText: String {
         let minutes = abs(quarterHours) * 15
         return "UTC" + (quarterHours < 0 ? "-" : "+") + String(format: "%02d:%02d", minutes / 60, minutes % 60)
     }
 
     /// `2024-03-31 01:59:00 UTC+01:00`, as the band's clock read.
-    package var description: String {
+    public var description: String {
         String(format: "%04d-%02d-%02d %02d:%02d:%02d ", year, month, day, hour, minute, second) + offsetText
     }
 
     /// The eight bytes of an answer's time.
-    package var bytes: [UInt8] {
+    public var bytes: [UInt8] {
         [UInt8(year & 0xFF), UInt8(year >> 8), UInt8(month), UInt8(day), UInt8(hour), UInt8(minute), UInt8(second),
          UInt8(bitPattern: Int8(quarterHours))]
     }
@@ -212,7 +212,7 @@ package struct HuamiTime: Sendable, Equatable, CustomStringConvertible {
 
 /// What glucobridge writes to the fetch control point [Gadgetbridge AbstractFetchOperation.java,
 /// HuamiSupport `getTimeBytes`; amazfit-pyclient fetch/data_fetch.py].
-package enum HuamiFetchCommand: Sendable, Equatable {
+public enum HuamiFetchCommand: Sendable, Equatable {
     /// `01 <type> <year u16 LE> <month> <day> <hour> <minute> 00 <quarter hours>`: start a fetch of
     /// `type` from the band's first record at or after `since`.
     case start(type: UInt8, since: HuamiTime)
@@ -223,9 +223,9 @@ package enum HuamiFetchCommand: Sendable, Equatable {
     case acknowledge
 
     /// Activity, the per-minute samples.
-    package static let activityType: UInt8 = 0x01
+    public static let activityType: UInt8 = 0x01
 
-    package var bytes: [UInt8] {
+    public var bytes: [UInt8] {
         switch self {
         case let .start(type, since):
             [0x01, type, UInt8(since.year & 0xFF), UInt8(since.year >> 8), UInt8(since.month), UInt8(since.day), UInt8(since.hour),
@@ -237,7 +237,7 @@ package enum HuamiFetchCommand: Sendable, Equatable {
 
     /// The command in `bytes`, as the band reads it (the simulated band, and listening to a
     /// capture); nil for any other value.
-    package static func decode(_ bytes: [UInt8]) -> HuamiFetchCommand? {
+    public static func decode(_ bytes: [UInt8]) -> HuamiFetchCommand? {
         switch bytes.first {
         case 0x01 where bytes.count == 10:
             return .start(type: bytes[1], since: HuamiTime(
@@ -251,7 +251,7 @@ package enum HuamiFetchCommand: Sendable, Equatable {
 }
 
 /// What the band answers on the fetch control point.
-package enum HuamiFetchAnswer: Sendable, Equatable {
+public enum HuamiFetchAnswer: Sendable, Equatable {
     /// `10 01 01 <count u32 LE> <start time, 8 bytes>` (a 16th byte, 0, on some models): the
     /// data to come (the number of bytes without the packet counters) and the time of its first
     /// sample.
@@ -265,7 +265,7 @@ package enum HuamiFetchAnswer: Sendable, Equatable {
 
     private static let characteristic = HuamiCharacteristic.fetchControl.description
 
-    package static func decode(_ bytes: [UInt8]) throws(HuamiError) -> HuamiFetchAnswer {
+    public static func decode(_ bytes: [UInt8]) throws(HuamiError) -> HuamiFetchAnswer {
         var reader = HuamiReader(bytes, characteristic)
         let mark = try reader.u8("answer mark")
         guard mark == 0x10 else { throw .notAnAnswer(characteristic: characteristic, found: mark) }
@@ -295,7 +295,7 @@ package enum HuamiFetchAnswer: Sendable, Equatable {
     }
 
     /// The bytes the band sends.
-    package var bytes: [UInt8] {
+    public var bytes: [UInt8] {
         switch self {
         case let .started(count, start):
             [0x10, 0x01, 0x01, UInt8(count & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 24)] + start.bytes
@@ -310,7 +310,7 @@ package enum HuamiFetchAnswer: Sendable, Equatable {
 /// The layout of a band's per-minute sample [Gadgetbridge FetchActivityOperation.java
 /// `createSample` / `createExtendedSample`, `getActivitySampleSize`; amazfit-pyclient
 /// fetch/fetch_activity/data_fetcher.py].
-package enum HuamiSampleForm: Int, Sendable, Equatable, CaseIterable {
+public enum HuamiSampleForm: Int, Sendable, Equatable, CaseIterable {
     /// kind, intensity, steps, heart rate (Mi Band 2–4, Amazfit Bip, GTS, GTR).
     case short = 4
     /// the same, then unknown, sleep, deep sleep and REM sleep (Mi Band 5 and 6, Bip U, Bip 3,
@@ -319,7 +319,7 @@ package enum HuamiSampleForm: Int, Sendable, Equatable, CaseIterable {
 
     /// The form a band of this advertised name sends: the models Gadgetbridge gives 8-byte samples,
     /// else 4.
-    package static func forBand(named name: String?) -> HuamiSampleForm {
+    public static func forBand(named name: String?) -> HuamiSampleForm {
         let folded = (name ?? "").lowercased().replacingOccurrences(of: " ", with: "")
         let extendedModels = ["band5", "band6", "bipu", "bip3", "gtr2", "gts2", "zeppe"]
         return extendedModels.contains { folded.contains($0) } ? .extended : .short
@@ -327,19 +327,19 @@ package enum HuamiSampleForm: Int, Sendable, Equatable, CaseIterable {
 }
 
 /// One minute as the band stored it; every field is the byte it sent.
-package struct HuamiActivitySample: Sendable, Equatable {
+public struct HuamiActivitySample: Sendable, Equatable {
     /// What the band made of the minute (walking, running, sleep, not worn…; model-specific codes).
-    package var kind: UInt8
+    public var kind: UInt8
     /// The band's movement intensity (0–255, no unit).
-    package var intensity: UInt8
-    package var steps: UInt8
+    public var intensity: UInt8
+    public var steps: UInt8
     /// Beats/min; 0 and 255 mean none.
-    package var heartRate: UInt8
+    public var heartRate: UInt8
     /// The extended form's four further bytes (unknown, sleep, deep sleep, REM sleep); nil in the
     /// short form.
-    package var extra: [UInt8]?
+    public var extra: [UInt8]?
 
-    package init(kind: UInt8, intensity: UInt8, steps: UInt8, heartRate: UInt8, extra: [UInt8]? = nil) {
+    public init(kind: UInt8, intensity: UInt8, steps: UInt8, heartRate: UInt8, extra: [UInt8]? = nil) {
         self.kind = kind
         self.intensity = intensity
         self.steps = steps
@@ -348,13 +348,13 @@ package struct HuamiActivitySample: Sendable, Equatable {
     }
 
     /// The heart rate, unless the band marks it absent (0 or 255).
-    package var beatsPerMinute: Int? { heartRate == 0 || heartRate == 255 ? nil : Int(heartRate) }
+    public var beatsPerMinute: Int? { heartRate == 0 || heartRate == 255 ? nil : Int(heartRate) }
 
-    package var bytes: [UInt8] { [kind, intensity, steps, heartRate] + (extra ?? []) }
+    public var bytes: [UInt8] { [kind, intensity, steps, heartRate] + (extra ?? []) }
 
     /// The whole samples in `data` (a fetch's bytes without packet counters), one a minute; bytes
     /// left over at the end are returned as a `partialSample` problem.
-    package static func samples(in data: [UInt8], form: HuamiSampleForm) -> (samples: [HuamiActivitySample], problem: HuamiError?) {
+    public static func samples(in data: [UInt8], form: HuamiSampleForm) -> (samples: [HuamiActivitySample], problem: HuamiError?) {
         let size = form.rawValue
         var samples: [HuamiActivitySample] = []
         samples.reserveCapacity(data.count / size)
@@ -373,16 +373,16 @@ package struct HuamiActivitySample: Sendable, Equatable {
 /// The data of one fetch as its packets arrive: each packet's byte 0 counts from 0, wrapping
 /// after 255 [Gadgetbridge AbstractFetchOperation `handleActivityData`; amazfit-pyclient
 /// `handle_activity_data`]. A packet out of turn ends the fetch's data there.
-package struct HuamiPacketStream: Sendable, Equatable {
-    package private(set) var data: [UInt8] = []
-    package private(set) var packets = 0
+public struct HuamiPacketStream: Sendable, Equatable {
+    public private(set) var data: [UInt8] = []
+    public private(set) var packets = 0
     /// Set once a packet was out of turn or empty; later packets are ignored.
-    package private(set) var problem: HuamiError?
+    public private(set) var problem: HuamiError?
 
-    package init() {}
+    public init() {}
 
     /// Takes one notification of the activity data characteristic.
-    package mutating func take(_ packet: [UInt8]) {
+    public mutating func take(_ packet: [UInt8]) {
         guard problem == nil else { return }
         packets += 1
         guard let counter = packet.first else {
@@ -402,7 +402,7 @@ package struct HuamiPacketStream: Sendable, Equatable {
     }
 
     /// Splits `data` into notifications of at most `size` bytes (counter included).
-    package static func packets(of data: [UInt8], size: Int = 20) -> [[UInt8]] {
+    public static func packets(of data: [UInt8], size: Int = 20) -> [[UInt8]] {
         let chunk = max(1, size - 1)
         return stride(from: 0, to: data.count, by: chunk).enumerated().map { index, start in
             [UInt8(truncatingIfNeeded: index)] + data[start..<min(data.count, start + chunk)]
@@ -411,14 +411,14 @@ package struct HuamiPacketStream: Sendable, Equatable {
 }
 
 /// CRC-32 (IEEE 802.3, reflected, as zlib), which some bands send with the end of a fetch.
-package enum HuamiCRC32 {
+public enum HuamiCRC32 {
     private static let table: [UInt32] = (0..<256).map { n in
         var c = UInt32(n)
         for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
         return c
     }
 
-    package static func checksum(_ bytes: [UInt8]) -> UInt32 {
+    public static func checksum(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
         return crc ^ 0xFFFF_FFFF

@@ -4,10 +4,10 @@ import Transport
 /// AES-128 encryption of one 16-byte block (FIPS-197), all a Huami band's authentication needs:
 /// the band's random number encrypted with the auth key (ECB, one block). Checked against the
 /// FIPS-197 examples (Appendix B and C.1) in the tests.
-package struct AES128: Sendable {
+public struct AES128: Sendable {
     private let roundKeys: [UInt8]
 
-    package init(key: [UInt8]) {
+    public init(key: [UInt8]) {
         precondition(key.count == 16, "AES-128 takes a 16-byte key")
         var words = key
         var rcon: UInt8 = 0x01
@@ -23,7 +23,7 @@ package struct AES128: Sendable {
     }
 
     /// The 16-byte block encrypted.
-    package func encrypt(_ block: [UInt8]) -> [UInt8] {
+    public func encrypt(_ block: [UInt8]) -> [UInt8] {
         precondition(block.count == 16, "AES encrypts 16-byte blocks")
         var state = block
         addRoundKey(&state, 0)
@@ -88,7 +88,7 @@ package struct AES128: Sendable {
 /// number (`02 00`), the band answers `10 02 01` and 16 random bytes, glucobridge sends them
 /// encrypted with the auth key (`03 00` and 16 bytes), and the band answers `10 03 01` (or a
 /// failure status, `10 03 04`, for a wrong key). The key itself is never sent.
-package enum HuamiAuthMessage: Sendable, Equatable {
+public enum HuamiAuthMessage: Sendable, Equatable {
     case requestRandom
     case random([UInt8])
     case encryptedRandom([UInt8])
@@ -99,7 +99,7 @@ package enum HuamiAuthMessage: Sendable, Equatable {
 
     private static let characteristic = HuamiCharacteristic.auth.description
 
-    package var bytes: [UInt8] {
+    public var bytes: [UInt8] {
         switch self {
         case .requestRandom: [0x02, 0x00]
         case .random(let number): [0x10, 0x02, 0x01] + number
@@ -111,7 +111,7 @@ package enum HuamiAuthMessage: Sendable, Equatable {
 
     /// A message the band sends (`10 …`). The command's low four bits are what counts: newer
     /// bands set crypt flags in the high ones.
-    package static func decodeAnswer(_ bytes: [UInt8]) throws(HuamiError) -> HuamiAuthMessage {
+    public static func decodeAnswer(_ bytes: [UInt8]) throws(HuamiError) -> HuamiAuthMessage {
         var reader = HuamiReader(bytes, characteristic)
         let mark = try reader.u8("answer mark")
         guard mark == 0x10 else { throw .notAnAnswer(characteristic: characteristic, found: mark) }
@@ -129,7 +129,7 @@ package enum HuamiAuthMessage: Sendable, Equatable {
     }
 
     /// A message glucobridge sends, as the band reads it; nil for any other value.
-    package static func decodeRequest(_ bytes: [UInt8]) -> HuamiAuthMessage? {
+    public static func decodeRequest(_ bytes: [UInt8]) -> HuamiAuthMessage? {
         switch bytes.first.map({ $0 & 0x0F }) {
         case 0x02: .requestRandom
         case 0x03 where bytes.count == 18: .encryptedRandom(Array(bytes[2...]))
@@ -161,8 +161,8 @@ package struct HuamiAuthKeys: Sendable, Equatable {
     /// Keys the program itself supplies (the tests, a lab device), looked at before any file.
     private static let supplied = SuppliedKeys()
 
-    /// Adds `key` for the band at `address` for this process.
-    package static func supply(_ key: [UInt8], for address: BluetoothAddress) {
+    /// Adds `key` for the band at `address` for this process (nil: takes it back).
+    package static func supply(_ key: [UInt8]?, for address: BluetoothAddress) {
         supplied.set(key, for: address)
     }
 
@@ -241,7 +241,7 @@ private final class SuppliedKeys: @unchecked Sendable {
     private let lock = NSLock()
     private var keys: [BluetoothAddress: [UInt8]] = [:]
 
-    func set(_ key: [UInt8], for address: BluetoothAddress) {
+    func set(_ key: [UInt8]?, for address: BluetoothAddress) {
         lock.withLock { keys[address] = key }
     }
 

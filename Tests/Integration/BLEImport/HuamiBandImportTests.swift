@@ -123,6 +123,26 @@ final class HuamiBandImportTests: XCTestCase {
         XCTAssertEqual(try storeContent(store, [.activityMinutes, .cursors]), try storeContent(whole, [.activityMinutes, .cursors]))
     }
 
+    /// A recording replays by conversation with the key; without it, the band's session cannot
+    /// be held again, and the recording is read passively to the same minutes.
+    func testRecordingReplaysWithAndWithoutTheKey() throws {
+        let address = BluetoothAddress("C8:0F:10:00:00:96")!
+        HuamiAuthKeys.supply(Self.key, for: address)
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("band.btsnoop")
+        let live = try store()
+        _ = try importBand(band(days: 1, address: "C8:0F:10:00:00:96"), days: 1, into: live, recordTo: url)
+        let withKey = try store()
+        XCTAssertEqual(try Importer(store: withKey).run(.capture(url)).devices.map(\.replayMode), [.conversation])
+        HuamiAuthKeys.supply(nil, for: address)
+        let withoutKey = try store()
+        let passive = try Importer(store: withoutKey).run(.capture(url)).devices
+        XCTAssertEqual(passive.map(\.replayMode), [.passive(
+            reason: "no auth key is known for the Huami band Mi Smart Band 5 (C8:0F:10:00:00:96), so its session cannot be held again")])
+        XCTAssertEqual(try storeContent(withKey, [.activityMinutes, .exercise]).count, 1440 + 1)
+        XCTAssertEqual(try storeContent(withKey, [.activityMinutes, .exercise]), try storeContent(live, [.activityMinutes, .exercise]))
+        XCTAssertEqual(try storeContent(withoutKey, [.activityMinutes, .exercise]), try storeContent(live, [.activityMinutes, .exercise]))
+    }
+
     func testWrongKeyIsRefusedNamingTheBand() throws {
         let address = BluetoothAddress("C8:0F:10:00:00:99")!
         HuamiAuthKeys.supply((0..<16).map { UInt8($0) }, for: address)

@@ -37,6 +37,8 @@ package final class HuamiBandDriver: BLEDeviceDriver {
     private let activityData: GATTCharacteristic?
     private var auth: GATTCharacteristic?
     private var form = HuamiSampleForm.short
+    /// `Mi Smart Band 5 (C8:0F:10:00:00:05)`, for messages.
+    private var bandName = "Huami band"
     private var log = HuamiFetchLog()
     private var cursor: Int64?
     private var problems: [BLEDriverError] = []
@@ -54,13 +56,14 @@ package final class HuamiBandDriver: BLEDeviceDriver {
         if let auth { link.claim(auth.valueHandle, by: self) }
         // The model decides the sample form: the GAP Device Name says it (a capture may hold no
         // advertised name), else the advertised name.
-        var name = link.identity.peer.name
+        var name = link.identity.peer.name.flatMap { $0.isEmpty ? nil : $0 }
         if let deviceName = link.database.characteristic(Self.deviceName), deviceName.properties.contains(.read),
             let value = try link.readOptional(deviceName, name: "Device Name"), let text = DeviceInformation.decode(value.bytes)
         {
             name = text
         }
         form = HuamiSampleForm.forBand(named: name)
+        bandName = "\(name ?? "Huami band") (\(link.identity.peer.address))"
         notes.append("Huami band \"\(name ?? "")\": \(form.rawValue)-byte activity samples")
         for characteristic in [auth, fetchControl, activityData].compactMap({ $0 }) where characteristic.properties.contains(.notify) {
             try link.subscribe(characteristic, to: .notifications)
@@ -130,6 +133,9 @@ package final class HuamiBandDriver: BLEDeviceDriver {
             }
         }
         if !samples.isEmpty { notes.append("the band's kind and intensity bytes were read but are not stored") }
+        if log.strayPackets > 0 {
+            notes.append("\(log.strayPackets) activity data packet\(log.strayPackets == 1 ? "" : "s") outside any fetch were left out")
+        }
         return BLEDriverReport(
             family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems, notes: notes,
             cursors: last.map { [Self.stream: $0] } ?? [:])
@@ -143,13 +149,8 @@ package final class HuamiBandDriver: BLEDeviceDriver {
         return families.isEmpty ? family : families.joined(separator: "+")
     }
 
-    /// `Mi Smart Band 5 (C8:0F:10:00:00:05)`.
-    private static func bandName(_ link: BLELink) -> String {
-        "\(link.identity.peer.name ?? "Huami band") (\(link.identity.peer.address))"
-    }
-
     private func authenticate(_ link: BLELink, _ auth: GATTCharacteristic) throws(BLEDriverError) {
-        let band = Self.bandName(link)
+        let band = bandName
         let key: (key: [UInt8], origin: String)
         do {
             key = try HuamiAuthKeys.key(for: link.identity.peer.address, band: band)
@@ -245,23 +246,23 @@ package final class HuamiBandDriver: BLEDeviceDriver {
 }
 
 /// The fetches of one session as the band's answers and packets arrive, in either mode.
-package struct HuamiFetchLog {
-    package struct Fetch {
-        package var start: HuamiTime
-        package var count: UInt32
-        package var samples: [HuamiActivitySample] = []
-        package var packets = 0
-        package var bytes = 0
+public struct HuamiFetchLog {
+    public struct Fetch {
+        public var start: HuamiTime
+        public var count: UInt32
+        public var samples: [HuamiActivitySample] = []
+        public var packets = 0
+        public var bytes = 0
         /// Whether the band said every packet was sent.
-        package var finished = false
-        package var problem: HuamiError?
-        package var cutReason: String?
+        public var finished = false
+        public var problem: HuamiError?
+        public var cutReason: String?
 
-        package var startInstant: Date { start.instant }
+        public var startInstant: Date { start.instant }
         /// The instant after the last whole sample.
-        package var end: Date? { samples.isEmpty ? nil : startInstant.addingTimeInterval(TimeInterval(samples.count * 60)) }
+        public var end: Date? { samples.isEmpty ? nil : startInstant.addingTimeInterval(TimeInterval(samples.count * 60)) }
 
-        package var summary: String {
+        public var summary: String {
             var text = "fetch from \(start) (band clock): \(samples.count) minute\(samples.count == 1 ? "" : "s") in \(packets) "
                 + "packet\(packets == 1 ? "" : "s"), \(bytes) of \(count) bytes"
             if let cutReason { text += "; cut: \(cutReason), whole minutes kept" }
@@ -269,13 +270,13 @@ package struct HuamiFetchLog {
         }
     }
 
-    package private(set) var fetches: [Fetch] = []
+    public private(set) var fetches: [Fetch] = []
     private var open: (fetch: Fetch, stream: HuamiPacketStream)?
-    package private(set) var strayPackets = 0
+    public private(set) var strayPackets = 0
 
-    package init() {}
+    public init() {}
 
-    package mutating func answer(_ answer: HuamiFetchAnswer, form: HuamiSampleForm) {
+    public mutating func answer(_ answer: HuamiFetchAnswer, form: HuamiSampleForm) {
         switch answer {
         case let .started(count, start):
             cut(form: form, reason: "the band started another fetch")
@@ -298,7 +299,7 @@ package struct HuamiFetchLog {
         }
     }
 
-    package mutating func packet(_ value: [UInt8]) {
+    public mutating func packet(_ value: [UInt8]) {
         guard open != nil else {
             strayPackets += 1
             return
@@ -307,7 +308,7 @@ package struct HuamiFetchLog {
     }
 
     /// Ends an open fetch with the whole samples received so far.
-    package mutating func cut(form: HuamiSampleForm, reason: String = "the session ended") {
+    public mutating func cut(form: HuamiSampleForm, reason: String = "the session ended") {
         guard let (opened, stream) = open else { return }
         open = nil
         var fetch = opened
