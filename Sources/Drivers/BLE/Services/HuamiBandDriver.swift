@@ -33,8 +33,8 @@ package final class HuamiBandDriver: BLEDeviceDriver {
     /// Fetches in one session at most (a band sends a day or so per fetch).
     package static let maximumFetches = 400
 
-    private let fetchControl: GATTCharacteristic?
-    private let activityData: GATTCharacteristic?
+    private var fetchControl: GATTCharacteristic?
+    private var activityData: GATTCharacteristic?
     private var auth: GATTCharacteristic?
     private var form = HuamiSampleForm.short
     /// `Mi Smart Band 5 (C8:0F:10:00:00:05)`, for messages.
@@ -52,8 +52,12 @@ package final class HuamiBandDriver: BLEDeviceDriver {
     package var handles: Set<UInt16> { Set([fetchControl?.valueHandle, activityData?.valueHandle].compactMap { $0 }) }
 
     package func start(on link: BLELink) throws(BLEDriverError) {
+        // Gadgetbridge finds the fetch characteristics in 0xFEE0 and authentication in 0xFEE1;
+        // any of them elsewhere on the band is taken too.
         auth = link.database.characteristic(HuamiCharacteristic.auth.uuid)
-        if let auth { link.claim(auth.valueHandle, by: self) }
+        fetchControl = fetchControl ?? link.database.characteristic(HuamiCharacteristic.fetchControl.uuid)
+        activityData = activityData ?? link.database.characteristic(HuamiCharacteristic.activityData.uuid)
+        for characteristic in [auth, fetchControl, activityData].compactMap({ $0 }) { link.claim(characteristic.valueHandle, by: self) }
         // The model decides the sample form: the GAP Device Name says it (a capture may hold no
         // advertised name), else the advertised name.
         var name = link.identity.peer.name.flatMap { $0.isEmpty ? nil : $0 }
