@@ -143,6 +143,9 @@ extension Importer {
     /// Why a conversation replay could not go on, when the cause is that the capture does not
     /// hold what the drivers asked (as opposed to a fault recorded in the capture).
     static func bleReplayMismatch(_ error: ImportError) -> String? {
+        if case .session(.huami(.authKeyMissing(let band, _))) = error {
+            return "no auth key is known for the Huami band \(band), so its session cannot be held again"
+        }
         guard case .session(.link(let link)) = error else { return nil }
         switch link {
         case let .requestNotInCapture(_, pdu, record):
@@ -186,6 +189,7 @@ extension Importer {
                 clock: ClockReport(hostTime: result.lastHostTime, deviceTime: nil, method: .hostAnchored))
             batch.events = activityReports.flatMap(\.events) + [plausible.event].compactMap { $0 } + batch.events
             batch.notes = activityReports.flatMap(\.notes) + [plausible.note].compactMap { $0 } + batch.notes
+            batch.cursors = activityReports.reduce(into: [:]) { cursors, report in cursors.merge(report.cursors) { max($0, $1) } }
             activity.append(window.filter(batch))
             hasActivity = true
         } else {

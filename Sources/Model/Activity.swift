@@ -205,11 +205,14 @@ public struct ActivityBatch: Sendable {
     /// Samples read but not used, by reason (e.g. no skin contact).
     public var events: [ImportEvent]
     public var notes: [String]
+    /// How far the device's stored history was read (stream → last record index), raised in the
+    /// store with the minutes (a band's per-minute history: the next read starts after it).
+    public var cursors: [String: Int64]
 
     public init(
         source: DeviceSource, startedAt: Date, mode: ImportMode, origin: String?, clock: ClockReport,
         minutes: [ActivityMinute], sessions: [ExerciseSession], samplesRead: Int,
-        events: [ImportEvent] = [], notes: [String] = []
+        events: [ImportEvent] = [], notes: [String] = [], cursors: [String: Int64] = [:]
     ) {
         self.source = source
         self.startedAt = startedAt
@@ -221,5 +224,6 @@ public struct ActivityBatch: Sendable {
         self.samplesRead = samplesRead
         self.events = events
         self.notes = notes
+        self.cursors = cursors
     }
 }

@@ -25,7 +25,8 @@ public struct ActivityImportSummary: Sendable, Equatable, CustomStringConvertibl
 
 extension SharedStore {
     /// Writes one activity import in one transaction: the minutes into `activity_minute`, the
-    /// sessions as imported Exercise logs on the Day of their start, and an `import_run` row.
+    /// sessions as imported Exercise logs on the Day of their start, the batch's cursors (raised,
+    /// never lowered), and an `import_run` row.
     ///
     /// The batch is checked first (``StoreError/invalidBatch(reason:)`` names the minute or session
     /// and the value). A minute or session the store already holds for the source (same minute;
@@ -87,6 +88,17 @@ extension SharedStore {
                 daysWithNewRows.insert(date)
             }
         }
+        let raiseCursor = try db.cachedStatement(sql: """
+            INSERT INTO source_cursor (source_id, stream, last_record_index, import_run_id)
+            VALUES (?, ?, ?, ?)
+            ON CONFLICT (source_id, stream) DO UPDATE
+            SET last_record_index = excluded.last_record_index, import_run_id = excluded.import_run_id
+            WHERE excluded.last_record_index > source_cursor.last_record_index
+            """)
+        for (stream, index) in batch.cursors.sorted(by: { $0.key < $1.key }) {
+            try raiseCursor.execute(arguments: [sourceID, stream, index, runID])
+        }
+
         // A Day created for a session that was stored already holds nothing: remove it.
         for (date, id) in days.created where !daysWithNewRows.contains(date) {
             try db.execute(sql: "DELETE FROM day WHERE id = ?", arguments: [id])

@@ -198,6 +198,34 @@ func phdAPDU(_ bytes: [UInt8]) {
     attempt { try PHDAPDU.decode(bytes) }
 }
 
+/// A Huami band's fetch as the driver reads it: byte 0 picks the sample form (odd: 8 bytes),
+/// then pieces whose first byte says what each is (0: an activity data packet, 1: a fetch
+/// control point answer, 2: an authentication answer); the whole samples are then placed in time.
+func huami(_ bytes: [UInt8]) {
+    guard let first = bytes.first else { return }
+    let form: HuamiSampleForm = first & 1 == 1 ? .extended : .short
+    var log = HuamiFetchLog()
+    for piece in pieces(Array(bytes.dropFirst())) {
+        guard let kind = piece.first else { continue }
+        let value = Array(piece.dropFirst())
+        switch kind % 3 {
+        case 0: log.packet(value)
+        case 1: if let answer = try? HuamiFetchAnswer.decode(value) { log.answer(answer, form: form) }
+        default: attempt { try HuamiAuthMessage.decodeAnswer(value) }
+        }
+    }
+    log.cut(form: form)
+    for fetch in log.fetches {
+        _ = fetch.summary
+        _ = fetch.end
+        for (offset, sample) in fetch.samples.enumerated() {
+            _ = fetch.startInstant.addingTimeInterval(TimeInterval(offset * 60))
+            _ = sample.beatsPerMinute
+        }
+    }
+    _ = HuamiActivitySample.samples(in: bytes, form: form)
+}
+
 /// The target `FUZZ_TARGET` names.
 let selectedName = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
 
@@ -272,6 +300,7 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     },
     "phd-apdu": phdAPDU,
     "ble-values": bleValue,
+    "huami": huami,
     "replay": replay,
 ]
 

@@ -59,6 +59,8 @@ enum Seeds {
         let values = att.filter { $0.first == 0x1B || $0.first == 0x1D }.map { Array($0.dropFirst(3)) }
         seeds["ble-values"] = (0..<16).flatMap { selector in values.prefix(8).map { [UInt8(selector)] + $0 } }
 
+        seeds["huami"] = huamiFetches()
+
         for (target, corpus) in seeds {
             let directory = folder.appendingPathComponent(target)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -96,6 +98,32 @@ enum Seeds {
         defer { try? FileManager.default.removeItem(at: url) }
         let capture = try USBCaptureReader.read(contentsOf: url)
         return RecordedUSBDevice.devices(in: capture).first { $0.hasDataTransfers }?.conversation ?? []
+    }
+
+    /// Two hours of a Huami band's minutes as the `huami` target reads them: the authentication
+    /// answers, the start answer, the data packets and the end, in both sample forms, whole and
+    /// cut.
+    static func huamiFetches() -> [[UInt8]] {
+        var seeds: [[UInt8]] = []
+        for form in HuamiSampleForm.allCases {
+            let samples = (0..<120).map { (minute: Int) -> HuamiActivitySample in
+                let asleep = minute < 60
+                let steps: UInt8 = asleep ? 0 : UInt8(90 + minute % 30)
+                let heartRate: UInt8 = minute % 17 == 0 ? 255 : UInt8(55 + minute / 2)
+                let extra: [UInt8]? = form == .extended ? [0, 1, 0, 0] : nil
+                return HuamiActivitySample(
+                    kind: asleep ? 0x70 : 0x01, intensity: UInt8(minute % 50), steps: steps, heartRate: heartRate, extra: extra)
+            }
+            let data = samples.flatMap { (sample: HuamiActivitySample) -> [UInt8] in sample.bytes }
+            let start = HuamiTime(year: 2024, month: 3, day: 31, hour: 1, minute: 0, quarterHours: 4)
+            let packets = HuamiPacketStream.packets(of: data).map { [0] + $0 }
+            let answers = [[1] + HuamiFetchAnswer.started(count: UInt32(data.count), start: start).bytes]
+            let end = [[1] + HuamiFetchAnswer.finished(crc: HuamiCRC32.checksum(data)).bytes]
+            let auth = [[2] + HuamiAuthMessage.random(Array(0..<16)).bytes, [2] + HuamiAuthMessage.verdict(status: 1).bytes]
+            seeds.append([UInt8(form.rawValue / 8)] + framed(auth + answers + packets + end))
+            seeds.append([UInt8(form.rawValue / 8)] + framed(answers + packets.prefix(5)))
+        }
+        return seeds
     }
 
     /// Pieces as the fuzz targets cut them: a 2-byte little-endian length before each.

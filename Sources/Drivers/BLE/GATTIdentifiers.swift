@@ -9,6 +9,8 @@ public enum BLEService: UInt16, Sendable, CaseIterable, CustomStringConvertible 
     case cyclingSpeedAndCadence = 0x1816
     case continuousGlucoseMonitoring = 0x181F
     case fitnessMachine = 0x1826
+    /// A Huami band's own service (Mi Band, Amazfit; not a Bluetooth SIG service).
+    case huami = 0xFEE0
 
     package var name: String {
         switch self {
@@ -18,6 +20,7 @@ public enum BLEService: UInt16, Sendable, CaseIterable, CustomStringConvertible 
         case .cyclingSpeedAndCadence: "Cycling Speed and Cadence"
         case .continuousGlucoseMonitoring: "Continuous Glucose Monitoring"
         case .fitnessMachine: "Fitness Machine"
+        case .huami: "Huami band"
         }
     }
 

@@ -37,7 +37,12 @@ package final class SimulatedPeripheral: ATTBearer {
         package var value: [UInt8]
 
         package init(_ uuid: UInt16, _ properties: GATTCharacteristicProperties, value: [UInt8] = []) {
-            self.uuid = BluetoothUUID(uuid)
+            self.init(uuid: BluetoothUUID(uuid), properties, value: value)
+        }
+
+        /// A characteristic with any UUID (a vendor's 128-bit one).
+        package init(uuid: BluetoothUUID, _ properties: GATTCharacteristicProperties, value: [UInt8] = []) {
+            self.uuid = uuid
             self.properties = properties
             self.value = value
         }
@@ -64,6 +69,14 @@ package final class SimulatedPeripheral: ATTBearer {
         package init(at time: Date? = nil, _ characteristic: UInt16, _ value: [UInt8], indication: Bool = false) {
             self.time = time
             self.characteristic = BluetoothUUID(characteristic)
+            self.value = value
+            isIndication = indication
+        }
+
+        /// An emission of a characteristic with any UUID.
+        package init(at time: Date? = nil, uuid: BluetoothUUID, _ value: [UInt8], indication: Bool = false) {
+            self.time = time
+            characteristic = uuid
             self.value = value
             isIndication = indication
         }

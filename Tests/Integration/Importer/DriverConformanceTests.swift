@@ -119,7 +119,7 @@ enum AccuChekFamily: ConformingUSBFamily {
 final class BluetoothDriverConformanceTests: XCTestCase {
     static var devices: [any ConformingBLEDevice.Type] {
         [HeartRateBandDevice.self, CGMSensorDevice.self, GlucoseMeterDevice.self, RunningPodDevice.self, BikeSensorDevice.self,
-         TreadmillDevice.self]
+         TreadmillDevice.self, HuamiBandDevice.self]
     }
 
     func testEveryRegisteredServiceIsServed() {
@@ -134,6 +134,26 @@ final class BluetoothDriverConformanceTests: XCTestCase {
     func testRunningPod() throws { try DriverConformanceKit.check(RunningPodDevice.self) }
     func testBikeSensor() throws { try DriverConformanceKit.check(BikeSensorDevice.self) }
     func testTreadmill() throws { try DriverConformanceKit.check(TreadmillDevice.self) }
+    func testHuamiBand() throws { try DriverConformanceKit.check(HuamiBandDevice.self) }
+}
+
+/// The simulated Huami band: four hours of per-minute history through the night clocks go
+/// forward (30 March 23:00Z to 31 March 03:00Z), then two hours more, an hour a fetch (the kit cuts
+/// the recording after each record, so the history is short; HuamiBandImportTests has the days);
+/// its auth key made for this test run and supplied to the driver.
+enum HuamiBandDevice: ConformingBLEDevice {
+    static let families = [HuamiBandDriver.family]
+    static let labScenario: String? = nil
+    static let key = (0..<16).map { _ in UInt8.random(in: 0...255) }
+
+    static func peripheral(step: Int) -> (bearer: any ATTBearer, clock: () -> Date) {
+        HuamiAuthKeys.supply(key, for: HuamiBandDemo.peer.address)
+        let end = 3120 + 120 * step
+        let clock = SimulatedClock(HuamiBandDemo.connected(afterMinute: end))
+        let band = HuamiBandDemo.band(minutes: 2880..<end, key: key)
+        band.minutesPerFetch = 60
+        return (band.peripheral(clock: clock), { clock.now })
+    }
 }
 
 /// The simulated heart-rate band: 4 whole minutes of its session, then 6 (see the closing note of

@@ -63,10 +63,14 @@ package struct BLEDriverReport: Sendable {
     package var problems: [BLEDriverError]
     /// Plain remarks for the import report (where the band is worn, RACP counts, …).
     package var notes: [String]
+    /// How far the device's stored activity history was read (stream → last record index), kept
+    /// with the activity in the same transaction so that the next session reads only newer.
+    package var cursors: [String: Int64]
 
     package init(
         family: String, service: BLEService, samples: [ActivitySample] = [], glucose: DeviceDownload? = nil,
-        exercise: [DeviceExercise] = [], events: [ImportEvent] = [], problems: [BLEDriverError] = [], notes: [String] = []
+        exercise: [DeviceExercise] = [], events: [ImportEvent] = [], problems: [BLEDriverError] = [], notes: [String] = [],
+        cursors: [String: Int64] = [:]
     ) {
         self.family = family
         self.service = service
@@ -76,6 +80,7 @@ package struct BLEDriverReport: Sendable {
         self.events = events
         self.problems = problems
         self.notes = notes
+        self.cursors = cursors
     }
 }
 
@@ -97,7 +102,7 @@ extension DriverRegistry {
     package static var ble: [any BLEDeviceDriver.Type] {
         [
             HeartRateDriver.self, RunningSpeedCadenceDriver.self, CyclingSpeedCadenceDriver.self, FitnessMachineDriver.self,
-            ContinuousGlucoseDriver.self, GlucoseMeterDriver.self,
+            HuamiBandDriver.self, ContinuousGlucoseDriver.self, GlucoseMeterDriver.self,
         ]
     }
 

@@ -29,6 +29,8 @@ public enum BLEDriverError: Error, Equatable, CustomStringConvertible {
     case noSessionStartTime(reason: String)
     /// The store could not say which records it already holds, so none were asked for.
     case storedPositionUnavailable(stream: String, reason: String)
+    /// A Huami band's authentication or activity fetch failed, or a value it sent did not decode.
+    case huami(HuamiError)
 
     public var description: String {
         switch self {
@@ -60,6 +62,8 @@ public enum BLEDriverError: Error, Equatable, CustomStringConvertible {
             return "CGM readings cannot be placed in time: \(reason); they were counted, not stored"
         case let .storedPositionUnavailable(stream, reason):
             return "the store could not give the last record stored for \(stream): \(reason)"
+        case .huami(let error):
+            return error.description
         }
     }
 

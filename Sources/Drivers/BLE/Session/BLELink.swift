@@ -10,6 +10,10 @@ package final class BLELink {
     /// How long a driver waits for the device to answer a control-point request.
     package let answerTimeout: Duration
     package internal(set) var identity: BLEDeviceIdentity
+    /// The attribute table discovery found (for a driver whose characteristics span services).
+    package internal(set) var database = GATTDatabase(services: [])
+    /// The families of every driver of the session, in registry order.
+    package internal(set) var families: [String] = []
     /// Notifications and indications on handles no driver owns, counted per handle.
     package private(set) var unclaimed: [UInt16: Int] = [:]
     /// The host times of the earliest and latest value or notification received.
@@ -37,6 +41,12 @@ package final class BLELink {
 
     func own(_ driver: any BLEDeviceDriver) {
         for handle in driver.handles { owners[handle] = driver }
+    }
+
+    /// Routes the notifications of `handle` (a characteristic outside the driver's own service)
+    /// to `driver`.
+    package func claim(_ handle: UInt16, by driver: any BLEDeviceDriver) {
+        owners[handle] = driver
     }
 
     /// Adds a remark for the import report.

@@ -81,6 +81,8 @@ package enum BLESession {
         link.identity = try DeviceInformation.identify(client.peer, database: database, link: link)
         let drivers = DriverRegistry.bleDrivers(for: database)
         guard !drivers.isEmpty else { throw .noSupportedService(found: database.services.map(\.uuid)) }
+        link.database = database
+        link.families = drivers.map { type(of: $0).family }
         for driver in drivers { link.own(driver) }
 
         var ending: String?

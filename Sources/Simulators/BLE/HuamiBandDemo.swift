@@ -1,0 +1,221 @@
+import CaptureBluetooth
+import Drivers
+import Foundation
+import Transport
+import TransportReplay
+
+/// A Huami band in software (a Mi Band or an Amazfit, the protocol Gadgetbridge calls Huami) on
+/// `SimulatedPeripheral`: service 0xFEE0 with the fetch control point (…0004) and the activity
+/// data (…0005), service 0xFEE1 with the authentication characteristic (…0009), and Device
+/// Information with a serial number. It serves a per-minute history:
+///
+/// - authentication: a random number on `02 00`, `10 03 01` when the answer is that number
+///   AES-128 encrypted with the band's key, `10 03 04` otherwise; nothing is fetched before;
+/// - a fetch from the first minute at or after the start command's instant, at most
+///   `minutesPerFetch` minutes, its first sample's wall time given in the band's zone at that
+///   instant; the data in 20-byte packets (a counter byte and 19 bytes), then `10 02 01`;
+/// - a lost link: after `linkLossAfterPackets` data packets in all, the band sends nothing more
+///   and the connection ends.
+package final class HuamiBandSimulator {
+    package var peer: BLEPeer
+    package var serial: String
+    package var key: [UInt8]
+    package var form: HuamiSampleForm
+    /// The first minute of the history (UTC, on a whole minute).
+    package var historyStart: Date
+    package var samples: [HuamiActivitySample]
+    /// The band's zone: its clock's UTC offset at each fetch's first sample.
+    package var zone: TimeZone
+    package var minutesPerFetch = 1440
+    /// Data packets sent in the whole session before the link is lost; nil: never.
+    package var linkLossAfterPackets: Int?
+    /// Whether the end of a fetch carries the data's CRC-32 (some models do).
+    package var sendsCRC = false
+    /// Damage: the last byte of each fetch's first packet changed after its CRC-32 was taken.
+    package var corruptsData = false
+
+    package init(
+        peer: BLEPeer, serial: String, key: [UInt8], form: HuamiSampleForm, historyStart: Date, samples: [HuamiActivitySample],
+        zone: TimeZone
+    ) {
+        self.peer = peer
+        self.serial = serial
+        self.key = key
+        self.form = form
+        self.historyStart = historyStart
+        self.samples = samples
+        self.zone = zone
+    }
+
+    /// The history's bytes from sample `first` on, `count` samples.
+    package func data(from first: Int, count: Int) -> [UInt8] {
+        samples[first..<(first + count)].flatMap { sample in
+            Array(sample.bytes.prefix(form.rawValue)) + Array(repeating: 0, count: max(0, form.rawValue - sample.bytes.count))
+        }
+    }
+
+    /// The band as a peripheral on `clock`; each call starts a new connection.
+    package func peripheral(clock: SimulatedClock) -> SimulatedPeripheral {
+        let state = State()
+        let band = SimulatedPeripheral(
+            peer: peer,
+            services: [
+                .init(0x1800, [.init(0x2A00, .read, value: Array((peer.name ?? "").utf8))]),
+                .init(0x180A, [.init(0x2A25, .read, value: Array(serial.utf8))]),
+                .init(0xFEE0, [
+                    .init(uuid: HuamiCharacteristic.fetchControl.uuid, [.write, .notify]),
+                    .init(uuid: HuamiCharacteristic.activityData.uuid, [.notify]),
+                ]),
+                .init(0xFEE1, [.init(uuid: HuamiCharacteristic.auth.uuid, [.writeWithoutResponse, .write, .notify])]),
+            ],
+            clock: clock)
+        band.controlPoints[HuamiCharacteristic.auth.uuid] = { [self] value in authenticate(value, state) }
+        band.controlPoints[HuamiCharacteristic.fetchControl.uuid] = { [self] value in fetch(value, state) }
+        return band
+    }
+
+    private final class State {
+        var random: [UInt8]?
+        var authenticated = false
+        var nonce: UInt8 = 0x5A
+        /// The samples the band announced: first index and count.
+        var pending: (first: Int, count: Int)?
+        var packetsSent = 0
+        var lost = false
+    }
+
+    private func authenticate(_ value: [UInt8], _ state: State) -> [SimulatedPeripheral.Emission] {
+        guard !state.lost else { return [] }
+        switch HuamiAuthMessage.decodeRequest(value) {
+        case .requestRandom?:
+            // A new number each time, as a band makes one.
+            let random = (0..<16).map { index -> UInt8 in
+                state.nonce = state.nonce &* 73 &+ 41
+                return state.nonce ^ UInt8(index)
+            }
+            state.random = random
+            return [emit(.auth, HuamiAuthMessage.random(random).bytes)]
+        case .encryptedRandom(let block)?:
+            guard let random = state.random else { return [emit(.auth, HuamiAuthMessage.verdict(status: 0x04).bytes)] }
+            state.authenticated = AES128(key: key).encrypt(random) == block
+            state.random = nil
+            return [emit(.auth, HuamiAuthMessage.verdict(status: state.authenticated ? 0x01 : 0x04).bytes)]
+        default:
+            return []
+        }
+    }
+
+    private func fetch(_ value: [UInt8], _ state: State) -> [SimulatedPeripheral.Emission] {
+        guard !state.lost else { return [] }
+        switch HuamiFetchCommand.decode(value) {
+        case .start(let type, let since)?:
+            guard state.authenticated else { return [emit(.fetchControl, HuamiFetchAnswer.failed(command: 0x01, status: 0x04).bytes)] }
+            guard type == HuamiFetchCommand.activityType else {
+                return [emit(.fetchControl, HuamiFetchAnswer.failed(command: 0x01, status: 0x02).bytes)]
+            }
+            let offset = since.instant.timeIntervalSince(historyStart) / 60
+            let first = max(0, Int(offset.rounded(.up)))
+            let count = max(0, min(minutesPerFetch, samples.count - first))
+            state.pending = count > 0 ? (first, count) : nil
+            let startInstant = count > 0 ? historyStart.addingTimeInterval(TimeInterval(first * 60)) : since.instant
+            let start = HuamiTime(startInstant, quarterHours: zone.secondsFromGMT(for: startInstant) / 900)
+            return [emit(.fetchControl, HuamiFetchAnswer.started(count: UInt32(count * form.rawValue), start: start).bytes)]
+        case .fetch?:
+            guard let pending = state.pending else { return [emit(.fetchControl, HuamiFetchAnswer.failed(command: 0x02, status: 0x04).bytes)] }
+            state.pending = nil
+            let data = data(from: pending.first, count: pending.count)
+            var emissions: [SimulatedPeripheral.Emission] = []
+            for (index, var packet) in HuamiPacketStream.packets(of: data).enumerated() {
+                if corruptsData, index == 0 { packet[packet.count - 1] ^= 0xFF }
+                if let loss = linkLossAfterPackets, state.packetsSent >= loss {
+                    state.lost = true
+                    return emissions
+                }
+                state.packetsSent += 1
+                emissions.append(emit(.activityData, packet))
+            }
+            emissions.append(emit(.fetchControl, HuamiFetchAnswer.finished(crc: sendsCRC ? HuamiCRC32.checksum(data) : nil).bytes))
+            return emissions
+        case .acknowledge?:
+            return [emit(.fetchControl, HuamiFetchAnswer.acknowledged.bytes)]
+        case nil:
+            return []
+        }
+    }
+
+    private func emit(_ characteristic: HuamiCharacteristic, _ value: [UInt8]) -> SimulatedPeripheral.Emission {
+        SimulatedPeripheral.Emission(uuid: characteristic.uuid, value)
+    }
+}
+
+/// The demo band's history: a Mi Smart Band 5 worn in Berlin from 2024-03-29 to the end of
+/// `days` days, through the night clocks go forward (2024-03-31, 02:00 CET → 03:00 CEST). Every
+/// minute: asleep at night (00:00–07:00 local, no steps, 52–58 bpm), a 40-minute brisk walk each
+/// morning (07:30–08:10, 104–121 steps/min, 112–126 bpm), the band off its wrist for twenty
+/// minutes at noon (no heart rate), and light moving about otherwise. All bytes are made here
+/// (synthetic data, no band was involved).
+package enum HuamiBandDemo {
+    package static let peer = BLEPeer(address: BluetoothAddress("C8:0F:10:00:00:05")!, addressType: .public, name: "Mi Smart Band 5")
+    package static let serial = "SIM-HUAMI-0005"
+    package static let zone = TimeZone(identifier: "Europe/Berlin")!
+    /// 2024-03-29 00:00 in Berlin (CET), 2024-03-28T23:00:00Z.
+    package static let historyStart = Date(timeIntervalSince1970: 1_711_666_800)
+
+    /// The sample of minute `index` of the history.
+    package static func sample(_ index: Int) -> HuamiActivitySample {
+        let instant = historyStart.addingTimeInterval(TimeInterval(index * 60))
+        let local = Int(instant.timeIntervalSince1970) + zone.secondsFromGMT(for: instant)
+        let minuteOfDay = (local % 86_400) / 60
+        let wave = UInt8(index % 7)
+        switch minuteOfDay {
+        case ..<420:
+            return HuamiActivitySample(kind: 0x70, intensity: wave, steps: 0, heartRate: 52 + wave, extra: [0, 1, wave % 2, 0])
+        case 450..<490:
+            return HuamiActivitySample(kind: 0x01, intensity: 60 + wave, steps: 104 + wave * 3, heartRate: 112 + wave * 2, extra: [0, 0, 0, 0])
+        case 720..<740:
+            return HuamiActivitySample(kind: 0x73, intensity: 0, steps: 0, heartRate: 255, extra: [0, 0, 0, 0])
+        default:
+            return HuamiActivitySample(
+                kind: 0x50, intensity: 10 + wave, steps: index % 5 == 0 ? 12 + wave : 0, heartRate: index % 11 == 0 ? 255 : 68 + wave,
+                extra: [0, 0, 0, 0])
+        }
+    }
+
+    /// Minutes in `days` days from the start, less the hour the DST change skips once it is in.
+    package static func minutes(days: Int) -> Int {
+        let end = Calendar.gregorian(in: zone).date(byAdding: .day, value: days, to: historyStart)!
+        return Int(end.timeIntervalSince(historyStart) / 60)
+    }
+
+    /// The simulated band holding `days` days of history under `key`.
+    package static func band(days: Int = 3, key: [UInt8]) -> HuamiBandSimulator {
+        HuamiBandSimulator(
+            peer: peer, serial: serial, key: key, form: .extended, historyStart: historyStart,
+            samples: (0..<minutes(days: days)).map(sample), zone: zone)
+    }
+
+    /// The simulated band holding minutes `range` of the history under `key`.
+    package static func band(minutes range: Range<Int>, key: [UInt8]) -> HuamiBandSimulator {
+        HuamiBandSimulator(
+            peer: peer, serial: serial, key: key, form: .extended, historyStart: historyStart.addingTimeInterval(TimeInterval(range.lowerBound * 60)),
+            samples: range.map(sample), zone: zone)
+    }
+
+    /// The host's clock 5 minutes after minute `minute` of the history.
+    package static func connected(afterMinute minute: Int) -> Date {
+        historyStart.addingTimeInterval(TimeInterval(minute * 60 + 300))
+    }
+
+    /// The host's clock when the band connects after `days` days: 5 minutes after the last sample.
+    package static func connected(days: Int) -> Date {
+        historyStart.addingTimeInterval(TimeInterval(minutes(days: days) * 60 + 300))
+    }
+}
+
+extension Calendar {
+    fileprivate static func gregorian(in zone: TimeZone) -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        return calendar
+    }
+}

@@ -1,0 +1,187 @@
+import Drivers
+import Foundation
+import ImportTestSupport
+import Importer
+import Model
+import Simulators
+import Store
+import TestSupport
+import Transport
+import XCTest
+
+/// A Huami band's per-minute history through the whole import: the simulated band (three days in
+/// Berlin through the night clocks go forward), authentication, fetches, the store's minutes and
+/// cursor; a lost link; a wrong key.
+final class HuamiBandImportTests: XCTestCase {
+    /// A key made for this run, never a real band's.
+    static let key = (0..<16).map { _ in UInt8.random(in: 0...255) }
+
+    private func band(days: Int = 3, address: String = "C8:0F:10:00:00:05", name: String = "Mi Smart Band 5", key: [UInt8] = key)
+        -> HuamiBandSimulator
+    {
+        let band = HuamiBandDemo.band(days: days, key: key)
+        band.peer = BLEPeer(address: BluetoothAddress(address)!, addressType: .public, name: name)
+        band.form = HuamiSampleForm.forBand(named: name)
+        return band
+    }
+
+    private func importBand(_ band: HuamiBandSimulator, days: Int, into store: SharedStore, recordTo: URL? = nil) throws
+        -> (outcome: DeviceImport, peripheral: SimulatedPeripheral)
+    {
+        let clock = SimulatedClock(HuamiBandDemo.connected(days: days))
+        let peripheral = band.peripheral(clock: clock)
+        let context = ImportContext(recordTo: recordTo, recordingClock: { clock.now }, limits: .replay)
+        let outcome = try Importer(store: store).run(.bluetooth(ConnectedPeer(peripheral, origin: "simulated band")), context: context)
+        return (outcome.devices[0], peripheral)
+    }
+
+    private func store() throws -> SharedStore {
+        let store = try freshStore(zone: "Europe/Berlin")
+        try store.setUserProfile(UserProfile(age: 40))
+        return store
+    }
+
+    /// The fetch start commands the band received (ATT Write Requests, opcode 0x12, whose value
+    /// starts 01 01).
+    private func startCommands(_ peripheral: SimulatedPeripheral) -> [[UInt8]] {
+        peripheral.received.filter { $0.first == 0x12 && $0.count == 13 && $0[3] == 0x01 }.map { Array($0.dropFirst(3)) }
+    }
+
+    private func minuteRow(_ store: SharedStore, _ iso: String) throws -> String? {
+        try storeContent(store, [.activityMinutes]).first { $0.contains(iso) }
+    }
+
+    func testThreeDaysThroughTheClockChangeBecomeEveryMinute() throws {
+        HuamiAuthKeys.supply(Self.key, for: BluetoothAddress("C8:0F:10:00:00:05")!)
+        let store = try store()
+        let (outcome, peripheral) = try importBand(band(), days: 3, into: store)
+        XCTAssertEqual(outcome.problems, [])
+        // 29 March 00:00 CET to 1 April 00:00 CEST: 24 + 24 + 23 hours, one row a minute.
+        XCTAssertEqual(outcome.activity?.summary.minutesAdded, 4260)
+        XCTAssertEqual(outcome.activity?.source.family, "huami")
+        XCTAssertEqual(outcome.activity?.source.serial, "SIM-HUAMI-0005")
+        // The first fetch asks from 2000-01-01 00:00 UTC; then after each fetch's last minute
+        // (1440 minutes a fetch): 30 March 23:00Z, 31 March 23:00Z... in UTC, zone byte 0.
+        XCTAssertEqual(startCommands(peripheral), [
+            hexBytes("01 01 D0 07 01 01 00 00 00 00"), hexBytes("01 01 E8 07 03 1D 17 00 00 00"),
+            hexBytes("01 01 E8 07 03 1E 17 00 00 00"), hexBytes("01 01 E8 07 03 1F 16 00 00 00"),
+        ])
+        // 01:59 CET and 03:00 CEST are consecutive minutes: 00:59Z and 01:00Z, asleep.
+        XCTAssertEqual(try minuteRow(store, "2024-03-31 00:59:00"), "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 00:59:00.000\" | 55.0 | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1")
+        XCTAssertEqual(try minuteRow(store, "2024-03-31 01:00:00"), "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 01:00:00.000\" | 56.0 | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1")
+        // The walk at 07:30 CEST on the day of the change is 05:30Z: minute 3270 of the history,
+        // 107 steps, 114 bpm; at noon the band was off the wrist (no heart rate).
+        XCTAssertEqual(try minuteRow(store, "2024-03-31 05:30:00"), "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 05:30:00.000\" | 114.0 | 107.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1")
+        XCTAssertEqual(try minuteRow(store, "2024-03-31 10:05:00"), "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 10:05:00.000\" | NULL | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1")
+        // Each morning's walk is an exercise log.
+        XCTAssertEqual(try storeContent(store, [.exercise]).map { $0.components(separatedBy: " | ").prefix(3).joined(separator: " ") }, [
+            "\"2024-03-29\" \"2024-03-29 06:30:00.000\" \"Walking\"", "\"2024-03-30\" \"2024-03-30 06:30:00.000\" \"Walking\"",
+            "\"2024-03-31\" \"2024-03-31 05:30:00.000\" \"Walking\"",
+        ])
+        // The cursor: the UTC minute number of 2024-03-31T21:59Z.
+        XCTAssertEqual(try storeContent(store, [.cursors]), ["\"huami\" | \"activity\" | 28532039"])
+    }
+
+    func testNextImportStartsAfterTheLastMinuteStored() throws {
+        HuamiAuthKeys.supply(Self.key, for: BluetoothAddress("C8:0F:10:00:00:05")!)
+        let store = try store()
+        _ = try importBand(band(days: 3), days: 3, into: store)
+        let (second, peripheral) = try importBand(band(days: 4), days: 4, into: store)
+        // Asked from 2024-03-31T22:00Z, the minute after the cursor; the fourth day only.
+        XCTAssertEqual(startCommands(peripheral).first, hexBytes("01 01 E8 07 03 1F 16 00 00 00"))
+        XCTAssertEqual(second.activity?.summary.minutesAdded, 1440)
+        XCTAssertEqual(second.activity?.summary.minutesAlreadyStored, 0)
+        XCTAssertEqual(try storeContent(store, [.cursors]), ["\"huami\" | \"activity\" | 28533479"])
+        let whole = try self.store()
+        _ = try importBand(band(days: 4), days: 4, into: whole)
+        XCTAssertEqual(try storeContent(store, [.activityMinutes, .exercise, .cursors]), try storeContent(whole, [.activityMinutes, .exercise, .cursors]))
+        // Nothing newer: one start command, answered with no data.
+        let (third, again) = try importBand(band(days: 4), days: 4, into: store)
+        XCTAssertEqual(startCommands(again), [hexBytes("01 01 E8 07 04 01 16 00 00 00")])
+        XCTAssertNil(third.activity)
+    }
+
+    func testLostLinkKeepsWholeMinutesAndTheNextFetchCompletes() throws {
+        HuamiAuthKeys.supply(Self.key, for: BluetoothAddress("C8:0F:10:00:00:05")!)
+        let store = try store()
+        let cut = band()
+        // 500 packets of 19 bytes: 1187 whole 8-byte samples and 4 bytes of the next.
+        cut.linkLossAfterPackets = 500
+        let (first, _) = try importBand(cut, days: 3, into: store)
+        XCTAssertEqual(first.activity?.summary.minutesAdded, 1187)
+        XCTAssertEqual(first.session?.ending, "the device ended the connection")
+        XCTAssertTrue(first.activity?.notes.contains { $0.contains("9500 of 11520 bytes; cut: the link was lost") } ?? false, "\(first.activity?.notes ?? [])")
+        XCTAssertNil(try minuteRow(store, "2024-03-29 18:47:00"))
+        XCTAssertNotNil(try minuteRow(store, "2024-03-29 18:46:00"))
+        let (second, peripheral) = try importBand(band(), days: 3, into: store)
+        // 2024-03-29T18:47Z, the minute after the last whole one.
+        XCTAssertEqual(startCommands(peripheral).first, hexBytes("01 01 E8 07 03 1D 12 2F 00 00"))
+        XCTAssertEqual(second.activity?.summary.minutesAdded, 4260 - 1187)
+        XCTAssertEqual(second.activity?.summary.minutesAlreadyStored, 0)
+        let whole = try self.store()
+        _ = try importBand(band(), days: 3, into: whole)
+        XCTAssertEqual(try storeContent(store, [.activityMinutes, .cursors]), try storeContent(whole, [.activityMinutes, .cursors]))
+    }
+
+    /// A recording replays by conversation with the key; without it, the band's session cannot
+    /// be held again, and the recording is read passively to the same minutes.
+    func testRecordingReplaysWithAndWithoutTheKey() throws {
+        let address = BluetoothAddress("C8:0F:10:00:00:96")!
+        HuamiAuthKeys.supply(Self.key, for: address)
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("band.btsnoop")
+        let live = try store()
+        _ = try importBand(band(days: 1, address: "C8:0F:10:00:00:96"), days: 1, into: live, recordTo: url)
+        let withKey = try store()
+        XCTAssertEqual(try Importer(store: withKey).run(.capture(url)).devices.map(\.replayMode), [.conversation])
+        HuamiAuthKeys.supply(nil, for: address)
+        let withoutKey = try store()
+        let passive = try Importer(store: withoutKey).run(.capture(url)).devices
+        XCTAssertEqual(passive.map(\.replayMode), [.passive(
+            reason: "no auth key is known for the Huami band Mi Smart Band 5 (C8:0F:10:00:00:96), so its session cannot be held again")])
+        XCTAssertEqual(try storeContent(withKey, [.activityMinutes, .exercise]).count, 1440 + 1)
+        XCTAssertEqual(try storeContent(withKey, [.activityMinutes, .exercise]), try storeContent(live, [.activityMinutes, .exercise]))
+        XCTAssertEqual(try storeContent(withoutKey, [.activityMinutes, .exercise]), try storeContent(live, [.activityMinutes, .exercise]))
+    }
+
+    func testWrongKeyIsRefusedNamingTheBand() throws {
+        let address = BluetoothAddress("C8:0F:10:00:00:99")!
+        HuamiAuthKeys.supply((0..<16).map { UInt8($0) }, for: address)
+        let store = try store()
+        let other = (0..<16).map { UInt8(255 - $0) }
+        XCTAssertThrowsError(try importBand(band(address: "C8:0F:10:00:00:99", name: "Amazfit Bip", key: other), days: 3, into: store)) { error in
+            XCTAssertTrue(
+                "\(error)".contains("the Huami band Amazfit Bip (C8:0F:10:00:00:99) refused the auth key from the key supplied to this process"),
+                "\(error)")
+            XCTAssertTrue("\(error)".contains("huami-token"), "\(error)")
+        }
+        XCTAssertEqual(try tableCounts(store).values.reduce(0, +), 0)
+    }
+
+    func testFourByteSamplesWithACRC() throws {
+        let address = BluetoothAddress("C8:0F:10:00:00:98")!
+        HuamiAuthKeys.supply(Self.key, for: address)
+        let store = try store()
+        let bip = band(days: 1, address: "C8:0F:10:00:00:98", name: "Amazfit Bip")
+        bip.sendsCRC = true
+        XCTAssertEqual(bip.form, .short)
+        let (outcome, _) = try importBand(bip, days: 1, into: store)
+        XCTAssertEqual(outcome.problems, [])
+        XCTAssertEqual(outcome.activity?.summary.minutesAdded, 1440)
+        // 29 March 07:30 CET, 06:30Z: minute 450, 104 + 3 × (450 mod 7 = 2) steps, 112 + 2 × 2 bpm.
+        XCTAssertEqual(try minuteRow(store, "2024-03-29 06:30:00"), "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-29 06:30:00.000\" | 116.0 | 110.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1")
+    }
+
+    func testBadCRCStoresNothingOfThatFetch() throws {
+        let address = BluetoothAddress("C8:0F:10:00:00:97")!
+        HuamiAuthKeys.supply(Self.key, for: address)
+        let store = try store()
+        let bad = band(days: 1, address: "C8:0F:10:00:00:97", name: "Amazfit Bip")
+        bad.sendsCRC = true
+        // The band's bytes change after the CRC was taken: the data no longer matches it.
+        bad.corruptsData = true
+        let (outcome, _) = try importBand(bad, days: 1, into: store)
+        XCTAssertEqual(outcome.problems.map(\.description).first?.hasPrefix("Huami fetch: the band's CRC-32"), true, "\(outcome.problems)")
+        XCTAssertNil(outcome.activity)
+        XCTAssertEqual(try storeContent(store, [.activityMinutes, .cursors]), [])
+    }
+}
