@@ -8,12 +8,12 @@ let package = Package(
     name: "glucobridge-fuzz",
     platforms: [.macOS(.v13)],
     dependencies: [
-        .package(name: "glucobridge", path: ".."),
+        .package(name: "glucobridge", path: "..")
     ],
     targets: [
         .executableTarget(
             name: "glucobridge-fuzz",
-            dependencies: [.product(name: "_GlucoBridgeParsers", package: "glucobridge")]),
+            dependencies: [.product(name: "_GlucoBridgeParsers", package: "glucobridge")])
     ],
     swiftLanguageModes: [.v6]
 )

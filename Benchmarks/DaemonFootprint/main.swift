@@ -117,7 +117,7 @@ struct Footprint {
 /// utime + stime of a process (all its threads), in clock ticks.
 func cpuTicks(_ pid: Int32) -> Int {
     guard let stat = readProc("/proc/\(pid)/stat"),
-          let close = stat.lastIndex(of: ")")
+        let close = stat.lastIndex(of: ")")
     else { return -1 }
     let fields = stat[stat.index(after: close)...].split(separator: " ")
     // After the name: state is field 3, utime field 14, stime field 15 (proc(5)).
@@ -155,7 +155,7 @@ func wakeUpsBetween(_ before: [String: Int], _ after: [String: Int]) -> (total: 
 
 func status(_ pid: Int32, _ key: String) -> Int {
     guard let text = readProc("/proc/\(pid)/status"),
-          let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") })
+        let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") })
     else { return 0 }
     return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
 }
@@ -230,8 +230,10 @@ func waitForLog(_ text: String, patience: Double = 60) {
 }
 
 waitForLog("watching the spool folder")
-print("glucobridge daemon --spool DIR --store FILE \(options.daemonOptions.joined(separator: " ")) (USB hotplug on), pid \(pid); baseline: /bin/sleep")
-print(cold ? "its program file read from disk (dropped from the page cache first)" : "its program file as the page cache holds it (could not drop it)")
+print(
+    "glucobridge daemon --spool DIR --store FILE \(options.daemonOptions.joined(separator: " ")) (USB hotplug on), pid \(pid); baseline: /bin/sleep")
+print(
+    cold ? "its program file read from disk (dropped from the page cache first)" : "its program file as the page cache holds it (could not drop it)")
 print("waiting \(Int(options.settle)) s for the daemon to be idle …")
 Thread.sleep(forTimeInterval: options.settle)
 
@@ -258,7 +260,9 @@ Thread.sleep(forTimeInterval: options.window)
 let (ticksAfter, wakeUpsAfter) = (cpuTicks(pid), wakeUps(pid))
 let (baseTicksAfter, baseWakeUpsAfter) = (cpuTicks(baseline.processIdentifier), wakeUps(baseline.processIdentifier))
 let woke = wakeUpsBetween(wakeUpsBefore, wakeUpsAfter)
-print("  daemon: \(ticksAfter - ticksBefore) ticks (1/\(sysconf(Int32(_SC_CLK_TCK))) s), \(woke.total) wake-ups (context switches of its \(threads(pid).count) threads)")
+print(
+    "  daemon: \(ticksAfter - ticksBefore) ticks (1/\(sysconf(Int32(_SC_CLK_TCK))) s), \(woke.total) wake-ups (context switches of its \(threads(pid).count) threads)"
+)
 if !woke.byThread.isEmpty { print("    by thread: \(woke.byThread.joined(separator: ", "))") }
 print("  baseline /bin/sleep: \(baseTicksAfter - baseTicksBefore) ticks, \(wakeUpsBetween(baseWakeUpsBefore, baseWakeUpsAfter).total) wake-ups")
 

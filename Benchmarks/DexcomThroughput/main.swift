@@ -33,8 +33,13 @@ let repetitions = 5
 
 /// The figures, in the order they are printed.
 enum Phase: String, CaseIterable {
-    case baseline, floor90 = "floor-90", import90 = "import-90", reimport90 = "reimport-90", import365 = "import-365"
-    case report90 = "report-90", report365 = "report-365"
+    case baseline
+    case floor90 = "floor-90"
+    case import90 = "import-90"
+    case reimport90 = "reimport-90"
+    case import365 = "import-365"
+    case report90 = "report-90"
+    case report365 = "report-365"
 
     var label: String {
         switch self {
@@ -101,8 +106,9 @@ struct FloorFiles {
 
     init(_ captures: Captures) throws {
         filled = freshPath(in: captures.folder)
-        try replay(captures.days90, into: try SharedStore(path: filled, timeZone: TimeZone(identifier: "UTC"), access: .serial),
-                   expectingAdded: DexcomVendorDump.readings(days: 90))
+        try replay(
+            captures.days90, into: try SharedStore(path: filled, timeZone: TimeZone(identifier: "UTC"), access: .serial),
+            expectingAdded: DexcomVendorDump.readings(days: 90))
         empty = freshPath(in: captures.folder)
         try DatabaseQueue(path: filled).writeWithoutTransaction { db in
             try db.execute(sql: "VACUUM INTO ?", arguments: [empty])
@@ -224,8 +230,8 @@ func callgrind(_ arguments: [String]) -> Int? {
     let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     guard process.terminationStatus == 0,
-          let line = output.split(separator: "\n").first(where: { $0.contains("Collected :") }),
-          let count = line.split(separator: " ").last.flatMap({ Int($0) })
+        let line = output.split(separator: "\n").first(where: { $0.contains("Collected :") }),
+        let count = line.split(separator: " ").last.flatMap({ Int($0) })
     else { return nil }
     return count
 }
@@ -250,7 +256,10 @@ final class LockTaker: @unchecked Sendable {
 
     init(path: String) throws {
         var configuration = Configuration()
-        configuration.busyMode = .callback { _ in usleep(200); return true }
+        configuration.busyMode = .callback { _ in
+            usleep(200)
+            return true
+        }
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         Thread.detachNewThread { [self] in
             do {
@@ -357,7 +366,7 @@ func exportResidentKiB(_ path: String) throws -> Int {
     let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-          let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
     else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: "/proc/\(process.processIdentifier)/status"]) }
     return kib
 }
@@ -390,7 +399,8 @@ if arguments.first == "--export", (3...4).contains(arguments.count), let format 
     try GlucoseExport.write(store, format: format.format, into: &output)
     try output.flush()
     if arguments.last == "--resident", let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-       let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    {
         FileHandle.standardError.write(Data((line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ") + "\n").utf8))
     }
     exit(0)
@@ -460,7 +470,8 @@ if counting {
     for phase in Phase.allCases { counts[phase] = instructions(phase, captures) }
 }
 
-print("""
+print(
+    """
     glucobridge-bench: Dexcom G6 dumps replayed passively: 90 days (\(DexcomVendorDump.readings(days: 90)) readings, \
     \(size(captures.days90)) KiB pcap) and 365 days (\(DexcomVendorDump.readings(days: 365)) readings, \
     \(size(captures.days365)) KiB); median of \(repetitions) wall times in this process, the phases taking turns
@@ -483,23 +494,30 @@ print(row(.import365, .baseline, "baseline"))
 print(row(.report90, .baseline, "baseline"))
 print(row(.report365, .baseline, "baseline"))
 print("ratios between figures:")
-print(String(format: "  first import / store floor      %6.3f", seconds[.import90]! / seconds[.floor90]!)
-      + (counts[.import90].flatMap { r in counts[.floor90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
-print(String(format: "  re-import / first import        %6.3f", seconds[.reimport90]! / seconds[.import90]!)
-      + (counts[.reimport90].flatMap { r in counts[.import90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
-print(String(format: "  365-day / 90-day import         %6.3f", seconds[.import365]! / seconds[.import90]!)
-      + (counts[.import365].flatMap { r in counts[.import90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
-print(String(format: "  365-day / 90-day report        %6.3f", seconds[.report365]! / seconds[.report90]!)
-      + (counts[.report365].flatMap { r in counts[.report90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
-print(String(
-    format: "longest wait of another connection taking the write lock every 20 ms during the 90-day import\n"
-        + "  (about the time the import holds the lock): median %.1f ms, max %.1f ms of %d imports; %.3f× the import's time",
-    lockWaits[lockWaits.count / 2] * 1000, lockWaits.last! * 1000, lockWaits.count, lockWaits[lockWaits.count / 2] / seconds[.import90]!))
-print(String(
-    format: "  the same during the store floor's insert: median %.1f ms, max %.1f ms of %d",
-    floorLockWaits[floorLockWaits.count / 2] * 1000, floorLockWaits.last! * 1000, floorLockWaits.count))
+print(
+    String(format: "  first import / store floor      %6.3f", seconds[.import90]! / seconds[.floor90]!)
+        + (counts[.import90].flatMap { r in counts[.floor90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
+print(
+    String(format: "  re-import / first import        %6.3f", seconds[.reimport90]! / seconds[.import90]!)
+        + (counts[.reimport90].flatMap { r in counts[.import90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
+print(
+    String(format: "  365-day / 90-day import         %6.3f", seconds[.import365]! / seconds[.import90]!)
+        + (counts[.import365].flatMap { r in counts[.import90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
+print(
+    String(format: "  365-day / 90-day report        %6.3f", seconds[.report365]! / seconds[.report90]!)
+        + (counts[.report365].flatMap { r in counts[.report90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
+print(
+    String(
+        format: "longest wait of another connection taking the write lock every 20 ms during the 90-day import\n"
+            + "  (about the time the import holds the lock): median %.1f ms, max %.1f ms of %d imports; %.3f× the import's time",
+        lockWaits[lockWaits.count / 2] * 1000, lockWaits.last! * 1000, lockWaits.count, lockWaits[lockWaits.count / 2] / seconds[.import90]!))
+print(
+    String(
+        format: "  the same during the store floor's insert: median %.1f ms, max %.1f ms of %d",
+        floorLockWaits[floorLockWaits.count / 2] * 1000, floorLockWaits.last! * 1000, floorLockWaits.count))
 if let sqlite3, let path = exportStores[365] {
-    print("""
+    print(
+        """
         export of the 365-day store (whole processes, this program exporting as `glucobridge export` does, \
         in turn with the sqlite3 shell's -csv output of the same query; median of \(repetitions) pairs)
         """)
@@ -509,10 +527,12 @@ if let sqlite3, let path = exportStores[365] {
         exportCounts["sqlite3"] = callgrind(sqliteCommand(sqlite3, path))
         for (name, _) in exportFormats { exportCounts[name] = callgrind(exportCommand(name, path)) }
     }
-    print(String(format: "  sqlite3 -csv                     %7.1f ms", baseline * 1000)
-          + (exportCounts["sqlite3"].map { String(format: "   %7.1f M instructions", Double($0) / 1e6) } ?? ""))
+    print(
+        String(format: "  sqlite3 -csv                     %7.1f ms", baseline * 1000)
+            + (exportCounts["sqlite3"].map { String(format: "   %7.1f M instructions", Double($0) / 1e6) } ?? ""))
     for (name, _) in exportFormats {
-        var text = "  export --format \(name)".padding(toLength: 35, withPad: " ", startingAt: 0)
+        var text =
+            "  export --format \(name)".padding(toLength: 35, withPad: " ", startingAt: 0)
             + String(format: "%7.1f ms  %6.3f× sqlite3 -csv", median(exportSeconds[name]!) * 1000, median(exportRatios[name]!))
         if let count = exportCounts[name], let base = exportCounts["sqlite3"] {
             text += String(format: "   %7.1f M instructions (%6.3f× sqlite3 -csv)", Double(count) / 1e6, Double(count) / Double(base))

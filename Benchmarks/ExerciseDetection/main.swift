@@ -20,9 +20,10 @@ for day in 0..<days {
         let rate = walking ? 105.0 : running ? 150 : 70
         samples.append(ActivitySample(time: time, sensor: .heartRateBand, heartRate: rate, skinContact: true))
         if (walking || running) && second % 2 == 0 {
-            samples.append(ActivitySample(
-                time: time, sensor: .runningPod, cadence: walking ? 115 : 160, speed: walking ? 1.6 : 3.3,
-                gait: walking ? .walking : .running))
+            samples.append(
+                ActivitySample(
+                    time: time, sensor: .runningPod, cadence: walking ? 115 : 160, speed: walking ? 1.6 : 3.3,
+                    gait: walking ? .walking : .running))
         }
     }
 }
@@ -62,7 +63,11 @@ let detection = medianSeconds {
 }
 let batch = result!
 print("\(days) days: \(samples.count) samples -> \(batch.minutes.count) minutes -> \(batch.sessions.count) sessions")
-print(String(format: "baseline (sort + per-minute sums, %d minutes): median of 5 %.3f s, %.0f samples/s",
-             baselineMinutes, baseline, Double(samples.count) / baseline))
-print(String(format: "exercise detection: median of 5 %.3f s, %.0f samples/s, %.2fx the baseline's time",
-             detection, Double(samples.count) / detection, detection / baseline))
+print(
+    String(
+        format: "baseline (sort + per-minute sums, %d minutes): median of 5 %.3f s, %.0f samples/s",
+        baselineMinutes, baseline, Double(samples.count) / baseline))
+print(
+    String(
+        format: "exercise detection: median of 5 %.3f s, %.0f samples/s, %.2fx the baseline's time",
+        detection, Double(samples.count) / detection, detection / baseline))

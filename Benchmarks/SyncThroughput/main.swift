@@ -62,7 +62,7 @@ func serverCPUSeconds(postmaster: Int32) -> Double? {
         // proc(5): field 4 is the parent, 14 to 17 utime, stime, cutime and cstime (children that
         // ended and were waited for: the postmaster's count the backends of connections now closed).
         guard let number = Int32(pid), let fields = statFields(number),
-              fields.count > 15, number == postmaster || Int32(fields[1]) == postmaster
+            fields.count > 15, number == postmaster || Int32(fields[1]) == postmaster
         else { continue }
         total += fields[11...14].compactMap { Double($0) }.reduce(0, +) / ticks
         seen = true
@@ -80,7 +80,7 @@ func postmasterPID(_ connection: PostgresConnection) async throws -> Int32? {
 /// where /proc does not show the process.
 func statFields(_ pid: Int32) -> [Substring]? {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let close = stat.lastIndex(of: ")")
+        let close = stat.lastIndex(of: ")")
     else { return nil }
     return stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
 }
@@ -153,9 +153,10 @@ do {
                 trend: .flat, noise: 1, recordKey: "egv:\(index)", deviceTime: 400_000_000 + Int64(index) * 300)
         }
         let end = start.addingTimeInterval(Double((day + 1) * perDay) * 300)
-        _ = try store.save(ImportBatch(
-            source: source, startedAt: end, mode: .live, origin: nil,
-            clock: ClockReport(hostTime: end, deviceTime: nil, method: .hostAnchored), glucose: readings, recordsRead: perDay))
+        _ = try store.save(
+            ImportBatch(
+                source: source, startedAt: end, mode: .live, origin: nil,
+                clock: ClockReport(hostTime: end, deviceTime: nil, method: .hostAnchored), glucose: readings, recordsRead: perDay))
         let dayStart = start.addingTimeInterval(Double(day) * 86_400)
         for (hour, carbs) in [(7.0, 45.0), (12.0, 70.0), (19.0, 60.0)] {
             _ = try store.add(MealLog(time: dayStart.addingTimeInterval(hour * 3600), name: "Meal", carbs: carbs))
@@ -200,13 +201,15 @@ let lines = templateRows.rows.map { row in indexes.map { text(row[$0]) }.joined(
 /// The same readings COPY'd by one connection into a table of their own.
 func copyBaseline(into target: SyncTarget, _ database: RoundDatabase) async throws -> (seconds: Double, cpu: Double?) {
     let connection = try await connect(target, password)
-    _ = try await connection.query("""
+    _ = try await connection.query(
+        """
         CREATE TABLE baseline_reading (
             patient_id text NOT NULL, source_id bigint NOT NULL, device_record_key text NOT NULL, day date NOT NULL,
             time timestamptz NOT NULL, mgdl double precision NOT NULL, unit text NOT NULL, kind text NOT NULL,
             trend text, noise integer, device_time bigint,
             PRIMARY KEY (patient_id, source_id, device_record_key)) WITH (autovacuum_enabled = off)
-        """, logger: logger).collect()
+        """, logger: logger
+    ).collect()
     return try await measure(database, analyzing: ["baseline_reading"]) {
         for patient in 0..<patients {
             try await connection.copyFrom(
@@ -250,20 +253,24 @@ func runRound(_ round: Int) async throws -> Round {
         return try SharedStore(path: path)
     }
     // The central schema is created before timing, by one empty patient.
-    _ = try await StoreSync(store: try SharedStore(path: roundFolder.appendingPathComponent("empty.sqlite").path), target: target,
-                            password: password, patient: "warm-up").run()
+    _ = try await StoreSync(
+        store: try SharedStore(path: roundFolder.appendingPathComponent("empty.sqlite").path), target: target,
+        password: password, patient: "warm-up"
+    ).run()
     let settler = try await connect(target, password)
     let settlerPID = try await settler.query("SELECT pg_backend_pid()", logger: logger).collect().first!.decode(Int32.self)
     let database = RoundDatabase(name: databaseName, connection: settler, connectionPID: settlerPID)
     // Autovacuum is off for every table of the round (the baseline's too, made so), so that its
     // work cannot fall into the other phase: each phase analyzes what it wrote (``measure``).
-    _ = try await settler.query("""
+    _ = try await settler.query(
+        """
         DO $$ DECLARE t regclass; BEGIN
             FOR t IN SELECT oid FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace LOOP
                 EXECUTE format('ALTER TABLE %s SET (autovacuum_enabled = off)', t);
             END LOOP;
         END $$
-        """, logger: logger).collect()
+        """, logger: logger
+    ).collect()
     // The tables autovacuum would analyze: the plain ones and the partitions, not their parents.
     let centralTables = try await settler.query(
         "SELECT relname FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace", logger: logger
@@ -292,7 +299,8 @@ func runRound(_ round: Int) async throws -> Round {
     for store in stores { try store.database.close() }
     try await settler.closeGracefully()
     _ = try await adminConnection.query(
-        PostgresQuery(unsafeSQL: "DROP DATABASE \(databaseName) WITH (FORCE)"), logger: logger).collect()
+        PostgresQuery(unsafeSQL: "DROP DATABASE \(databaseName) WITH (FORCE)"), logger: logger
+    ).collect()
     try? FileManager.default.removeItem(at: roundFolder)
     var result = measured
     result.readings = firstReports.reduce(0) { $0 + ($1.written["glucose_reading"] ?? 0) }
@@ -312,7 +320,8 @@ var results: [Round] = []
 for round in 0..<rounds {
     let result = try await runRound(round)
     results.append(result)
-    print("""
+    print(
+        """
         round \(round + 1) of \(rounds) (\(round % 2 == 0 ? "sync first" : "baseline first")): \
         \(patients) patients × \(days) days, \(result.readings) readings, \(result.rows) rows in all (logs, Days, sources, import runs)
           first sync, all patients at once: \(String(format: "%.1f", result.first.seconds)) s, \
@@ -327,7 +336,8 @@ for round in 0..<rounds {
 let timeRatios = results.map { $0.first.seconds / $0.baseline.seconds }
 let cpuRatios = results.compactMap { r in r.first.cpu.flatMap { f in r.baseline.cpu.map { f / $0 } } }
 let secondRatios = results.map { $0.second.seconds / $0.baseline.seconds }
-print("""
+print(
+    """
     median of \(rounds) rounds: first sync / baseline \(String(format: "%.2f", median(timeRatios)))× the time \
     (rounds \(timeRatios.map { String(format: "%.2f", $0) }.joined(separator: ", ")))\
     \(cpuRatios.count == rounds ? String(format: ", %.2f× the server CPU", median(cpuRatios)) + " (rounds \(cpuRatios.map { String(format: "%.2f", $0) }.joined(separator: ", ")))" : ""); \

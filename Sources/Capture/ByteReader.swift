@@ -9,20 +9,24 @@
 extension Array where Element == UInt8 {
     @inlinable @inline(__always)
     package func u16(at index: Int, _ order: ByteOrder = .little) -> UInt16 {
-        let a = UInt16(self[index]), b = UInt16(self[index + 1])
+        let a = UInt16(self[index])
+        let b = UInt16(self[index + 1])
         return order == .little ? a | b << 8 : a << 8 | b
     }
 
     @inlinable @inline(__always)
     package func u32(at index: Int, _ order: ByteOrder = .little) -> UInt32 {
-        let a = UInt32(self[index]), b = UInt32(self[index + 1])
-        let c = UInt32(self[index + 2]), d = UInt32(self[index + 3])
+        let a = UInt32(self[index])
+        let b = UInt32(self[index + 1])
+        let c = UInt32(self[index + 2])
+        let d = UInt32(self[index + 3])
         return order == .little ? a | b << 8 | c << 16 | d << 24 : a << 24 | b << 16 | c << 8 | d
     }
 
     @inlinable @inline(__always)
     package func u64(at index: Int, _ order: ByteOrder = .little) -> UInt64 {
-        let first = UInt64(u32(at: index, order)), second = UInt64(u32(at: index + 4, order))
+        let first = UInt64(u32(at: index, order))
+        let second = UInt64(u32(at: index + 4, order))
         return order == .little ? first | second << 32 : first << 32 | second
     }
 

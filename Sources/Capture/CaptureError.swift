@@ -1,5 +1,5 @@
-import Transport
 import Foundation
+import Transport
 
 /// The part of a capture file that a `CaptureError.truncated` refers to.
 public enum CapturePart: Sendable, Equatable {
@@ -18,9 +18,9 @@ extension CapturePart {
     package var span: TruncatedSpan {
         switch self {
         case .fileHeader: .fileHeader(format: "pcap")
-        case let .recordHeader(packet): .recordHeader(unit: "packet", number: packet)
-        case let .recordData(packet): .recordBody(unit: "packet", number: packet, claiming: "bytes")
-        case let .block(block): .recordBody(unit: "block", number: block, claiming: "bytes")
+        case .recordHeader(let packet): .recordHeader(unit: "packet", number: packet)
+        case .recordData(let packet): .recordBody(unit: "packet", number: packet, claiming: "bytes")
+        case .block(let block): .recordBody(unit: "block", number: block, claiming: "bytes")
         }
     }
 }
@@ -52,31 +52,31 @@ public enum CaptureError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .unreadable(file, reason):
+        case .unreadable(let file, let reason):
             return "\(file): cannot read the file: \(reason)"
-        case let .empty(file):
+        case .empty(let file):
             return "\(file): the file is empty — expected a pcap, pcapng or transcript capture"
-        case let .unknownFormat(file, firstBytes):
+        case .unknownFormat(let file, let firstBytes):
             let shown = Hex.encode(firstBytes)
             return "\(file): unknown capture format (first bytes \(shown)) — expected pcap (A1B2C3D4/A1B23C4D), "
                 + "pcapng (0A0D0D0A) or a transcript of out,<hex> / in,<hex> lines"
-        case let .truncated(file, part, offset, needed, remaining):
+        case .truncated(let file, let part, let offset, let needed, let remaining):
             return part.span.message(file: file, offset: offset, needed: needed, remaining: remaining)
-        case let .malformedBlock(file, block, offset, problem):
+        case .malformedBlock(let file, let block, let offset, let problem):
             return "\(file): pcapng block \(block) at byte \(offset) is malformed: \(problem)"
-        case let .unsupportedLinkType(file, linkType):
+        case .unsupportedLinkType(let file, let linkType):
             return "\(file): link type \(linkType) is not USB — expected 220 or 189 (Linux usbmon) or 249 (USBPcap); "
                 + "capture on a usbmonN interface or with USBPcap"
-        case let .noUSBInterface(file, linkTypes):
+        case .noUSBInterface(let file, let linkTypes):
             let found = linkTypes.isEmpty ? "none" : linkTypes.map(String.init).joined(separator: ", ")
             return "\(file): no USB interface in this pcapng file (link types found: \(found)) — expected 220 or 189 "
                 + "(Linux usbmon) or 249 (USBPcap)"
-        case let .badPacketHeader(file, packet, offset, kind, needed, found):
+        case .badPacketHeader(let file, let packet, let offset, let kind, let needed, let found):
             return "\(file): packet \(packet) at byte \(offset) is too short for its \(kind) header: "
                 + "expected at least \(needed) bytes, found \(found)"
-        case let .badTranscriptLine(file, line, text, problem):
+        case .badTranscriptLine(let file, let line, let text, let problem):
             return "\(file): line \(line) \"\(text)\": \(problem) — expected out,<hex> or in,<hex>"
-        case let .writeFailed(file, reason):
+        case .writeFailed(let file, let reason):
             return "\(file): cannot write the capture: \(reason)"
         }
     }
@@ -94,11 +94,12 @@ package enum TruncatedSpan {
 
     /// `FILE: packet 3 at byte 88 claims 64 bytes but only 20 remain — the file is cut short`.
     package func message(file: String, offset: Int, needed: Int, remaining: Int) -> String {
-        let what = switch self {
-        case let .fileHeader(format): "the \(format) file header at byte \(offset) needs \(needed) bytes"
-        case let .recordHeader(unit, number): "\(unit) \(number) at byte \(offset): its record header needs \(needed) bytes"
-        case let .recordBody(unit, number, claiming): "\(unit) \(number) at byte \(offset) claims \(needed) \(claiming)"
-        }
+        let what =
+            switch self {
+            case .fileHeader(let format): "the \(format) file header at byte \(offset) needs \(needed) bytes"
+            case .recordHeader(let unit, let number): "\(unit) \(number) at byte \(offset): its record header needs \(needed) bytes"
+            case .recordBody(let unit, let number, let claiming): "\(unit) \(number) at byte \(offset) claims \(needed) \(claiming)"
+            }
         return "\(file): \(what) but only \(remaining) remain — the file is cut short"
     }
 }

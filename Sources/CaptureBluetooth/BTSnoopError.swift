@@ -1,5 +1,5 @@
-import Transport
 import Capture
+import Transport
 
 /// The part of a btsnoop file that a `BTSnoopError.truncated` refers to.
 public enum BTSnoopPart: Sendable, Equatable {
@@ -16,8 +16,8 @@ extension BTSnoopPart {
     var span: TruncatedSpan {
         switch self {
         case .fileHeader: .fileHeader(format: "btsnoop")
-        case let .recordHeader(record): .recordHeader(unit: "record", number: record)
-        case let .recordData(record): .recordBody(unit: "record", number: record, claiming: "bytes of packet data")
+        case .recordHeader(let record): .recordHeader(unit: "record", number: record)
+        case .recordData(let record): .recordBody(unit: "record", number: record, claiming: "bytes of packet data")
         }
     }
 }
@@ -46,23 +46,23 @@ public enum BTSnoopError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .unreadable(file, reason):
+        case .unreadable(let file, let reason):
             return "\(file): cannot read the file: \(reason)"
-        case let .empty(file):
+        case .empty(let file):
             return "\(file): the file is empty — expected a btsnoop capture (Android btsnoop_hci.log or btmon -w)"
-        case let .notBTSnoop(file, firstBytes):
+        case .notBTSnoop(let file, let firstBytes):
             return "\(file): not a btsnoop capture (first bytes \(Hex.encode(firstBytes))) — expected the "
                 + "identification 62 74 73 6E 6F 6F 70 00 (\"btsnoop\") of an Android btsnoop_hci.log or a btmon -w file"
-        case let .unsupportedVersion(file, version):
+        case .unsupportedVersion(let file, let version):
             return "\(file): btsnoop version \(version) is not supported — only version 1 exists"
-        case let .unsupportedDatalink(file, datalink):
+        case .unsupportedDatalink(let file, let datalink):
             return "\(file): btsnoop datalink \(datalink) is not supported — expected 1002 (HCI UART/H4, Android), "
                 + "2001 (btmon monitor) or 1001 (unencapsulated HCI)"
-        case let .truncated(file, part, offset, needed, remaining):
+        case .truncated(let file, let part, let offset, let needed, let remaining):
             return part.span.message(file: file, offset: offset, needed: needed, remaining: remaining)
-        case let .malformedPacket(file, record, offset, problem):
+        case .malformedPacket(let file, let record, let offset, let problem):
             return "\(file): record \(record) at byte \(offset) is malformed: \(problem)"
-        case let .writeFailed(file, reason):
+        case .writeFailed(let file, let reason):
             return "\(file): cannot write the btsnoop capture: \(reason)"
         }
     }

@@ -1,6 +1,6 @@
-import Transport
 import Capture
 import Foundation
+import Transport
 
 /// The datalink types this reader decodes [fte.com "BTSnoop File Format"; BlueZ src/shared/btsnoop.h].
 package enum BTSnoopDatalink: UInt32, Sendable, Equatable {

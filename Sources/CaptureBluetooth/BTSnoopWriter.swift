@@ -1,6 +1,6 @@
-import Transport
 import Capture
 import Foundation
+import Transport
 
 /// Writes a btsnoop file that `BTSnoopReader` (and Wireshark, `btmon -r`) reads back: datalink
 /// 1002 the way Android writes it (H4 byte first; flags 2 command, 3 event, 0/1 data sent/received)

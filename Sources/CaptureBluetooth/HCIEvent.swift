@@ -1,5 +1,5 @@
-import Transport
 import Capture
+import Transport
 
 /// The role of the local controller on an LE connection.
 package enum LERole: UInt8, Sendable, Equatable {
@@ -113,10 +113,11 @@ public enum HCIEvent: Sendable, Equatable {
             guard let type = LEAddressType(rawValue: p[4]) else {
                 throw HCIDecodeError("\(name): unknown peer address type \(p[4])")
             }
-            return .leConnectionComplete(LEConnectionComplete(
-                status: p[0], handle: p.u16(at: 1) & 0x0FFF, role: role, peerAddressType: type,
-                peerAddress: BluetoothAddress(littleEndian: p[5..<11])!, interval: p.u16(at: timing),
-                latency: p.u16(at: timing + 2), supervisionTimeout: p.u16(at: timing + 4), isEnhanced: enhanced))
+            return .leConnectionComplete(
+                LEConnectionComplete(
+                    status: p[0], handle: p.u16(at: 1) & 0x0FFF, role: role, peerAddressType: type,
+                    peerAddress: BluetoothAddress(littleEndian: p[5..<11])!, interval: p.u16(at: timing),
+                    latency: p.u16(at: timing + 2), supervisionTimeout: p.u16(at: timing + 4), isEnhanced: enhanced))
         case leAdvertisingReportSubevent:
             return .leAdvertisingReports(try legacyReports(p))
         case leExtendedAdvertisingReportSubevent:
@@ -138,10 +139,11 @@ public enum HCIEvent: Sendable, Equatable {
             guard p.count - at >= 10 + length else {
                 throw HCIDecodeError("LE Advertising Report \(index + 1) claims \(length) data bytes that are missing")
             }
-            reports.append(AdvertisingReport(
-                eventType: UInt16(p[at]), isExtended: false, addressType: p[at + 1],
-                address: BluetoothAddress(littleEndian: p[(at + 2)..<(at + 8)])!,
-                rssi: Int8(bitPattern: p[at + 9 + length]), data: Array(p[(at + 9)..<(at + 9 + length)])))
+            reports.append(
+                AdvertisingReport(
+                    eventType: UInt16(p[at]), isExtended: false, addressType: p[at + 1],
+                    address: BluetoothAddress(littleEndian: p[(at + 2)..<(at + 8)])!,
+                    rssi: Int8(bitPattern: p[at + 9 + length]), data: Array(p[(at + 9)..<(at + 9 + length)])))
             at += 10 + length
         }
         return reports
@@ -160,10 +162,11 @@ public enum HCIEvent: Sendable, Equatable {
             guard p.count - at >= 24 + length else {
                 throw HCIDecodeError("LE Extended Advertising Report \(index + 1) claims \(length) data bytes that are missing")
             }
-            reports.append(AdvertisingReport(
-                eventType: p.u16(at: at), isExtended: true, addressType: p[at + 2],
-                address: BluetoothAddress(littleEndian: p[(at + 3)..<(at + 9)])!,
-                rssi: Int8(bitPattern: p[at + 13]), data: Array(p[(at + 24)..<(at + 24 + length)])))
+            reports.append(
+                AdvertisingReport(
+                    eventType: p.u16(at: at), isExtended: true, addressType: p[at + 2],
+                    address: BluetoothAddress(littleEndian: p[(at + 3)..<(at + 9)])!,
+                    rssi: Int8(bitPattern: p[at + 13]), data: Array(p[(at + 24)..<(at + 24 + length)])))
             at += 24 + length
         }
         return reports

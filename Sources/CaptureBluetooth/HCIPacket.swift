@@ -1,5 +1,5 @@
-import Transport
 import Capture
+import Transport
 
 /// Which way an HCI packet crossed the host–controller interface.
 package enum HCIDirection: String, Sendable, Equatable {
@@ -106,9 +106,10 @@ public enum HCIPacket: Sendable, Equatable {
             guard bytes.count - 4 == length else {
                 throw HCIDecodeError("ACL data length \(length) but \(bytes.count - 4) bytes follow")
             }
-            return .acl(HCIACLPacket(
-                handle: word & 0x0FFF, boundary: UInt8((word >> 12) & 0b11), broadcast: UInt8(word >> 14),
-                data: Array(bytes[4...])))
+            return .acl(
+                HCIACLPacket(
+                    handle: word & 0x0FFF, boundary: UInt8((word >> 12) & 0b11), broadcast: UInt8(word >> 14),
+                    data: Array(bytes[4...])))
         case .sco:
             guard bytes.count >= 3 else { throw HCIDecodeError("an SCO packet needs 3 header bytes, found \(bytes.count)") }
             return .sco(handle: (UInt16(bytes[0]) | UInt16(bytes[1]) << 8) & 0x0FFF, data: Array(bytes[3...]))
@@ -120,22 +121,22 @@ public enum HCIPacket: Sendable, Equatable {
     /// The packet's bytes without the H4 indicator, length fields filled in.
     package var bytes: [UInt8] {
         switch self {
-        case let .command(opcode, parameters):
+        case .command(let opcode, let parameters):
             return [UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(truncatingIfNeeded: parameters.count)] + parameters
-        case let .event(code, parameters):
+        case .event(let code, let parameters):
             return [code, UInt8(truncatingIfNeeded: parameters.count)] + parameters
-        case let .acl(packet):
+        case .acl(let packet):
             let word = packet.handle & 0x0FFF | UInt16(packet.boundary) << 12 | UInt16(packet.broadcast) << 14
             var out: [UInt8] = []
             out.appendLE(word)
             out.appendLE(UInt16(truncatingIfNeeded: packet.data.count))
             return out + packet.data
-        case let .sco(handle, data):
+        case .sco(let handle, let data):
             var out: [UInt8] = []
             out.appendLE(handle & 0x0FFF)
             out.append(UInt8(truncatingIfNeeded: data.count))
             return out + data
-        case let .iso(bytes):
+        case .iso(let bytes):
             return bytes
         }
     }

@@ -1,5 +1,5 @@
-import Transport
 import Capture
+import Transport
 
 /// A complete L2CAP basic frame: channel and payload [BlueZ monitor/l2cap.c].
 public struct L2CAPFrame: Sendable, Equatable {

@@ -1,5 +1,5 @@
-import Transport
 import Foundation
+import Transport
 
 /// One ATT PDU carried on the ATT fixed channel (CID 0x0004) of an LE connection.
 public struct CapturedATTPDU: Sendable, Equatable {
@@ -148,9 +148,9 @@ public struct LECapture: Sendable, Equatable {
 
         mutating func add(_ record: BTSnoopPacket) throws(HCIDecodeError) {
             switch record.content {
-            case let .hci(.event(code, parameters), _):
+            case .hci(.event(let code, let parameters), _):
                 try event(HCIEvent(code: code, parameters: parameters), record)
-            case let .hci(.acl(packet), direction):
+            case .hci(.acl(let packet), let direction):
                 try acl(packet, direction, record)
             case .truncated:
                 dropCutFrame(record)
@@ -171,17 +171,19 @@ public struct LECapture: Sendable, Equatable {
                 let link = Link(index: record.controllerIndex, handle: complete.handle)
                 if open[link] != nil { close(link, record, reason: nil) }
                 open[link] = connections.count
-                connections.append(LEConnection(
-                    controllerIndex: link.index, handle: complete.handle, opening: complete, opened: record.timestamp,
-                    openedAtRecord: record.number))
-            case let .disconnectionComplete(status, handle, reason):
+                connections.append(
+                    LEConnection(
+                        controllerIndex: link.index, handle: complete.handle, opening: complete, opened: record.timestamp,
+                        openedAtRecord: record.number))
+            case .disconnectionComplete(let status, let handle, let reason):
                 guard status == 0 else { return }
                 close(Link(index: record.controllerIndex, handle: handle), record, reason: reason)
             case .leAdvertisingReports(let list):
                 for report in list {
-                    reports.append(CapturedAdvertisingReport(
-                        record: record.number, timestamp: record.timestamp, controllerIndex: record.controllerIndex,
-                        report: report))
+                    reports.append(
+                        CapturedAdvertisingReport(
+                            record: record.number, timestamp: record.timestamp, controllerIndex: record.controllerIndex,
+                            report: report))
                 }
             default:
                 break
@@ -201,9 +203,10 @@ public struct LECapture: Sendable, Equatable {
             reassemblers[way] = reassembler
             guard let frame, let start = starts[way] else { return }
             if frame.channel == L2CAPFrame.attChannel {
-                connections[position].att.append(CapturedATTPDU(
-                    direction: direction, timestamp: start.timestamp, record: start.record, bytes: frame.payload,
-                    fragments: frame.fragments))
+                connections[position].att.append(
+                    CapturedATTPDU(
+                        direction: direction, timestamp: start.timestamp, record: start.record, bytes: frame.payload,
+                        fragments: frame.fragments))
             } else {
                 connections[position].otherChannels[frame.channel, default: 0] += 1
             }

@@ -1,6 +1,6 @@
-import Transport
 import Capture
 import Foundation
+import Transport
 
 /// One packet as a container (pcap record, pcapng packet block) holds it: where its captured bytes
 /// sit in the file's byte array, and what the container says about it.

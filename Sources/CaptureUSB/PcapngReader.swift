@@ -1,6 +1,6 @@
-import Transport
 import Capture
 import Foundation
+import Transport
 
 /// pcapng: a sequence of blocks `type, total length, body, total length`, in one or more sections,
 /// each section with its own byte order and interfaces.
@@ -30,7 +30,8 @@ enum PcapngReader {
         var offsetSeconds: Int64 = 0
 
         func date(units: UInt64) -> Date {
-            let seconds: UInt64, fraction: Double
+            let seconds: UInt64
+            let fraction: Double
             switch resolution {
             case .decimal(let perSecond):
                 seconds = units / perSecond

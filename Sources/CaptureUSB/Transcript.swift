@@ -1,5 +1,5 @@
-import Transport
 import Capture
+import Transport
 
 /// The one-transfer-per-line transcript: `out,<hex>` or `in,<hex>`, direction in any case, hex bytes
 /// optionally separated by spaces; blank lines and lines starting with `#` are ignored; CRLF and LF
@@ -77,7 +77,8 @@ enum TranscriptReader {
         while start < bytes.count {
             number += 1
             let next = bytes[start...].firstIndex(of: newline) ?? bytes.count
-            var lower = start, upper = next
+            var lower = start
+            var upper = next
             while lower < upper, Hex.isBlank(bytes[lower]) { lower += 1 }
             while upper > lower, Hex.isBlank(bytes[upper - 1]) || bytes[upper - 1] == UInt8(ascii: "\r") { upper -= 1 }
             start = next + 1

@@ -1,6 +1,6 @@
-import Transport
 import Capture
 import Foundation
+import Transport
 
 /// Writes transfers as a transcript: one `out,<hex>` / `in,<hex>` line each, uppercase hex bytes
 /// separated by spaces. A transcript keeps only direction and data: setup packets, endpoints,

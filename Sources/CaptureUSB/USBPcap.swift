@@ -1,5 +1,5 @@
-import Transport
 import Capture
+import Transport
 
 /// Facts of the USBPcap (Windows) packet header, link type 249.
 enum USBPcap {

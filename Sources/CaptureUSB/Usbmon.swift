@@ -1,5 +1,5 @@
-import Transport
 import Capture
+import Transport
 
 /// Facts of the Linux usbmon binary header that libpcap stores in each packet.
 enum Usbmon {

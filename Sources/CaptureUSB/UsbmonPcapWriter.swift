@@ -1,6 +1,6 @@
-import Transport
 import Capture
 import Foundation
+import Transport
 
 /// Writes transfers as the kernel's usbmon would record them: a classic little-endian pcap with
 /// microsecond timestamps, link type 220 (64-byte usbmon headers), snapshot length 262144. Each

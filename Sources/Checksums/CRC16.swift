@@ -47,7 +47,8 @@ package struct CRC16: Sendable {
         for k in 1..<8 {
             for byte in 0..<256 {
                 let previous = tables[(k - 1) * 256 + byte]
-                tables[k * 256 + byte] = reflectsInput
+                tables[k * 256 + byte] =
+                    reflectsInput
                     ? (previous >> 8) ^ tables[Int(previous & 0xFF)]
                     : (previous << 8) ^ tables[Int(previous >> 8)]
             }
@@ -76,7 +77,8 @@ package struct CRC16: Sendable {
             var i = 0
             if reflectsInput {
                 while bytes.count - i >= 8 {
-                    crc = t[7 * 256 + Int(UInt8(truncatingIfNeeded: crc) ^ bytes[i])]
+                    crc =
+                        t[7 * 256 + Int(UInt8(truncatingIfNeeded: crc) ^ bytes[i])]
                         ^ t[6 * 256 + Int(UInt8(truncatingIfNeeded: crc >> 8) ^ bytes[i + 1])]
                         ^ t[5 * 256 + Int(bytes[i + 2])] ^ t[4 * 256 + Int(bytes[i + 3])]
                         ^ t[3 * 256 + Int(bytes[i + 4])] ^ t[2 * 256 + Int(bytes[i + 5])]
@@ -91,7 +93,8 @@ package struct CRC16: Sendable {
                 // The register's two bytes meet the first two data bytes; each byte's part is its
                 // table entry for the bytes still to follow it.
                 while bytes.count - i >= 8 {
-                    crc = t[7 * 256 + Int(UInt8(truncatingIfNeeded: crc >> 8) ^ bytes[i])]
+                    crc =
+                        t[7 * 256 + Int(UInt8(truncatingIfNeeded: crc >> 8) ^ bytes[i])]
                         ^ t[6 * 256 + Int(UInt8(truncatingIfNeeded: crc) ^ bytes[i + 1])]
                         ^ t[5 * 256 + Int(bytes[i + 2])] ^ t[4 * 256 + Int(bytes[i + 3])]
                         ^ t[3 * 256 + Int(bytes[i + 4])] ^ t[2 * 256 + Int(bytes[i + 5])]
@@ -129,7 +132,8 @@ extension CRC16 {
 extension UInt16 {
     /// The sixteen bits in reverse order.
     @usableFromInline var bitReversed: UInt16 {
-        var value = self, result: UInt16 = 0
+        var value = self
+        var result: UInt16 = 0
         for _ in 0..<16 {
             result = result << 1 | value & 1
             value >>= 1

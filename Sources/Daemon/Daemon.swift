@@ -88,7 +88,8 @@ package enum GlucoBridgeDaemon {
             usbStatus += " (this kernel has no USB bus, so none will arrive)"
             logger.notice("this kernel has no USB bus; no reader can arrive", metadata: ["usb": "\(usbStatus)"])
         }
-        let bluetoothStatus = configuration.polledSources.isEmpty
+        let bluetoothStatus =
+            configuration.polledSources.isEmpty
             ? "no sensors to read (add them with --ble ADDRESS)"
             : "reading " + configuration.polledSources.map { "\($0.name) every \(Self.minutes($0.interval))" }.joined(separator: ", ")
 
@@ -101,25 +102,29 @@ package enum GlucoBridgeDaemon {
 
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         func add(_ service: any Service) {
-            services.append(.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup))
+            services.append(
+                .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         if let spool = configuration.spool {
-            add(SpoolService(
-                folder: SpoolFolder(url: spool), importer: importer, queue: queue, state: state, timing: configuration.spoolTiming,
-                logger: logger))
+            add(
+                SpoolService(
+                    folder: SpoolFolder(url: spool), importer: importer, queue: queue, state: state, timing: configuration.spoolTiming,
+                    logger: logger))
         }
         if let (context, monitor) = hotplug {
-            add(USBHotplugService(
-                context: context, monitor: monitor, importer: importer, queue: queue, state: state, logger: logger,
-                importLimit: configuration.spoolTiming.importLimit))
+            add(
+                USBHotplugService(
+                    context: context, monitor: monitor, importer: importer, queue: queue, state: state, logger: logger,
+                    importLimit: configuration.spoolTiming.importLimit))
         }
         for source in configuration.polledSources {
             add(PolledSourceService(source: source, importer: importer, queue: queue, state: state, backOff: configuration.backOff, logger: logger))
         }
         if let uploader = configuration.uploader {
-            add(SyncService(
-                uploader: uploader, store: store, state: state, backOff: configuration.backOff, poll: configuration.syncPoll,
-                logger: logger))
+            add(
+                SyncService(
+                    uploader: uploader, store: store, state: state, backOff: configuration.backOff, poll: configuration.syncPoll,
+                    logger: logger))
         }
         if services.isEmpty {
             // Without a spool or USB there is nothing to wait for: wait for the signal anyway, so
@@ -127,9 +132,11 @@ package enum GlucoBridgeDaemon {
             add(IdleService())
         }
 
-        logger.info("daemon started", metadata: [
-            "pid": "\(getpid())", "store": "\(store.path)", "spool": "\(configuration.spool?.path ?? "-")", "usb": "\(usbStatus)",
-        ])
+        logger.info(
+            "daemon started",
+            metadata: [
+                "pid": "\(getpid())", "store": "\(store.path)", "spool": "\(configuration.spool?.path ?? "-")", "usb": "\(usbStatus)",
+            ])
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger))

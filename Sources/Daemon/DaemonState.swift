@@ -61,10 +61,12 @@ package struct DaemonState: Codable, Sendable, Equatable {
 
     mutating func updatePolled(_ name: String, _ change: (inout PolledSourceStatus) -> Void) {
         var all = polled ?? []
-        let index = all.firstIndex { $0.name == name } ?? {
-            all.append(PolledSourceStatus(name: name))
-            return all.count - 1
-        }()
+        let index =
+            all.firstIndex { $0.name == name }
+            ?? {
+                all.append(PolledSourceStatus(name: name))
+                return all.count - 1
+            }()
         change(&all[index])
         polled = all
     }

@@ -40,9 +40,10 @@ package struct LineLogHandler: LogHandler {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        let line = Self.format(
-            level: event.level, label: label, message: event.message.description, metadata: merged,
-            timestamp: forJournal ? nil : Date()) + "\n"
+        let line =
+            Self.format(
+                level: event.level, label: label, message: event.message.description, metadata: merged,
+                timestamp: forJournal ? nil : Date()) + "\n"
         // One write(2) per line: lines from several threads never interleave.
         var bytes = Array(line.utf8)
         if forJournal { bytes = Array("<\(Self.priority(event.level))>".utf8) + bytes }

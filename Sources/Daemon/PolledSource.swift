@@ -95,9 +95,11 @@ final class PolledSourceService: Service {
             case .failure(let error):
                 failures += 1
                 wait = backOff.delay(afterFailures: failures)
-                logger.warning("source not read; backing off", metadata: [
-                    "polled": "\(name)", "error": "\(error)", "failures": "\(failures)", "retryIn": "\(wait)",
-                ])
+                logger.warning(
+                    "source not read; backing off",
+                    metadata: [
+                        "polled": "\(name)", "error": "\(error)", "failures": "\(failures)", "retryIn": "\(wait)",
+                    ])
                 await state.update { [failures] in
                     $0.recordFailure(name, "\(error)", at: Date())
                     $0.updatePolled(name) { status in

@@ -61,7 +61,7 @@ package enum ProgramPages {
     @discardableResult
     package static func release() -> Release? {
         guard let path = executablePath,
-              let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+            let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
         else { return nil }
         return advise(mappings(of: path, inMaps: maps), MADV_PAGEOUT)
     }
@@ -89,7 +89,7 @@ package enum ProgramPages {
     @discardableResult
     package static func releaseStartUpCode() -> Release? {
         guard startUpCodeComesFirst, let path = executablePath,
-              let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+            let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
         else { return nil }
         let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
         let end = UInt(glucobridge_start_up_code_end()) & ~(pageSize - 1)

@@ -47,8 +47,8 @@ package struct SpoolFolder: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
         return names.filter(Self.isCandidate).compactMap { name -> Entry? in
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(name).path),
-                  attributes[.type] as? FileAttributeType == .typeRegular,
-                  let modified = attributes[.modificationDate] as? Date
+                attributes[.type] as? FileAttributeType == .typeRegular,
+                let modified = attributes[.modificationDate] as? Date
             else { return nil }
             return Entry(name: name, modified: modified)
         }.sorted { ($0.modified, $0.name) < ($1.modified, $1.name) }
@@ -109,7 +109,7 @@ package enum DaemonError: Error, Equatable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case let .spoolUnusable(path, reason): "the spool folder \(path) cannot be used: \(reason)"
+        case .spoolUnusable(let path, let reason): "the spool folder \(path) cannot be used: \(reason)"
         case .spoolGone(let path):
             "the spool folder \(path) was removed or renamed; the daemon stops so that its service manager restarts it and creates the folder again"
         }

@@ -92,9 +92,11 @@ package final class SpoolService: Service {
                 $0.activity = nil
             }
         case .failure(let error) where Self.isStoreUnavailable(error):
-            logger.warning("spool file not imported: the store is unavailable; trying again later", metadata: [
-                "file": "\(name)", "error": "\(error)", "retryIn": "\(timing.retryInterval)",
-            ])
+            logger.warning(
+                "spool file not imported: the store is unavailable; trying again later",
+                metadata: [
+                    "file": "\(name)", "error": "\(error)", "retryIn": "\(timing.retryInterval)",
+                ])
             watcher.rescan(after: timing.retryInterval)
             await state.update {
                 $0.recordFailure("spool \(name)", "\(error) (kept in the spool; retried)", at: Date())

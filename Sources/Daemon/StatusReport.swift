@@ -46,8 +46,10 @@ package enum StatusReport {
             let waiting = SpoolFolder(url: URL(fileURLWithPath: spool)).entries().count
             lines.append("  spool: \(spool): \(state.spoolImported) imported, \(state.spoolFailed) failed since start, \(waiting) waiting")
         }
-        lines.append("  usb: \(state.usb)" + (state.usbImported + state.usbFailed > 0
-            ? "; \(state.usbImported) imported, \(state.usbFailed) failed since start" : ""))
+        lines.append(
+            "  usb: \(state.usb)"
+                + (state.usbImported + state.usbFailed > 0
+                    ? "; \(state.usbImported) imported, \(state.usbFailed) failed since start" : ""))
         lines.append("  bluetooth: \(state.bluetooth)")
         for source in state.polled ?? [] {
             var line = "  \(source.name): \(source.read) read, \(source.failed) failed since start"

@@ -75,9 +75,11 @@ final class SyncService: Service {
                     failures += 1
                     let wait = backOff.delay(afterFailures: failures)
                     retryAt = ContinuousClock.now + wait
-                    logger.warning("sync failed; backing off", metadata: [
-                        "to": "\(target)", "error": "\(error)", "failures": "\(failures)", "retryIn": "\(wait)",
-                    ])
+                    logger.warning(
+                        "sync failed; backing off",
+                        metadata: [
+                            "to": "\(target)", "error": "\(error)", "failures": "\(failures)", "retryIn": "\(wait)",
+                        ])
                     await state.update { [failures] in
                         $0.sync?.lastError = "\(error)"
                         $0.sync?.failuresInARow = failures

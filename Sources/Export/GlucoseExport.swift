@@ -10,7 +10,9 @@ package enum GlucoseExport {
         case csv, json, nightscout
     }
 
-    package static let columns = ["time", "day", "mgdl", "mmol", "tag", "flag", "kind", "trend", "source", "record_key", "device_display_time", "note"]
+    package static let columns = [
+        "time", "day", "mgdl", "mmol", "tag", "flag", "kind", "trend", "source", "record_key", "device_display_time", "note",
+    ]
 
     /// The readings with `from ≤ time < to` in `format`, into `output` (written out as its
     /// buffer fills; the caller flushes the rest).

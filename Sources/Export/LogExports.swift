@@ -94,8 +94,10 @@ package enum NightscoutExport {
     }
 
     package static func treatment(_ session: Stored<ExerciseLog>) -> [String: ExportField] {
-        treatment("Exercise", at: session.time, [
-            "duration": .decimal(session.duration / 60, places: 1), "notes": .text("\(session.name) (\(session.intensity.rawValue))"),
-        ])
+        treatment(
+            "Exercise", at: session.time,
+            [
+                "duration": .decimal(session.duration / 60, places: 1), "notes": .text("\(session.name) (\(session.intensity.rawValue))"),
+            ])
     }
 }

@@ -99,9 +99,10 @@ package struct EventDetector: Sendable {
                         for step in 1...missing {
                             let fraction = Double(step) / Double(missing + 1)
                             let mgdl = last.mgdl + (reading.mgdl - last.mgdl) * fraction
-                            current.append(Point(
-                                time: last.time.addingTimeInterval(gap * fraction), mgdl: mgdl,
-                                tag: thresholds.tag(mgdl: mgdl), isReading: false))
+                            current.append(
+                                Point(
+                                    time: last.time.addingTimeInterval(gap * fraction), mgdl: mgdl,
+                                    tag: thresholds.tag(mgdl: mgdl), isReading: false))
                         }
                     }
                 }

@@ -148,7 +148,7 @@ extension Importer {
         }
         guard case .session(.link(let link)) = error else { return nil }
         switch link {
-        case let .requestNotInCapture(_, pdu, record):
+        case .requestNotInCapture(_, let pdu, let record):
             let shown = Hex.encode(Array(pdu.prefix(16))) + (pdu.count > 16 ? " …" : "")
             return "the capture does not hold the request \(shown) (searched after record \(record))"
         case .timeout:
@@ -202,8 +202,12 @@ extension Importer {
             guard let download = report.glucose else { continue }
             if download.recordsRead > 0 || !download.cursors.isEmpty {
                 do {
-                    glucose.append((report.service, try Normaliser.batch(
-                        timedByDevice: download, mode: mode, origin: origin, startedAt: startedAt, timeZone: zone, window: window)))
+                    glucose.append(
+                        (
+                            report.service,
+                            try Normaliser.batch(
+                                timedByDevice: download, mode: mode, origin: origin, startedAt: startedAt, timeZone: zone, window: window)
+                        ))
                 } catch {
                     throw .implausibleClock(error)
                 }
@@ -212,10 +216,11 @@ extension Importer {
                 outcome.notes.append("\(report.service.name): no records received")
             }
             if !report.exercise.isEmpty {
-                let batch = window.filter(ActivityBatch(
-                    source: download.source, startedAt: startedAt, mode: mode, origin: origin,
-                    clock: ClockReport(hostTime: nil, deviceTime: nil, method: .deviceLocalTime), minutes: [],
-                    sessions: Normaliser.exerciseSessions(report.exercise, clock: download.clock, timeZone: zone), samplesRead: 0))
+                let batch = window.filter(
+                    ActivityBatch(
+                        source: download.source, startedAt: startedAt, mode: mode, origin: origin,
+                        clock: ClockReport(hostTime: nil, deviceTime: nil, method: .deviceLocalTime), minutes: [],
+                        sessions: Normaliser.exerciseSessions(report.exercise, clock: download.clock, timeZone: zone), samplesRead: 0))
                 meterExercise = batch
                 activity.append(batch)
             }
@@ -228,9 +233,10 @@ extension Importer {
             throw .store(error)
         }
         for ((service, batch), stored) in zip(glucose, summary.glucose) {
-            outcome.glucose.append(GlucoseImport(
-                summary: stored, source: batch.source, mode: mode, origin: origin, replayMode: nil, captureFormat: nil, clock: batch.clock,
-                events: batch.events, notes: batch.notes, service: service))
+            outcome.glucose.append(
+                GlucoseImport(
+                    summary: stored, source: batch.source, mode: mode, origin: origin, replayMode: nil, captureFormat: nil, clock: batch.clock,
+                    events: batch.events, notes: batch.notes, service: service))
         }
         var activitySummaries = summary.activity[...]
         if hasActivity, let batch = activity.first, let stored = activitySummaries.popFirst() {
@@ -240,11 +246,13 @@ extension Importer {
         if let batch = meterExercise, let stored = activitySummaries.popFirst() {
             outcome.meterExercise = ActivityImport(source: batch.source, summary: stored, sessions: batch.sessions, events: [], notes: [])
         }
-        logger.info("bluetooth import stored", metadata: [
-            "device": "\(result.identity.peer)", "mode": "\(mode)",
-            "activityMinutesAdded": "\(outcome.activity?.summary.minutesAdded ?? 0)",
-            "readingsAdded": "\(outcome.glucose.reduce(0) { $0 + $1.summary.added })",
-        ])
+        logger.info(
+            "bluetooth import stored",
+            metadata: [
+                "device": "\(result.identity.peer)", "mode": "\(mode)",
+                "activityMinutesAdded": "\(outcome.activity?.summary.minutesAdded ?? 0)",
+                "readingsAdded": "\(outcome.glucose.reduce(0) { $0 + $1.summary.added })",
+            ])
         return outcome
     }
 }

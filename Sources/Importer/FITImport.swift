@@ -24,9 +24,9 @@ package enum FITImportError: Error, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case let .unreadable(path, reason): "\(path) cannot be read: \(reason)"
-        case let .noFITFiles(folder): "\(folder) holds no FIT file (none has \".FIT\" at bytes 8–11)"
-        case let .nothingToImport(folder, skipped):
+        case .unreadable(let path, let reason): "\(path) cannot be read: \(reason)"
+        case .noFITFiles(let folder): "\(folder) holds no FIT file (none has \".FIT\" at bytes 8–11)"
+        case .nothingToImport(let folder, let skipped):
             "\(folder) holds no FIT activity or monitoring file: " + skipped.joined(separator: "; ")
         }
     }
@@ -99,17 +99,20 @@ extension Importer {
         }
         var outcomes: [DeviceImport] = []
         for (index, read) in reads.enumerated() {
-            let batch = Self.batch(read.activity, damage: read.file.damage, origin: read.url.path, startedAt: startedAt, window: read.window, profile: profile)
+            let batch = Self.batch(
+                read.activity, damage: read.file.damage, origin: read.url.path, startedAt: startedAt, window: read.window, profile: profile)
             let summary: ActivityImportSummary
             do {
                 summary = try store.save(batch)
             } catch {
                 throw .store(error)
             }
-            logger.info("FIT file stored", metadata: [
-                "file": "\(read.url.path)", "source": "\(batch.source)", "minutesAdded": "\(summary.minutesAdded)",
-                "sessionsAdded": "\(summary.sessionsAdded)",
-            ])
+            logger.info(
+                "FIT file stored",
+                metadata: [
+                    "file": "\(read.url.path)", "source": "\(batch.source)", "minutesAdded": "\(summary.minutesAdded)",
+                    "sessionsAdded": "\(summary.sessionsAdded)",
+                ])
             var outcome = DeviceImport(
                 mode: .replayPassive, replayMode: nil, origin: read.url.path, captureFormat: nil, identity: nil, session: nil, glucose: [],
                 activity: ActivityImport(source: batch.source, summary: summary, sessions: batch.sessions, events: batch.events, notes: batch.notes),

@@ -45,20 +45,20 @@ public enum ImportError: Error, CustomStringConvertible {
         case .btsnoop(let error): error.description
         case .session(let error): error.description
         case .noConversation(let capture): "\(capture) holds no bulk or interrupt transfers: there is no device conversation to replay"
-        case let .unsupportedDevice(capture, ids):
+        case .unsupportedDevice(let capture, let ids):
             "\(capture) records \(ids.joined(separator: ", ")), which no glucobridge driver supports"
         case .driverNotDetected(let capture):
             "\(capture) has no USB device descriptors and its traffic is not that of a supported device; name the driver with --driver (e.g. --driver dexcom) to see why it does not decode"
-        case let .unknownDriver(name, known): "no driver is called \(name); known drivers: \(known.joined(separator: ", "))"
-        case let .ambiguousDevice(capture, devices):
+        case .unknownDriver(let name, let known): "no driver is called \(name); known drivers: \(known.joined(separator: ", "))"
+        case .ambiguousDevice(let capture, let devices):
             "\(capture) records several devices that could be meant (\(devices.joined(separator: ", "))); capture one device at a time"
         case .driver(let error): "\(error)"
         case .transport(let error): error.description
-        case let .transfer(device, error): "reading \(device): \(error.description)"
+        case .transfer(let device, let error): "reading \(device): \(error.description)"
         case .store(let error): error.description
         case .implausibleClock(let error): error.description
         case .cancelled(let why): why
-        case let .capturedDevice(capture, position, count, device, error):
+        case .capturedDevice(let capture, let position, let count, let device, let error):
             "\(capture), device \(position) of \(count) (\(device)): \(error.description); none of the \(count) devices it records was stored"
         }
     }
@@ -68,11 +68,12 @@ extension ImportError {
     /// This error with `device` named, when it is a transfer that timed out or failed on a live
     /// device (whose transport errors name only the endpoint); any other error as it is.
     func naming(device: String) -> ImportError {
-        let carried: TransportError? = switch self {
-        case .transport(let error): error
-        case .driver(let error): (error as? TransportErrorCarrying)?.transportError
-        default: nil
-        }
+        let carried: TransportError? =
+            switch self {
+            case .transport(let error): error
+            case .driver(let error): (error as? TransportErrorCarrying)?.transportError
+            default: nil
+            }
         guard let carried else { return self }
         switch carried {
         case .timeout, .transferFailed: return .transfer(device: device, carried)

@@ -24,15 +24,19 @@ package struct ImportReport: Sendable {
     /// The report of an import: one section per device.
     package init(_ result: ImportResult, store: SharedStore) {
         let each = result.devices.map { Self.text($0, store: store) }
-        text = each.count == 1 ? each[0] : each.enumerated().map { "device \($0.offset + 1) of \(each.count):\n\($0.element)" }
-            .joined(separator: "\n\n")
+        text =
+            each.count == 1
+            ? each[0]
+            : each.enumerated().map { "device \($0.offset + 1) of \(each.count):\n\($0.element)" }
+                .joined(separator: "\n\n")
         let summaries = result.devices.map(Summary.init)
         guard summaries.count != 1 else {
             (device, counts, logMetadata) = (summaries[0].device, summaries[0].counts, summaries[0].logMetadata)
             return
         }
         device = summaries.isEmpty ? "bluetooth (no device)" : summaries.map(\.device).joined(separator: "; ")
-        counts = summaries.isEmpty
+        counts =
+            summaries.isEmpty
             ? ["nothing stored: the capture held no connection glucobridge decodes"]
             : summaries.flatMap { summary in summary.counts.map { "\(summary.device): \($0)" } }
         var metadata: Logger.Metadata = ["devices": "\(summaries.count)", "source": "\(device)"]
@@ -49,8 +53,10 @@ package struct ImportReport: Sendable {
 
     /// A FIT file's report.
     private static func fitText(_ outcome: DeviceImport, _ fit: FITFileImport, store: SharedStore) -> String {
-        var lines = ["read \(outcome.origin ?? "a FIT file") (FIT \(fit.fileType) file, \(count(fit.messagesRead, "message"))"
-            + (fit.parts > 1 ? " in \(fit.parts) chained files" : "") + ")"]
+        var lines = [
+            "read \(outcome.origin ?? "a FIT file") (FIT \(fit.fileType) file, \(count(fit.messagesRead, "message"))"
+                + (fit.parts > 1 ? " in \(fit.parts) chained files" : "") + ")"
+        ]
         if let activity = outcome.activity {
             let summary = activity.summary
             lines.append("device: \(Self.device(activity.source))")
@@ -77,7 +83,8 @@ package struct ImportReport: Sendable {
     private static func decimal(_ value: Double) -> String {
         let hundredths = (value * 100).rounded()
         guard hundredths.isFinite, abs(hundredths) < 1e15 else { return "\(value)" }
-        let whole = Int64(hundredths) / 100, fraction = abs(Int64(hundredths) % 100)
+        let whole = Int64(hundredths) / 100
+        let fraction = abs(Int64(hundredths) % 100)
         if fraction == 0 { return "\(whole)" }
         return "\(whole)." + (fraction % 10 == 0 ? "\(fraction / 10)" : fraction < 10 ? "0\(fraction)" : "\(fraction)")
     }
@@ -93,9 +100,10 @@ package struct ImportReport: Sendable {
             lines.append("imported from \(outcome.origin ?? "the device")")
         }
         lines.append("device: \(Self.device(outcome.source))")
-        lines.append(Self.counts(
-            read: summary.recordsRead, added: summary.added, alreadyStored: summary.alreadyStored, skipped: summary.skipped,
-            events: outcome.events))
+        lines.append(
+            Self.counts(
+                read: summary.recordsRead, added: summary.added, alreadyStored: summary.alreadyStored, skipped: summary.skipped,
+                events: outcome.events))
         if let first = summary.firstReading, let last = summary.lastReading {
             lines.append("readings: \(Self.span(first, last, store: store))")
         }
@@ -142,7 +150,8 @@ package struct ImportReport: Sendable {
             let kind = glucose.service == .continuousGlucoseMonitoring ? "cgm" : "meter"
             let crc = glucose.events.first { $0.name == "crc-mismatch" }?.count ?? 0
             let special = glucose.events.filter { $0.name.hasPrefix("special-value-") }
-            var line = "\(kind) (\(glucose.source)): \(summary.recordsRead) records read: \(summary.added) readings new, "
+            var line =
+                "\(kind) (\(glucose.source)): \(summary.recordsRead) records read: \(summary.added) readings new, "
                 + "\(summary.alreadyStored) already stored; CRC failures: \(crc); special values: "
                 + (special.isEmpty ? "none" : Self.counts(special.map { ImportEvent(name: String($0.name.dropFirst(14)), count: $0.count) }))
             let others = glucose.events.filter { $0.name != "crc-mismatch" && !$0.name.hasPrefix("special-value-") }
@@ -161,9 +170,11 @@ package struct ImportReport: Sendable {
             lines += exercise.sessions.map { "exercise: \(Self.session($0, store: store))" }
         }
         if !outcome.unclaimed.isEmpty {
-            lines.append("notifications no driver reads: " + outcome.unclaimed.map { handle, uuid, count in
-                "\(count) on " + (uuid.map { "\($0) (handle \(Self.hex(handle)))" } ?? "handle \(Self.hex(handle))")
-            }.joined(separator: ", "))
+            lines.append(
+                "notifications no driver reads: "
+                    + outcome.unclaimed.map { handle, uuid, count in
+                        "\(count) on " + (uuid.map { "\($0) (handle \(Self.hex(handle)))" } ?? "handle \(Self.hex(handle))")
+                    }.joined(separator: ", "))
         }
         lines += outcome.problems.map { "problem: \($0)" }
         lines.append("session ended: \(session.ending)")

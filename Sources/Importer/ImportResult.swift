@@ -98,7 +98,7 @@ extension Importer {
     public func run(_ source: ImportSource, context: ImportContext = ImportContext()) throws(ImportError) -> ImportResult {
         try Self.checkCancelled(context)
         switch source {
-        case let .capture(url, driver):
+        case .capture(let url, let driver):
             if Self.isFolder(url) {
                 return ImportResult(devices: try importFIT(try Self.fitFiles(in: url), origin: url.path, skippingOthers: true, context: context))
             }

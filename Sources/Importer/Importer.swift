@@ -112,7 +112,9 @@ public struct Importer: Sendable {
 
     /// Reads one captured device: conversation replay first; when the capture cannot answer the
     /// driver's requests, a passive decode.
-    private func read(_ selected: SelectedDevice, deadline: ReplayDeadline?, context: ImportContext) throws(ImportError) -> (DeviceDownload, ReplayMode) {
+    private func read(_ selected: SelectedDevice, deadline: ReplayDeadline?, context: ImportContext) throws(ImportError) -> (
+        DeviceDownload, ReplayMode
+    ) {
         let downloadContext = downloadContext(context)
         do {
             let transport = ReplayUSBTransport(selected.device, deadline: deadline)
@@ -195,10 +197,12 @@ public struct Importer: Sendable {
 
     /// What storing `batch` did, logged and as the import's result.
     private func stored(_ batch: ImportBatch, _ summary: ImportSummary) -> GlucoseImport {
-        logger.info("import stored", metadata: [
-            "source": "\(batch.source)", "mode": "\(batch.mode)", "read": "\(summary.recordsRead)",
-            "added": "\(summary.added)", "alreadyStored": "\(summary.alreadyStored)",
-        ])
+        logger.info(
+            "import stored",
+            metadata: [
+                "source": "\(batch.source)", "mode": "\(batch.mode)", "read": "\(summary.recordsRead)",
+                "added": "\(summary.added)", "alreadyStored": "\(summary.alreadyStored)",
+            ])
         return GlucoseImport(
             summary: summary, source: batch.source, mode: batch.mode, origin: batch.origin, replayMode: nil, captureFormat: nil,
             clock: batch.clock, events: batch.events, notes: batch.notes, service: nil)
@@ -239,9 +243,11 @@ public struct Importer: Sendable {
             for device in devices {
                 for driver in DriverRegistry.usb {
                     if let decoded = try? driver.decode(recorded: device) {
-                        return [SelectedDevice(
-                            device: device, driver: driver,
-                            detection: "no device descriptors in the capture; the traffic was recognised as \(driver.family)", passive: decoded)]
+                        return [
+                            SelectedDevice(
+                                device: device, driver: driver,
+                                detection: "no device descriptors in the capture; the traffic was recognised as \(driver.family)", passive: decoded)
+                        ]
                     }
                 }
             }
@@ -264,7 +270,7 @@ public struct Importer: Sendable {
     static func replayMismatch(_ error: any Error) -> String? {
         guard let transportError = (error as? TransportErrorCarrying)?.transportError ?? (error as? TransportError) else { return nil }
         switch transportError {
-        case let .requestNotInCapture(request, packet):
+        case .requestNotInCapture(let request, let packet):
             let shown = Hex.encode(Array(request.prefix(16))) + (request.count > 16 ? " …" : "")
             return "the capture does not hold the request \(shown) (searched after packet \(packet))"
         case .timeout:

@@ -45,7 +45,9 @@ package enum Normaliser {
             let anchor = hostNow.timeIntervalSince1970.rounded()
             instant = { seconds, _ in Date(timeIntervalSince1970: anchor - TimeInterval(deviceNow - seconds)) }
             if let offset = report.offsetSeconds, abs(offset) > clockWarningThreshold {
-                notes.append("the device clock is \(describe(offset)) \(offset > 0 ? "behind" : "ahead of") the host clock; readings were placed by the host clock")
+                notes.append(
+                    "the device clock is \(describe(offset)) \(offset > 0 ? "behind" : "ahead of") the host clock; readings were placed by the host clock"
+                )
             }
         } else {
             // No host anchor: the capture has no timestamps, or the device's clock was not read
@@ -54,14 +56,16 @@ package enum Normaliser {
             switch clock.basis {
             case .universal:
                 report = ClockReport(hostTime: nil, deviceTime: deviceNowInstant, method: .deviceClockAsUTC)
-                notes.append(clockRead
-                    ? "no host timestamps: the device's internal clock was taken as UTC"
-                    : "the device's clock was not read: record times were taken as UTC")
+                notes.append(
+                    clockRead
+                        ? "no host timestamps: the device's internal clock was taken as UTC"
+                        : "the device's clock was not read: record times were taken as UTC")
             case .localWallClock:
                 report = ClockReport(hostTime: nil, deviceTime: deviceNowInstant, method: .deviceLocalTime)
-                notes.append(clockRead
-                    ? "no host timestamps: the device's clock was read as local time in \(timeZone.identifier)"
-                    : "the device's clock was not read: record times were read as local time in \(timeZone.identifier)")
+                notes.append(
+                    clockRead
+                        ? "no host timestamps: the device's clock was read as local time in \(timeZone.identifier)"
+                        : "the device's clock was not read: record times were read as local time in \(timeZone.identifier)")
                 notes += unappliedChangeNotes(download.clockChanges, epoch: Int64(epoch))
             }
             instant = { seconds, _ in deviceInstant(epoch + TimeInterval(seconds), clock.basis, timeZone) }
@@ -119,7 +123,8 @@ package enum Normaliser {
         let deviceWall = epoch + deviceNow
         let error = WallClock.error(deviceWall: deviceWall, host: hostNow, zone: timeZone, resolution: clock.resolution)
         var notes: [String] = []
-        let errorText = error == 0
+        let errorText =
+            error == 0
             ? "the device clock agrees with the host's in \(timeZone.identifier) (to its resolution of \(clock.resolution) s)"
             : "the device clock is \(WallClock.signed(error)) off local time in \(timeZone.identifier) (device − host)"
         let method: WallClockPlacement
@@ -135,22 +140,30 @@ package enum Normaliser {
                 let offset = offsets[segments[recordKey] ?? changes.count]
                 return Date(timeIntervalSince1970: TimeInterval(epoch + seconds - offset))
             }
-            notes.append("time: the device's log of clock changes was walked back from its offset measured at download, \(WallClock.utcOffset(offsetNow)); \(errorText)")
+            notes.append(
+                "time: the device's log of clock changes was walked back from its offset measured at download, \(WallClock.utcOffset(offsetNow)); \(errorText)"
+            )
             let counts = Dictionary(grouping: download.glucose, by: { segments[$0.recordKey] ?? changes.count }).mapValues(\.count)
             for (number, change) in changes.enumerated() {
-                notes.append("applied the logged clock change \(change.stream):\(change.index) from \(CivilDate.wallClock(epoch + change.from)) to \(CivilDate.wallClock(epoch + change.to)) (\(WallClock.signed(change.delta))): \(counts[number] ?? 0) record\(counts[number] == 1 ? "" : "s") logged before it (since the change before) read at \(WallClock.utcOffset(offsets[number]))")
+                notes.append(
+                    "applied the logged clock change \(change.stream):\(change.index) from \(CivilDate.wallClock(epoch + change.from)) to \(CivilDate.wallClock(epoch + change.to)) (\(WallClock.signed(change.delta))): \(counts[number] ?? 0) record\(counts[number] == 1 ? "" : "s") logged before it (since the change before) read at \(WallClock.utcOffset(offsets[number]))"
+                )
             }
             if changes.isEmpty { notes.append("the device logged no clock change: its offset from UTC was constant over the records") }
         } else {
             method = .correctedLocalTime
             instant = { seconds, _ in WallClock.instant(wall: epoch + seconds - error, in: timeZone) }
-            notes.append("time: the device keeps no log of clock changes; its wall times were read in \(timeZone.identifier) less the clock error measured at download; \(errorText)")
+            notes.append(
+                "time: the device keeps no log of clock changes; its wall times were read in \(timeZone.identifier) less the clock error measured at download; \(errorText)"
+            )
         }
         var report = ClockReport(hostTime: hostNow, deviceTime: WallClock.instant(wall: deviceWall, in: timeZone), method: .hostAnchored)
         report.wallClock = method
         report.offsetSeconds = TimeInterval(-error)
         if abs(TimeInterval(error)) > clockWarningThreshold {
-            notes.append("the device clock is \(describe(TimeInterval(error))) \(error < 0 ? "behind" : "ahead of") the host clock; readings were corrected by the difference")
+            notes.append(
+                "the device clock is \(describe(TimeInterval(error))) \(error < 0 ? "behind" : "ahead of") the host clock; readings were corrected by the difference"
+            )
         }
         return (report, instant, notes)
     }

@@ -114,6 +114,7 @@ public struct ImplausibleClockError: Error, Sendable, Equatable, CustomStringCon
 
     public var description: String {
         let span = first == last ? "at \(PlausibleWindow.utc(first))" : "between \(PlausibleWindow.utc(first)) and \(PlausibleWindow.utc(last))"
-        return "\(clock): placing the records by it would put all \(records) of them \(span), outside the plausible window \(window.description); the clock reply looks damaged, so nothing was stored"
+        return
+            "\(clock): placing the records by it would put all \(records) of them \(span), outside the plausible window \(window.description); the clock reply looks damaged, so nothing was stored"
     }
 }

@@ -45,7 +45,8 @@ extension Normaliser {
             let end = deviceInstant(epoch + TimeInterval(noted.deviceSeconds), clock.basis, timeZone)
             let minutes = max(1, Int((Double(noted.durationSeconds) / 60).rounded()))
             let fraction = Double(noted.intensityPercent) / 100
-            let intensity: ActivityIntensity = fraction >= IntensityClassifier.reserveVigorous
+            let intensity: ActivityIntensity =
+                fraction >= IntensityClassifier.reserveVigorous
                 ? .vigorous : fraction >= IntensityClassifier.reserveModerate ? .moderate : .light
             var session = ExerciseSession(
                 start: end.addingTimeInterval(-TimeInterval(minutes * 60)), minutes: minutes, kind: .activity, intensity: intensity,

@@ -22,8 +22,10 @@ package enum WallClock {
     package static func instant(wall seconds: Int64, in zone: TimeZone) -> Date {
         let wall = TimeInterval(seconds)
         let before = zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall - 86_400))
-        let offsets = Set([before, zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall)),
-                           zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall + 86_400))])
+        let offsets = Set([
+            before, zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall)),
+            zone.secondsFromGMT(for: Date(timeIntervalSince1970: wall + 86_400)),
+        ])
         let matching = offsets.map { Date(timeIntervalSince1970: wall - TimeInterval($0)) }
             .filter { zone.secondsFromGMT(for: $0) == Int(wall - $0.timeIntervalSince1970) }
         return matching.min() ?? Date(timeIntervalSince1970: wall - TimeInterval(before))
@@ -86,7 +88,8 @@ package enum WallClock {
     static func utcOffset(_ seconds: Int64) -> String {
         let sign = seconds < 0 ? "−" : "+"
         let magnitude = seconds.magnitude
-        let hours = magnitude / 3600, minutes = magnitude / 60 % 60
+        let hours = magnitude / 3600
+        let minutes = magnitude / 60 % 60
         return "UTC\(sign)\(hours < 10 ? "0" : "")\(hours):\(minutes < 10 ? "0" : "")\(minutes)"
     }
 

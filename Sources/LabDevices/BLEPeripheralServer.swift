@@ -103,7 +103,9 @@ final class BLEPeripheralServer {
         var buffer = [UInt8](repeating: 0, count: 1024)
         func send(_ pdu: [UInt8]) -> Bool {
             if let fault, fault.counts(pdu), sent >= fault.after {
-                log("fault: dropping the link after \(sent) \(fault.counted == .pdus ? "PDUs" : "values"), before \(Hex.encode(Array(pdu.prefix(3))))")
+                log(
+                    "fault: dropping the link after \(sent) \(fault.counted == .pdus ? "PDUs" : "values"), before \(Hex.encode(Array(pdu.prefix(3))))"
+                )
                 return false
             }
             let written = pdu.withUnsafeBytes { Glibc.send(link, $0.baseAddress, $0.count, 0) }

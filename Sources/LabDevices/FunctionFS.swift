@@ -55,20 +55,25 @@ final class FunctionFS: Sendable {
             var bytes: [UInt8] = []
             var count = 0
             for interface in interfaces {
-                bytes += [9, USBDescriptors.interfaceType, interface.number, 0, UInt8(interface.endpoints.count),
-                          interface.interfaceClass, interface.interfaceSubclass, interface.interfaceProtocol, 0]
+                bytes += [
+                    9, USBDescriptors.interfaceType, interface.number, 0, UInt8(interface.endpoints.count),
+                    interface.interfaceClass, interface.interfaceSubclass, interface.interfaceProtocol, 0,
+                ]
                 count += 1
                 for endpoint in interface.endpoints {
                     let size = packetSize(endpoint, highSpeed: highSpeed)
                     let interval: UInt8 = endpoint.type == .interrupt ? (highSpeed ? 4 : 1) : 0
-                    bytes += [7, USBDescriptors.endpointType, endpoint.address, USBDescriptors.bmAttributes(for: endpoint.type),
-                              UInt8(size & 0xFF), UInt8(size >> 8), interval]
+                    bytes += [
+                        7, USBDescriptors.endpointType, endpoint.address, USBDescriptors.bmAttributes(for: endpoint.type),
+                        UInt8(size & 0xFF), UInt8(size >> 8), interval,
+                    ]
                     count += 1
                 }
             }
             return (bytes, count)
         }
-        let full = set(highSpeed: false), high = set(highSpeed: true)
+        let full = set(highSpeed: false)
+        let high = set(highSpeed: true)
         let length = 20 + full.bytes.count + high.bytes.count
         return le32(descriptorsMagicV2) + le32(UInt32(length)) + le32(fullAndHighSpeed) + le32(UInt32(full.count))
             + le32(UInt32(high.count)) + full.bytes + high.bytes
@@ -92,7 +97,8 @@ final class FunctionFS: Sendable {
 
     /// The ep0 event types (`enum usb_functionfs_event_type`).
     enum Event: UInt8 {
-        case bind = 0, unbind, enable, disable, setup, suspend, resume
+        case bind = 0
+        case unbind, enable, disable, setup, suspend, resume
     }
 
     /// Serves ep0 on a thread of its own until the process ends: answers the CDC class requests a

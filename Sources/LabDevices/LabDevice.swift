@@ -29,7 +29,9 @@ func labLog(_ line: String) {
 extension LabDevice {
     struct USB: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A USB gadget: a Dexcom receiver or an Accu-Chek meter (FunctionFS), a FreeStyle reader (Libre 2 and 3: encrypted, with the keys glucobridge finds) or a Contour meter (f_hid), or a captured device.")
+            abstract:
+                "A USB gadget: a Dexcom receiver or an Accu-Chek meter (FunctionFS), a FreeStyle reader (Libre 2 and 3: encrypted, with the keys glucobridge finds) or a Contour meter (f_hid), or a captured device."
+        )
 
         enum Model: String, ExpressibleByArgument, CaseIterable {
             case dexcom, freestyle, libre2, libre3, contour, accuchek, capture
@@ -44,7 +46,8 @@ extension LabDevice {
         @Option(help: "dexcom: the receiver's serial number.")
         var serial = "SMLAB0001"
 
-        @Option(help: "accuchek: how many results the meter holds (0: an empty memory, 720: a Guide's whole memory); nine lab results when not given.")
+        @Option(
+            help: "accuchek: how many results the meter holds (0: an empty memory, 720: a Guide's whole memory); nine lab results when not given.")
         var results: Int?
 
         @Flag(help: "accuchek: the meter reads in mmol/L.")
@@ -133,7 +136,8 @@ extension LabDevice {
         func modelFactory() throws -> () throws -> any USBTransport {
             switch model {
             case .dexcom:
-                let days = days, serial = serial
+                let days = days
+                let serial = serial
                 return { GeneratedHistory.receiver(days: days, serial: serial, hostClock: { Date() }) }
             case .freestyle:
                 return {
@@ -157,7 +161,9 @@ extension LabDevice {
             case .contour:
                 return { ContourLab.meter() }
             case .accuchek:
-                let results = results, mmol = mmol, malformed = malformed
+                let results = results
+                let mmol = mmol
+                let malformed = malformed
                 return {
                     let meter = AccuChekLab.meter(results: results, mmol: mmol)
                     if malformed { meter.replacedAPDUs[2] = AccuChekLab.malformedGetResponse }
@@ -172,9 +178,11 @@ extension LabDevice {
                     throw LabDeviceError("\(error)")
                 }
                 let devices = RecordedUSBDevice.devices(in: capture)
-                guard let recorded = devices.first(where: {
-                    DriverRegistry.usbDriver(vendorID: $0.description.vendorID, productID: $0.description.productID) != nil
-                }) ?? devices.max(by: { $0.transfers.count < $1.transfers.count }) else {
+                guard
+                    let recorded = devices.first(where: {
+                        DriverRegistry.usbDriver(vendorID: $0.description.vendorID, productID: $0.description.productID) != nil
+                    }) ?? devices.max(by: { $0.transfers.count < $1.transfers.count })
+                else {
                     throw LabDeviceError("\(file) holds no device")
                 }
                 return { ReplayUSBTransport(recorded) }
@@ -184,7 +192,9 @@ extension LabDevice {
 
     struct BLE: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A Bluetooth LE peripheral on a controller: the simulated heart-rate band, running pod, bike sensor, treadmill, CGM or glucose meter (with their RACP), or a captured device.")
+            abstract:
+                "A Bluetooth LE peripheral on a controller: the simulated heart-rate band, running pod, bike sensor, treadmill, CGM or glucose meter (with their RACP), or a captured device."
+        )
 
         enum Model: String, ExpressibleByArgument, CaseIterable {
             case heartRate = "heart-rate"
@@ -202,7 +212,10 @@ extension LabDevice {
         @Option(help: "The controller index (hciN) the peripheral listens on.")
         var index: Int32 = 1
 
-        @Option(help: "heart-rate, running-pod, bike, treadmill: seconds of measurements, one a second, sent one per 7.5 ms of quiet once the central listens.")
+        @Option(
+            help:
+                "heart-rate, running-pod, bike, treadmill: seconds of measurements, one a second, sent one per 7.5 ms of quiet once the central listens."
+        )
         var seconds = 120
 
         @Option(help: "cgm: the stored readings in tenths of mg/dL (539 is 53.9), oldest first, five minutes apart.")
@@ -266,7 +279,8 @@ enum ContourLab {
         let now = Date()
         let anchor = bootTime() ?? now
         let format = Date.VerbatimFormatStyle(
-            format: "\(year: .defaultDigits)\(month: .twoDigits)\(day: .twoDigits)\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased))\(minute: .twoDigits)",
+            format:
+                "\(year: .defaultDigits)\(month: .twoDigits)\(day: .twoDigits)\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased))\(minute: .twoDigits)",
             timeZone: TimeZone(identifier: "UTC")!, calendar: Calendar(identifier: .gregorian))
         let results = values.enumerated().map { index, value in
             let time = anchor.addingTimeInterval(-3600 - Double(values.count - 1 - index) * 6 * 3600)
@@ -278,8 +292,9 @@ enum ContourLab {
     /// When this machine booted: `btime` of /proc/stat (proc(5)).
     static func bootTime() -> Date? {
         guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-              let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("btime ") }),
-              let seconds = TimeInterval(line.dropFirst(6).trimmingCharacters(in: .whitespaces)) else { return nil }
+            let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("btime ") }),
+            let seconds = TimeInterval(line.dropFirst(6).trimmingCharacters(in: .whitespaces))
+        else { return nil }
         return Date(timeIntervalSince1970: seconds)
     }
 }

@@ -48,8 +48,9 @@ package struct LibUSBDevice: USBDeviceOpening {
         do {
             transport = try LibUSBTransport(context: context, bus: location.bus, address: location.address)
         } catch .noDevice {
-            throw .transport(.openFailed(
-                device: location.description, reason: "nothing is connected there (it was unplugged, or its address changed)"))
+            throw .transport(
+                .openFailed(
+                    device: location.description, reason: "nothing is connected there (it was unplugged, or its address changed)"))
         } catch {
             throw .transport(error)
         }

@@ -108,7 +108,7 @@ public struct ActivityMinute: Sendable, Equatable, Codable {
 extension ActivityMinute {
     /// The instants activity can be placed at, in seconds since 1970: years 0001–9999, as the
     /// store keeps instants.
-    public static let representableSeconds = -62_135_596_800.0 ..< 253_402_300_800.0
+    public static let representableSeconds = -62_135_596_800.0..<253_402_300_800.0
 
     /// The UTC minute holding `instant`, counted from 1970; nil outside ``representableSeconds``.
     public static func number(of instant: Date) -> Int64? {

@@ -59,8 +59,9 @@ public struct GlucoseThresholds: Sendable, Equatable, Codable {
     /// Only the last bits of binary noise are ignored (see ``exact(_:)``), never a decimal.
     public func tag(mgdl: Double) -> GlucoseTag {
         // The edges are whole mg/dL: in millionths they are exact as they are, with nothing to round.
-        Self.classify(Self.exact(mgdl), veryLow: Double(veryLow) * 1_000_000, low: Double(low) * 1_000_000,
-                      high: Double(high) * 1_000_000, veryHigh: Double(veryHigh) * 1_000_000)
+        Self.classify(
+            Self.exact(mgdl), veryLow: Double(veryLow) * 1_000_000, low: Double(low) * 1_000_000,
+            high: Double(high) * 1_000_000, veryHigh: Double(veryHigh) * 1_000_000)
     }
 
     /// The tag of a value reported in mmol/L, decided on that value against the edges in mmol/L
@@ -99,7 +100,7 @@ public enum ModelError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .invalidThresholds(veryLow, low, high, veryHigh):
+        case .invalidThresholds(let veryLow, let low, let high, let veryHigh):
             "glucose thresholds must satisfy 0 < very low ≤ low < high ≤ very high (got \(veryLow), \(low), \(high), \(veryHigh) mg/dL)"
         }
     }

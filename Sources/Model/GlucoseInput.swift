@@ -26,9 +26,9 @@ public enum GlucoseInputError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .otherUnit(value, unit, likely):
+        case .otherUnit(let value, let unit, let likely):
             "\(DisplayText.number(value, decimals: 2)) \(unit.rawValue) is not a plausible reading; did you mean \(DisplayText.number(value, decimals: 2)) \(likely.rawValue)? (give --unit \(likely.rawValue))"
-        case let .outOfRange(value, unit):
+        case .outOfRange(let value, let unit):
             "\(DisplayText.number(value, decimals: 2)) \(unit.rawValue) is outside what meters report (LO below 20 mg/dL / 1.1 mmol/L, HI above 600 mg/dL / 33.3 mmol/L)"
         }
     }

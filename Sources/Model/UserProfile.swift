@@ -70,9 +70,9 @@ public enum ProfileError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .outOfRange(field, value, range, unit):
+        case .outOfRange(let field, let value, let range, let unit):
             "the \(field) \(value) \(unit) is not within \(range.lowerBound)–\(range.upperBound) \(unit)"
-        case let .restingNotBelowMaximum(resting, maximum):
+        case .restingNotBelowMaximum(let resting, let maximum):
             "the resting heart rate \(resting) bpm must be below the maximum heart rate "
                 + "(\(maximum == maximum.rounded() ? String(Int(maximum)) : String(maximum)) bpm); check both values"
         }

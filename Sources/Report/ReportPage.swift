@@ -38,12 +38,14 @@ package enum ReportPage {
         let days = input.days
         let title = "AGP report: \(days.first.map(String.init(describing:)) ?? "") to \(days.last.map(String.init(describing:)) ?? "")"
         var body = "<section class=\"first\">\n"
-        body += "<header><h1>Ambulatory Glucose Profile</h1><p>\(days.count) Days: \(days.first!) to \(days.last!) "
+        body +=
+            "<header><h1>Ambulatory Glucose Profile</h1><p>\(days.count) Days: \(days.first!) to \(days.last!) "
             + "(\(escape(input.zone.identifier))) · CGM readings: \(statistics.readings) · glucose in \(input.unit.rawValue)</p></header>\n"
         body += coverageNotice(statistics)
         body += "<div class=\"row\">\n" + metricsPanel(statistics, input) + rangesPanel(statistics, input) + "</div>\n"
         body += "<h2>Ambulatory glucose profile</h2>\n" + agpChart(input)
-        body += "<p class=\"note\">All \(days.count) Days folded onto one day, clock time in \(escape(input.zone.identifier)). "
+        body +=
+            "<p class=\"note\">All \(days.count) Days folded onto one day, clock time in \(escape(input.zone.identifier)). "
             + "Median (line), 25–75 % (dark band) and 5–95 % (light band) of the CGM readings in \(AmbulatoryProfile.binMinutes)-minute bins; "
             + "each curve smoothed by a moving average over \(AmbulatoryProfile.smoothingBins) bins "
             + "(\(AmbulatoryProfile.binMinutes * AmbulatoryProfile.smoothingBins) min). Green band: target range "
@@ -53,7 +55,8 @@ package enum ReportPage {
         // Over four weeks, the events of the Days drawn; the weekly summary counts every one.
         let listed = days.count > profileDays ? days.suffix(profileDays).first?.start(in: input.zone) : nil
         body += hypoList(statistics, input, from: listed)
-        body += "<footer>Made by glucobridge on \(localDateTime(input.generated, input.zone)) from the local store; "
+        body +=
+            "<footer>Made by glucobridge on \(localDateTime(input.generated, input.zone)) from the local store; "
             + "targets for most adults with type 1 or type 2 diabetes (Battelino et al., Diabetes Care 2019;42:1593); "
             + "events after Battelino et al., Lancet Diabetes Endocrinol 2023;11:42.</footer>\n</section>\n"
         return """
@@ -125,14 +128,17 @@ package enum ReportPage {
         rows += row("Glucose management indicator (GMI)", s.gmiPercent.map(percent) ?? "not given", s.gmiPercent == nil ? "needs ≥ 70 % active" : "")
         rows += row("Glucose variability (CV)", s.cvPercent.map(percent) ?? "–", "target ≤ 36 %")
         rows += row("Standard deviation", s.sd.map { "\(glucose($0, unit, decimals: 1)) \(unit.rawValue)" } ?? "–")
-        rows += row("Hypoglycaemia events", "\(s.count(.hypoLevel1))", "of them \(s.count(.hypoLevel2)) below \(glucose(input.thresholds.veryLow, unit))")
-        rows += row("Hyperglycaemia events", "\(s.count(.hyperLevel1))", "of them \(s.count(.hyperLevel2)) above \(glucose(input.thresholds.veryHigh, unit))")
+        rows += row(
+            "Hypoglycaemia events", "\(s.count(.hypoLevel1))", "of them \(s.count(.hypoLevel2)) below \(glucose(input.thresholds.veryLow, unit))")
+        rows += row(
+            "Hyperglycaemia events", "\(s.count(.hyperLevel1))", "of them \(s.count(.hyperLevel2)) above \(glucose(input.thresholds.veryHigh, unit))")
         return "<div class=\"metrics\"><h2>Glucose statistics and targets</h2><table id=\"metrics\">\n\(rows)</table></div>\n"
     }
 
     /// The stacked time-in-ranges bar, very high at the top.
     static func rangesPanel(_ s: GlucoseStatistics, _ input: ReportInput) -> String {
-        let t = input.thresholds, unit = input.unit
+        let t = input.thresholds
+        let unit = input.unit
         let ranges: [(GlucoseTag, String, String, String)] = [
             (.hyperLevel2, Colour.veryHigh, "Very high > \(glucose(t.veryHigh, unit))", "< 5 %"),
             (.hyperLevel1, Colour.high, "High > \(glucose(t.high, unit)) to \(glucose(t.veryHigh, unit))", "< 25 % above range"),
@@ -140,7 +146,8 @@ package enum ReportPage {
             (.hypoLevel1, Colour.low, "Low \(glucose(t.veryLow, unit)) to < \(glucose(t.low, unit))", "< 4 % below range"),
             (.hypoLevel2, Colour.veryLow, "Very low < \(glucose(t.veryLow, unit))", "< 1 %"),
         ]
-        let top = 8.0, height = 204.0
+        let top = 8.0
+        let height = 204.0
         // Every share above 0 stays visible (at least 3 units high); in range gives up the room.
         var heights = ranges.map { s.readings == 0 ? 0 : (s.timeInRanges[$0.0] ?? 0) / 100 * height }
         let raised = heights.map { $0 > 0 ? max($0, 3) : 0 }
@@ -168,13 +175,17 @@ package enum ReportPage {
     static func agpChart(_ input: ReportInput) -> String {
         let cgm = input.readings.filter { $0.kind == .sensor }
         let profile = AmbulatoryProfile(readings: cgm.map { (input.minuteOfDay($0.time), $0.mgdl) })
-        let left = 52.0, right = 680.0, top = 10.0, bottom = 230.0
+        let left = 52.0
+        let right = 680.0
+        let top = 10.0
+        let bottom = 230.0
         let highest = maximum(input.unit)
         func x(_ minute: Double) -> Double { left + minute / 1440 * (right - left) }
         func y(_ mgdl: Double) -> Double { bottom - min(max(mgdl, 0), highest) / highest * (bottom - top) }
         let t = input.thresholds
         var svg = "<svg id=\"agp\" viewBox=\"0 0 700 270\" width=\"100%\" role=\"img\" aria-label=\"ambulatory glucose profile\">\n"
-        svg += "<rect class=\"target\" x=\"\(f(left))\" y=\"\(f(y(Double(t.high))))\" width=\"\(f(right - left))\" height=\"\(f(y(Double(t.low)) - y(Double(t.high))))\" fill=\"\(Colour.targetBand)\"/>\n"
+        svg +=
+            "<rect class=\"target\" x=\"\(f(left))\" y=\"\(f(y(Double(t.high))))\" width=\"\(f(right - left))\" height=\"\(f(y(Double(t.low)) - y(Double(t.high))))\" fill=\"\(Colour.targetBand)\"/>\n"
         // Runs of bins with data: a bin without readings breaks the bands and the line.
         var runs: [[AmbulatoryProfile.Point]] = [[]]
         for point in profile.points {
@@ -186,12 +197,14 @@ package enum ReportPage {
                 let back = run.reversed().map { "\(f(x($0.minute))),\(f(y($0.values[lower])))" }
                 svg += "<polygon class=\"\(name)\" points=\"\((forward + back).joined(separator: " "))\" fill=\"\(colour)\"/>\n"
             }
-            svg += "<polyline class=\"median\" points=\"\(run.map { "\(f(x($0.minute))),\(f(y($0.values[2])))" }.joined(separator: " "))\" fill=\"none\" stroke=\"\(Colour.median)\" stroke-width=\"2.5\"/>\n"
+            svg +=
+                "<polyline class=\"median\" points=\"\(run.map { "\(f(x($0.minute))),\(f(y($0.values[2])))" }.joined(separator: " "))\" fill=\"none\" stroke=\"\(Colour.median)\" stroke-width=\"2.5\"/>\n"
         }
         // Axes: the thresholds and the top on y, every 3 hours on x.
         for mgdl in [Double(t.veryLow), Double(t.low), Double(t.high), Double(t.veryHigh), highest] {
             let dash = mgdl == Double(t.low) || mgdl == Double(t.high) ? "" : " stroke-dasharray=\"3 3\""
-            svg += "<line x1=\"\(f(left))\" x2=\"\(f(right))\" y1=\"\(f(y(mgdl)))\" y2=\"\(f(y(mgdl)))\" stroke=\"#777\" stroke-width=\"0.6\"\(dash)/>\n"
+            svg +=
+                "<line x1=\"\(f(left))\" x2=\"\(f(right))\" y1=\"\(f(y(mgdl)))\" y2=\"\(f(y(mgdl)))\" stroke=\"#777\" stroke-width=\"0.6\"\(dash)/>\n"
             svg += "<text x=\"\(f(left - 4))\" y=\"\(f(y(mgdl) + 4))\" font-size=\"11\" text-anchor=\"end\">\(glucose(mgdl, input.unit))</text>\n"
         }
         for hour in stride(from: 0, through: 24, by: 3) {
@@ -200,10 +213,13 @@ package enum ReportPage {
             svg += "<text x=\"\(f(hx))\" y=\"\(f(bottom + 16))\" font-size=\"11\" text-anchor=\"middle\">\(String(format: "%02d:00", hour))</text>\n"
         }
         svg += "<line x1=\"\(f(left))\" x2=\"\(f(right))\" y1=\"\(f(bottom))\" y2=\"\(f(bottom))\" stroke=\"#333\"/>\n"
-        svg += "<text x=\"\(f((left + right) / 2))\" y=\"\(f(bottom + 33))\" font-size=\"11\" text-anchor=\"middle\">time of day (\(escape(input.zone.identifier)))</text>\n"
-        svg += "<text transform=\"translate(12 \(f((top + bottom) / 2))) rotate(-90)\" font-size=\"11\" text-anchor=\"middle\">glucose (\(input.unit.rawValue))</text>\n"
+        svg +=
+            "<text x=\"\(f((left + right) / 2))\" y=\"\(f(bottom + 33))\" font-size=\"11\" text-anchor=\"middle\">time of day (\(escape(input.zone.identifier)))</text>\n"
+        svg +=
+            "<text transform=\"translate(12 \(f((top + bottom) / 2))) rotate(-90)\" font-size=\"11\" text-anchor=\"middle\">glucose (\(input.unit.rawValue))</text>\n"
         if cgm.isEmpty {
-            svg += "<text x=\"\(f((left + right) / 2))\" y=\"\(f((top + bottom) / 2))\" font-size=\"14\" text-anchor=\"middle\">no CGM readings</text>\n"
+            svg +=
+                "<text x=\"\(f((left + right) / 2))\" y=\"\(f((top + bottom) / 2))\" font-size=\"14\" text-anchor=\"middle\">no CGM readings</text>\n"
         }
         return svg + "</svg>\n"
     }
@@ -222,7 +238,8 @@ package enum ReportPage {
         } else {
             html += "<h2>Daily glucose profiles</h2>\n"
         }
-        html += "<p class=\"legend\"><span class=\"key\" style=\"background:\(Colour.targetBand)\"></span> target range "
+        html +=
+            "<p class=\"legend\"><span class=\"key\" style=\"background:\(Colour.targetBand)\"></span> target range "
             + "<span class=\"key\" style=\"background:\(Colour.exercise)\"></span> exercise "
             + "<span class=\"key\" style=\"background:\(Colour.meal)\"></span> meal "
             + "<span class=\"key\" style=\"background:\(Colour.insulin)\"></span> insulin · "
@@ -231,27 +248,35 @@ package enum ReportPage {
     }
 
     static func dailyProfile(_ day: DayDate, _ input: ReportInput, _ logs: TimeOrdered) -> String {
-        let start = day.start(in: input.zone), end = day.adding(days: 1).start(in: input.zone)
+        let start = day.start(in: input.zone)
+        let end = day.adding(days: 1).start(in: input.zone)
         let length = end.timeIntervalSince(start)
-        let width = 100.0, top = 3.0, bottom = 54.0
+        let width = 100.0
+        let top = 3.0
+        let bottom = 54.0
         let highest = maximum(input.unit)
         func x(_ date: Date) -> Double { min(max(date.timeIntervalSince(start) / length, 0), 1) * width }
         func y(_ mgdl: Double) -> Double { bottom - min(max(mgdl, 0), highest) / highest * (bottom - top) }
         let t = input.thresholds
         var svg = "<svg class=\"daily\" viewBox=\"0 0 100 64\" role=\"img\" aria-label=\"glucose on \(day)\">\n"
         svg += "<rect x=\"0\" y=\"0\" width=\"100\" height=\"64\" fill=\"#fff\"/>\n"
-        svg += "<rect class=\"target\" x=\"0\" y=\"\(f(y(Double(t.high))))\" width=\"100\" height=\"\(f(y(Double(t.low)) - y(Double(t.high))))\" fill=\"\(Colour.targetBand)\"/>\n"
+        svg +=
+            "<rect class=\"target\" x=\"0\" y=\"\(f(y(Double(t.high))))\" width=\"100\" height=\"\(f(y(Double(t.low)) - y(Double(t.high))))\" fill=\"\(Colour.targetBand)\"/>\n"
         for session in logs.exercise(overlapping: start, end) {
-            let x0 = x(session.time), x1 = max(x(session.time.addingTimeInterval(session.duration)), x0 + 0.8)
-            svg += "<rect class=\"exercise\" x=\"\(f(x0))\" y=\"56\" width=\"\(f(x1 - x0))\" height=\"7\" fill=\"\(Colour.exercise)\"><title>\(escape(session.name))</title></rect>\n"
+            let x0 = x(session.time)
+            let x1 = max(x(session.time.addingTimeInterval(session.duration)), x0 + 0.8)
+            svg +=
+                "<rect class=\"exercise\" x=\"\(f(x0))\" y=\"56\" width=\"\(f(x1 - x0))\" height=\"7\" fill=\"\(Colour.exercise)\"><title>\(escape(session.name))</title></rect>\n"
         }
         for meal in logs.meals[TimeOrdered.range(logs.meals, start, end, \.time)] {
             let mx = x(meal.time)
-            svg += "<polygon class=\"meal\" points=\"\(f(mx - 2)),63 \(f(mx + 2)),63 \(f(mx)),57\" fill=\"\(Colour.meal)\"><title>\(escape(meal.name.isEmpty ? "meal" : meal.name)) \(DisplayText.number(meal.carbs)) g carbs</title></polygon>\n"
+            svg +=
+                "<polygon class=\"meal\" points=\"\(f(mx - 2)),63 \(f(mx + 2)),63 \(f(mx)),57\" fill=\"\(Colour.meal)\"><title>\(escape(meal.name.isEmpty ? "meal" : meal.name)) \(DisplayText.number(meal.carbs)) g carbs</title></polygon>\n"
         }
         for dose in logs.insulin[TimeOrdered.range(logs.insulin, start, end, \.time)] {
             let ix = x(dose.time)
-            svg += "<rect class=\"insulin\" x=\"\(f(ix - 0.6))\" y=\"0\" width=\"1.2\" height=\"5\" fill=\"\(Colour.insulin)\"><title>\(DisplayText.number(dose.units)) units</title></rect>\n"
+            svg +=
+                "<rect class=\"insulin\" x=\"\(f(ix - 0.6))\" y=\"0\" width=\"1.2\" height=\"5\" fill=\"\(Colour.insulin)\"><title>\(DisplayText.number(dose.units)) units</title></rect>\n"
         }
         let cgm = logs.cgm[TimeOrdered.range(logs.cgm, start, end, \.time)]
         var lines: [[String]] = [[]]
@@ -276,21 +301,26 @@ package enum ReportPage {
     static func weeklySummary(
         _ days: [DayDate], _ statistics: GlucoseStatistics, _ logs: TimeOrdered, _ input: ReportInput
     ) -> String {
-        let unit = input.unit, t = input.thresholds
+        let unit = input.unit
+        let t = input.thresholds
         let weeks = stride(from: 0, to: days.count, by: 7).map { days[$0..<min($0 + 7, days.count)] }
         let bounds = weeks.map { week in
-            (max(week.first!.start(in: input.zone), input.period.start),
-             min(week.last!.adding(days: 1).start(in: input.zone), input.period.end))
+            (
+                max(week.first!.start(in: input.zone), input.period.start),
+                min(week.last!.adding(days: 1).start(in: input.zone), input.period.end)
+            )
         }
         var hypos = [Int](repeating: 0, count: weeks.count)
         for event in statistics.events where event.kind == .hypoLevel1 {
             let week = bounds.partitioningIndex { $0.1 > event.start }
             if week < weeks.count { hypos[week] += 1 }
         }
-        var html = "<h2>Weekly summary</h2>\n<p class=\"note\">\(days.count) Days in \(weeks.count) weeks of seven from "
+        var html =
+            "<h2>Weekly summary</h2>\n<p class=\"note\">\(days.count) Days in \(weeks.count) weeks of seven from "
             + "\(days.first!); each week's CGM metrics as above, its time in ranges from very low (left) to very high (right), "
             + "and the hypoglycaemia events (below \(glucose(t.low, unit)) \(unit.rawValue)) that started in it.</p>\n"
-        html += "<table class=\"weeks\" id=\"weekly-summary\"><tr><th>Week</th><th>CGM active</th><th>Mean (\(unit.rawValue))</th>"
+        html +=
+            "<table class=\"weeks\" id=\"weekly-summary\"><tr><th>Week</th><th>CGM active</th><th>Mean (\(unit.rawValue))</th>"
             + "<th>CV</th><th>Time in ranges</th><th>&lt; \(glucose(t.low, unit))</th><th>In range</th>"
             + "<th>&gt; \(glucose(t.high, unit))</th><th>Hypos</th></tr>\n"
         let order: [(GlucoseTag, String)] = [
@@ -311,7 +341,8 @@ package enum ReportPage {
             }
             bar += "</svg>"
             let empty = s.readings == 0
-            html += "<tr><td>\(week.first!) – \(week.last!)</td><td>\(percent(s.coveragePercent))</td>"
+            html +=
+                "<tr><td>\(week.first!) – \(week.last!)</td><td>\(percent(s.coveragePercent))</td>"
                 + "<td>\(s.mean.map { glucose($0, unit) } ?? "–")</td><td>\(s.cvPercent.map(percent) ?? "–")</td>"
                 + "<td>\(bar)</td><td>\(empty ? "–" : percent(share([.hypoLevel1, .hypoLevel2])))</td>"
                 + "<td>\(empty ? "–" : percent(share([.inRange])))</td>"
@@ -327,18 +358,23 @@ package enum ReportPage {
         let all = s.events.filter { $0.kind == .hypoLevel1 }
         let hypos = from.map { start in all.filter { $0.start >= start } } ?? all
         let level2 = s.events.filter { $0.kind == .hypoLevel2 }
-        var html = from == nil
+        var html =
+            from == nil
             ? "<h2>Hypoglycaemia events (\(hypos.count))</h2>\n"
             : "<h2>Hypoglycaemia events of the last \(profileDays) Days (\(hypos.count) of \(all.count))</h2>\n"
-        guard !hypos.isEmpty else { return html + "<p>None: no 15 minutes or more below \(glucose(input.thresholds.low, input.unit)) \(input.unit.rawValue).</p>\n" }
-        html += "<table class=\"events\" id=\"hypo-events\"><tr><th>Start</th><th>Duration</th><th>Lowest (\(input.unit.rawValue))</th><th>Level</th></tr>\n"
+        guard !hypos.isEmpty else {
+            return html + "<p>None: no 15 minutes or more below \(glucose(input.thresholds.low, input.unit)) \(input.unit.rawValue).</p>\n"
+        }
+        html +=
+            "<table class=\"events\" id=\"hypo-events\"><tr><th>Start</th><th>Duration</th><th>Lowest (\(input.unit.rawValue))</th><th>Level</th></tr>\n"
         // Both lists are in time order: one pass finds the level-2 event within each level-1 one.
         var next = 0
         for event in hypos {
             while next < level2.count, level2[next].end < event.start { next += 1 }
             let reachedLevel2 = next < level2.count && level2[next].start <= event.end
             let duration = DisplayText.duration(event.duration(interval: s.interval)) + (event.endedByGap ? " (data stops)" : "")
-            html += "<tr><td>\(localDateTime(event.start, input.zone))</td><td>\(duration)</td>"
+            html +=
+                "<tr><td>\(localDateTime(event.start, input.zone))</td><td>\(duration)</td>"
                 + "<td>\(glucose(event.extreme, input.unit))</td><td>\(reachedLevel2 ? "2 (below \(glucose(input.thresholds.veryLow, input.unit)))" : "1")</td></tr>\n"
         }
         return html + "</table>\n"

@@ -66,8 +66,9 @@ package struct Doctor {
         var lines: [String] = []
         for finding in findings {
             let status = finding.status == .fail ? "FAIL" : finding.status.rawValue
-            lines.append(status.padding(toLength: 6, withPad: " ", startingAt: 0)
-                + finding.subject.padding(toLength: 18, withPad: " ", startingAt: 0) + finding.message)
+            lines.append(
+                status.padding(toLength: 6, withPad: " ", startingAt: 0)
+                    + finding.subject.padding(toLength: 18, withPad: " ", startingAt: 0) + finding.message)
             if let fix = finding.fix { lines.append(String(repeating: " ", count: 6) + "fix: " + fix) }
         }
         let failures = findings.filter { $0.status == .fail }.count
@@ -84,9 +85,11 @@ package struct Doctor {
                 return [DoctorFinding(.fail, "store", "\(storePath) does not exist and no folder above it does either")]
             }
             guard Self.isWritable(folder) else {
-                return [DoctorFinding(
-                    .fail, "store", "\(storePath) does not exist and cannot be created: \(folder) is not writable for \(Self.userName)",
-                    fix: "choose a store in a folder you can write (--store PATH), or make \(folder) writable for \(Self.userName)")]
+                return [
+                    DoctorFinding(
+                        .fail, "store", "\(storePath) does not exist and cannot be created: \(folder) is not writable for \(Self.userName)",
+                        fix: "choose a store in a folder you can write (--store PATH), or make \(folder) writable for \(Self.userName)")
+                ]
             }
             return [DoctorFinding(.ok, "store", "\(storePath) does not exist yet; the first import creates it")]
         }
@@ -96,11 +99,12 @@ package struct Doctor {
         if notWritable.isEmpty {
             findings.append(DoctorFinding(.ok, "store", "\(storePath) is writable"))
         } else {
-            findings.append(DoctorFinding(
-                .fail, "store", "\(notWritable.joined(separator: " and ")) not writable for \(Self.userName)",
-                fix: "the store, and its folder (for the -wal and -shm files), must be writable: for the system store "
-                    + "join group glucobridge (sudo usermod -aG glucobridge \(Self.userName), then log in again); "
-                    + "otherwise fix the owner or mode with chown / chmod"))
+            findings.append(
+                DoctorFinding(
+                    .fail, "store", "\(notWritable.joined(separator: " and ")) not writable for \(Self.userName)",
+                    fix: "the store, and its folder (for the -wal and -shm files), must be writable: for the system store "
+                        + "join group glucobridge (sudo usermod -aG glucobridge \(Self.userName), then log in again); "
+                        + "otherwise fix the owner or mode with chown / chmod"))
         }
         do {
             switch try SharedStore.schemaStatus(at: storePath) {
@@ -110,13 +114,15 @@ package struct Doctor {
                     findings.append(DoctorFinding(.ok, "store migration", "\(note.migration): \(note.note)"))
                 }
             case .behind(let missing):
-                findings.append(DoctorFinding(
-                    .fail, "store schema", "older than this glucobridge: \(missing.joined(separator: ", ")) not applied",
-                    fix: "run any glucobridge command on it (e.g. glucobridge days --store \(storePath)); it is migrated on opening"))
+                findings.append(
+                    DoctorFinding(
+                        .fail, "store schema", "older than this glucobridge: \(missing.joined(separator: ", ")) not applied",
+                        fix: "run any glucobridge command on it (e.g. glucobridge days --store \(storePath)); it is migrated on opening"))
             case .newer(let unknown):
-                findings.append(DoctorFinding(
-                    .fail, "store schema", "written by a newer glucobridge (\(unknown.joined(separator: ", ")))",
-                    fix: "install the glucobridge release that upgraded it"))
+                findings.append(
+                    DoctorFinding(
+                        .fail, "store schema", "written by a newer glucobridge (\(unknown.joined(separator: ", ")))",
+                        fix: "install the glucobridge release that upgraded it"))
             }
         } catch {
             findings.append(DoctorFinding(.fail, "store schema", "\(error)", fix: "see the message above"))
@@ -131,13 +137,18 @@ package struct Doctor {
         do {
             context = try LibUSBContext()
         } catch {
-            return [DoctorFinding(
-                .fail, "libusb", "\(error)",
-                fix: "install libusb 1.0 (apt install libusb-1.0-0) and make sure /dev and /sys are mounted")]
+            return [
+                DoctorFinding(
+                    .fail, "libusb", "\(error)",
+                    fix: "install libusb 1.0 (apt install libusb-1.0-0) and make sure /dev and /sys are mounted")
+            ]
         }
-        var findings = [DoctorFinding(
-            .ok, "libusb", "libusb \(LibUSBContext.libraryVersion) initialised"
-                + (LibUSBContext.supportsHotplug ? ", hotplug supported" : ", without hotplug (the daemon watches the spool folder only)"))]
+        var findings = [
+            DoctorFinding(
+                .ok, "libusb",
+                "libusb \(LibUSBContext.libraryVersion) initialised"
+                    + (LibUSBContext.supportsHotplug ? ", hotplug supported" : ", without hotplug (the daemon watches the spool folder only)"))
+        ]
         let all: [USBDeviceDescription]
         do {
             all = try context.devices()
@@ -145,15 +156,19 @@ package struct Doctor {
             return findings + [DoctorFinding(.fail, "usb bus", "\(error)", fix: "check that /dev/bus/usb exists and is readable")]
         }
         guard FileManager.default.fileExists(atPath: "/sys/bus/usb") else {
-            return findings + [DoctorFinding(
-                .fail, "usb bus", "this kernel has no USB support (/sys/bus/usb does not exist): no reader can be plugged in here",
-                fix: "run glucobridge on a machine with USB, or give this VM a USB controller and pass the reader through; "
-                    + "capture files can still be imported with glucobridge replay or the daemon's spool folder")]
+            return findings + [
+                DoctorFinding(
+                    .fail, "usb bus", "this kernel has no USB support (/sys/bus/usb does not exist): no reader can be plugged in here",
+                    fix: "run glucobridge on a machine with USB, or give this VM a USB controller and pass the reader through; "
+                        + "capture files can still be imported with glucobridge replay or the daemon's spool folder")
+            ]
         }
         guard !all.isEmpty else {
-            return findings + [DoctorFinding(
-                .fail, "usb bus", "the kernel has USB but libusb sees no device, not even a root hub",
-                fix: "make /dev/bus/usb available (in a container: bind-mount /dev/bus/usb and /run/udev)")]
+            return findings + [
+                DoctorFinding(
+                    .fail, "usb bus", "the kernel has USB but libusb sees no device, not even a root hub",
+                    fix: "make /dev/bus/usb available (in a container: bind-mount /dev/bus/usb and /run/udev)")
+            ]
         }
         findings.append(DoctorFinding(.ok, "usb bus", "\(all.count) USB device\(all.count == 1 ? "" : "s") visible"))
 
@@ -186,8 +201,12 @@ package struct Doctor {
     func readerFindings(_ reader: USBDeviceDescription, installed: InstalledFiles, modemManagerRunning: Bool) -> [DoctorFinding] {
         let subject = "reader \(USBID(vendor: reader.vendorID, product: reader.productID))"
         if let model = FreeStyleModel(vendorID: reader.vendorID, productID: reader.productID), model.isEncrypted,
-           (try? FreeStyleKeys.locate(environment: environment)) == nil {
-            return [DoctorFinding(.fail, subject, "a \(model.rawValue) is connected and the keys its session needs are missing", fix: FreeStyleKeys.howToGet)]
+            (try? FreeStyleKeys.locate(environment: environment)) == nil
+        {
+            return [
+                DoctorFinding(
+                    .fail, subject, "a \(model.rawValue) is connected and the keys its session needs are missing", fix: FreeStyleKeys.howToGet)
+            ]
                 + readerAccessFindings(reader, installed: installed, modemManagerRunning: modemManagerRunning)
         }
         return readerAccessFindings(reader, installed: installed, modemManagerRunning: modemManagerRunning)
@@ -202,30 +221,37 @@ package struct Doctor {
         if Self.isAccessible(node) {
             findings.append(DoctorFinding(.ok, subject, "\(node) (\(location)) can be opened by \(Self.userName)"))
         } else {
-            findings.append(DoctorFinding(
-                .fail, subject, "\(node) (\(location)) cannot be opened by \(Self.userName)", fix: accessFix(node: node, id: id, installed: installed)))
+            findings.append(
+                DoctorFinding(
+                    .fail, subject, "\(node) (\(location)) cannot be opened by \(Self.userName)",
+                    fix: accessFix(node: node, id: id, installed: installed)))
         }
         let sysfs = Self.sysfsFolder(of: location)
         for (interface, driver) in sysfs.map(Self.boundDrivers) ?? [] {
             if driver == "usbfs" {
                 let holders = Self.processes(holdingOpen: node)
-                findings.append(DoctorFinding(
-                    .fail, subject, "interface \(interface) is claimed by another program through libusb"
-                        + (holders.isEmpty ? "" : " (\(holders.joined(separator: ", ")))"),
-                    fix: "close that program (a vendor tool or another glucobridge import), then try again"))
+                findings.append(
+                    DoctorFinding(
+                        .fail, subject,
+                        "interface \(interface) is claimed by another program through libusb"
+                            + (holders.isEmpty ? "" : " (\(holders.joined(separator: ", ")))"),
+                        fix: "close that program (a vendor tool or another glucobridge import), then try again"))
             } else {
-                findings.append(DoctorFinding(
-                    .info, subject, "interface \(interface) is bound to the kernel driver \(driver); glucobridge detaches it "
-                        + "for an import and binds it again afterwards"))
+                findings.append(
+                    DoctorFinding(
+                        .info, subject,
+                        "interface \(interface) is bound to the kernel driver \(driver); glucobridge detaches it "
+                            + "for an import and binds it again afterwards"))
             }
         }
         if modemManagerRunning, reader.vendorID == 0x22A3 {
             if let sysfs, Self.udevProperty("ID_MM_DEVICE_IGNORE", ofDeviceAt: sysfs) == "1" {
                 findings.append(DoctorFinding(.ok, subject, "ModemManager is running and told to leave this receiver alone"))
             } else {
-                findings.append(DoctorFinding(
-                    .fail, subject, "ModemManager is running and may probe the receiver's serial port as if it were a modem",
-                    fix: "install the udev rules (they set ID_MM_DEVICE_IGNORE): sudo glucobridge install --system, then replug the receiver"))
+                findings.append(
+                    DoctorFinding(
+                        .fail, subject, "ModemManager is running and may probe the receiver's serial port as if it were a modem",
+                        fix: "install the udev rules (they set ID_MM_DEVICE_IGNORE): sudo glucobridge install --system, then replug the receiver"))
             }
         }
         return findings
@@ -242,7 +268,8 @@ package struct Doctor {
         }
         var info = stat()
         if stat(node, &info) == 0, let group = getgrgid(info.st_gid).map({ String(cString: $0.pointee.gr_name) }),
-           !Self.currentGroups.contains(info.st_gid) {
+            !Self.currentGroups.contains(info.st_gid)
+        {
             return "join group \(group) (sudo usermod -aG \(group) \(Self.userName), then log out and back in), or use the desktop "
                 + "session the reader was plugged into (the rules give its user access)"
         }
@@ -262,7 +289,8 @@ package struct Doctor {
                     .fail, "bluetooth", "\(reason): Bluetooth bands and sensors cannot be read on this machine",
                     fix: "use a kernel built with Bluetooth (CONFIG_BT) and a Bluetooth adapter; USB readers and capture files do not need it")
             } else if reason.contains("permission") {
-                fix = "run the daemon from the system unit (it grants CAP_NET_RAW and CAP_NET_ADMIN), or "
+                fix =
+                    "run the daemon from the system unit (it grants CAP_NET_RAW and CAP_NET_ADMIN), or "
                     + "sudo setcap cap_net_raw,cap_net_admin+ep \(binaryPath ?? "the glucobridge binary")"
             } else if reason.contains("no Bluetooth adapter") {
                 fix = "plug in or switch on a Bluetooth adapter (rfkill unblock bluetooth)"
@@ -284,8 +312,9 @@ package struct Doctor {
             if finding.status != .ok, !drift.isEmpty { finding.message += "; against this release's drivers: " + drift.joined(separator: "; ") }
             findings.append(finding)
         } else {
-            findings.append(DoctorFinding(
-                .fail, "udev rules", "not installed: readers need root to open and are not imported when plugged in", fix: installHint))
+            findings.append(
+                DoctorFinding(
+                    .fail, "udev rules", "not installed: readers need root to open and are not imported when plugged in", fix: installHint))
         }
         let units = installed.units
         if units.isEmpty {
@@ -304,7 +333,8 @@ package struct Doctor {
         // Under /usr/lib (or /lib) a file is the distribution package's; /etc holds what
         // `glucobridge install --system` wrote.
         let packaged = found.path.hasPrefix("/usr/lib/") || found.path.hasPrefix("/lib/")
-        let reinstall = file == .userDaemonUnit
+        let reinstall =
+            file == .userDaemonUnit
             ? "glucobridge install --user" : packaged ? "sudo apt install --reinstall glucobridge" : "sudo glucobridge install --system"
         switch file.compare(installed: found.text) {
         case .same:
@@ -330,8 +360,10 @@ package struct Doctor {
             return [DoctorFinding(.fail, "binary", "\(binary) does not answer --version", fix: "install glucobridge again")]
         }
         guard version == GlucoBridgeVersion.current else {
-            return [DoctorFinding(
-                .fail, "binary", "\(binary) is glucobridge \(version), this is \(GlucoBridgeVersion.current)", fix: "install this release again")]
+            return [
+                DoctorFinding(
+                    .fail, "binary", "\(binary) is glucobridge \(version), this is \(GlucoBridgeVersion.current)", fix: "install this release again")
+            ]
         }
         return [DoctorFinding(.ok, "binary", "\(binary) is glucobridge \(version)")]
     }
@@ -387,7 +419,7 @@ package struct Doctor {
     /// A property udev recorded for the device in `folder` (from `/run/udev/data/c MAJOR:MINOR`).
     static func udevProperty(_ key: String, ofDeviceAt folder: String) -> String? {
         guard let dev = try? String(contentsOfFile: "\(folder)/dev", encoding: .utf8),
-              let data = try? String(contentsOfFile: "/run/udev/data/c\(dev.trimmingCharacters(in: .whitespacesAndNewlines))", encoding: .utf8)
+            let data = try? String(contentsOfFile: "/run/udev/data/c\(dev.trimmingCharacters(in: .whitespacesAndNewlines))", encoding: .utf8)
         else { return nil }
         return data.split(separator: "\n").first { $0.hasPrefix("E:\(key)=") }.map { String($0.dropFirst("E:\(key)=".count)) }
     }

@@ -104,8 +104,8 @@ package enum InstallAction: Sendable, Equatable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case let .copyBinary(from, to): "copy \(from) to \(to) (mode 0755)"
-        case let .write(file, to, _): "write \(to) (mode 0644) from \(file.repositoryPath)"
+        case .copyBinary(let from, let to): "copy \(from) to \(to) (mode 0755)"
+        case .write(let file, let to, _): "write \(to) (mode 0644) from \(file.repositoryPath)"
         case .makeFolder(let path): "create folder \(path)"
         case .remove(let path): "remove \(path)"
         case .run(let command, _): "run \(command.joined(separator: " "))"
@@ -124,7 +124,9 @@ package enum InstallPlan {
         } else {
             steps.append(.copyBinary(from: binarySource, to: layout.binary))
         }
-        let units = layout.units.map { InstallAction.write($0, to: "\(layout.unitFolder)/\($0.installedName)", text: $0.rendered(binaryPath: layout.execBinary)) }
+        let units = layout.units.map {
+            InstallAction.write($0, to: "\(layout.unitFolder)/\($0.installedName)", text: $0.rendered(binaryPath: layout.execBinary))
+        }
         switch layout.mode {
         case .system:
             steps.append(.write(.sysusers, to: layout.sysusersPath, text: SystemFile.sysusers.contents))
@@ -135,18 +137,20 @@ package enum InstallPlan {
             steps.append(.run(["udevadm", "trigger", "--action=change", "--subsystem-match=usb", "--subsystem-match=tty"], required: true))
             steps.append(.run(["systemctl", "daemon-reload"], required: true))
             steps.append(.run(["systemctl", "enable", "--now", "glucobridge.service"], required: true))
-            steps.append(.note(
-                "readers plugged in from now on are imported into \(layout.storeFolder)/store.sqlite; "
-                    + "to let a user's app read and write it: sudo usermod -aG glucobridge USER"))
+            steps.append(
+                .note(
+                    "readers plugged in from now on are imported into \(layout.storeFolder)/store.sqlite; "
+                        + "to let a user's app read and write it: sudo usermod -aG glucobridge USER"))
         case .user:
             steps.append(.makeFolder("\(layout.storeFolder)/spool"))
             steps += units
             steps.append(.write(.udevRules, to: layout.rulesPath, text: SystemFile.udevRules.contents))
             steps.append(.run(["systemctl", "--user", "daemon-reload"], required: true))
             steps.append(.run(["systemctl", "--user", "enable", "--now", "glucobridge.service"], required: true))
-            steps.append(.note(
-                "the udev rules need root once, to give you access to the readers: sudo install -m 0644 \(layout.rulesPath) "
-                    + "/etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger --action=change --subsystem-match=usb"))
+            steps.append(
+                .note(
+                    "the udev rules need root once, to give you access to the readers: sudo install -m 0644 \(layout.rulesPath) "
+                        + "/etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger --action=change --subsystem-match=usb"))
         }
         return steps
     }
@@ -162,18 +166,20 @@ package enum InstallPlan {
             steps.append(.remove(layout.binary))
             steps.append(.run(["systemctl", "daemon-reload"], required: true))
             steps.append(.run(["udevadm", "control", "--reload"], required: true))
-            steps.append(.note(
-                "the store in \(layout.storeFolder) and the account glucobridge are kept; remove them with "
-                    + "sudo rm -r \(layout.storeFolder) && sudo userdel glucobridge when they are no longer wanted"))
+            steps.append(
+                .note(
+                    "the store in \(layout.storeFolder) and the account glucobridge are kept; remove them with "
+                        + "sudo rm -r \(layout.storeFolder) && sudo userdel glucobridge when they are no longer wanted"))
         case .user:
             steps.append(.run(["systemctl", "--user", "disable", "--now", "glucobridge.service"], required: false))
             steps += layout.units.map { .remove("\(layout.unitFolder)/\($0.installedName)") }
             steps.append(.remove(layout.rulesPath))
             steps.append(.remove(layout.binary))
             steps.append(.run(["systemctl", "--user", "daemon-reload"], required: true))
-            steps.append(.note(
-                "the store in \(layout.storeFolder) is kept; if you installed the udev rules: "
-                    + "sudo rm /etc/udev/rules.d/60-glucobridge.rules && sudo udevadm control --reload"))
+            steps.append(
+                .note(
+                    "the store in \(layout.storeFolder) is kept; if you installed the udev rules: "
+                        + "sudo rm /etc/udev/rules.d/60-glucobridge.rules && sudo udevadm control --reload"))
         }
         return steps
     }
@@ -195,7 +201,8 @@ package struct InstallRunner {
     package init(dryRun: Bool, destdir: String?, environment: [String: String]) {
         self.dryRun = dryRun
         self.destdir = destdir
-        searchPath = (environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        searchPath =
+            (environment["PATH"] ?? "").split(separator: ":").map(String.init)
             + ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
     }
 
@@ -228,8 +235,8 @@ package struct InstallRunner {
         guard let destdir else { return step }
         let root = destdir.hasSuffix("/") ? String(destdir.dropLast()) : destdir
         switch step {
-        case let .copyBinary(from, to): return .copyBinary(from: from, to: root + to)
-        case let .write(file, to, text): return .write(file, to: root + to, text: text)
+        case .copyBinary(let from, let to): return .copyBinary(from: from, to: root + to)
+        case .write(let file, let to, let text): return .write(file, to: root + to, text: text)
         case .makeFolder(let path): return .makeFolder(root + path)
         case .remove(let path): return .remove(root + path)
         case .run, .note: return step
@@ -239,10 +246,10 @@ package struct InstallRunner {
     private func perform(_ step: InstallAction) throws(SetupError) {
         let fileManager = FileManager.default
         switch staged(step) {
-        case let .copyBinary(from, to):
+        case .copyBinary(let from, let to):
             guard let data = fileManager.contents(atPath: from) else { throw .fileFailed(from, "cannot read it") }
             try writeAtomically(data, to: to, permissions: 0o755)
-        case let .write(_, to, text):
+        case .write(_, let to, let text):
             try writeAtomically(Data(text.utf8), to: to, permissions: 0o644)
         case .makeFolder(let path):
             do {
@@ -257,7 +264,7 @@ package struct InstallRunner {
             } catch {
                 throw .fileFailed(path, Self.reason(error))
             }
-        case let .run(command, _):
+        case .run(let command, _):
             try run(command)
         case .note:
             return
@@ -326,18 +333,18 @@ package enum SetupError: Error, Equatable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case let .invalidPrefix(prefix, reason): "cannot use the prefix \(prefix): \(reason)"
+        case .invalidPrefix(let prefix, let reason): "cannot use the prefix \(prefix): \(reason)"
         case .needsRoot:
             "installing for the system writes to /etc and /usr/local and needs root: run it with sudo, "
                 + "or install for yourself with --user"
-        case let .fileFailed(path, reason): "\(path): \(reason)"
+        case .fileFailed(let path, let reason): "\(path): \(reason)"
         case .commandMissing(let name):
             switch name {
             case "udevadm": "udevadm is not installed (it comes with the udev package)"
             case "systemctl", "systemd-sysusers": "\(name) is not installed (it comes with the systemd package)"
             default: "\(name) is not installed or not in PATH"
             }
-        case let .commandFailed(command, reason): "`\(command)` failed (\(reason))"
+        case .commandFailed(let command, let reason): "`\(command)` failed (\(reason))"
         }
     }
 }

@@ -35,13 +35,14 @@ package enum SystemFile: String, CaseIterable, Sendable {
 
     /// The file's text, exactly as in the repository when this binary was built.
     package var contents: String {
-        let bytes: [UInt8] = switch self {
-        case .udevRules: PackageResources._0_glucobridge_rules
-        case .importUnit: PackageResources.glucobridge_import__service
-        case .daemonUnit: PackageResources.glucobridge_service
-        case .userDaemonUnit: PackageResources.glucobridge_user_service
-        case .sysusers: PackageResources.glucobridge_sysusers
-        }
+        let bytes: [UInt8] =
+            switch self {
+            case .udevRules: PackageResources._0_glucobridge_rules
+            case .importUnit: PackageResources.glucobridge_import__service
+            case .daemonUnit: PackageResources.glucobridge_service
+            case .userDaemonUnit: PackageResources.glucobridge_user_service
+            case .sysusers: PackageResources.glucobridge_sysusers
+            }
         return String(decoding: bytes, as: UTF8.self)
     }
 

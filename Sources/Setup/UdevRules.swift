@@ -25,8 +25,8 @@ package enum UdevRules {
         var found: [USBID: String] = [:]
         for line in ruleLines(text) {
             guard let driver = value(of: "ENV{GLUCOBRIDGE_DRIVER}=", in: line),
-                  let vendorText = value(of: "ATTR{idVendor}==", in: line), let vendor = UInt16(vendorText, radix: 16),
-                  let productText = value(of: "ATTR{idProduct}==", in: line)
+                let vendorText = value(of: "ATTR{idVendor}==", in: line), let vendor = UInt16(vendorText, radix: 16),
+                let productText = value(of: "ATTR{idProduct}==", in: line)
             else { continue }
             for alternative in productText.split(separator: "|") {
                 if let product = UInt16(alternative, radix: 16) { found[USBID(vendor: vendor, product: product)] = driver }

@@ -59,10 +59,14 @@ public final class AccuChekMeterSimulator: USBTransport {
     ) {
         device = USBDeviceDescription(
             vendorID: 0x173A, productID: productID, bus: 2, address: 9, manufacturer: "Roche", product: "Simulated ACCU-CHEK",
-            interfaces: [USBInterface(number: 0, interfaceClass: 0x0F, interfaceSubclass: 0, interfaceProtocol: 0, endpoints: [
-                USBEndpoint(address: 0x81, type: .bulk, maxPacketSize: 64),
-                USBEndpoint(address: 0x01, type: .bulk, maxPacketSize: 64),
-            ])])
+            interfaces: [
+                USBInterface(
+                    number: 0, interfaceClass: 0x0F, interfaceSubclass: 0, interfaceProtocol: 0,
+                    endpoints: [
+                        USBEndpoint(address: 0x81, type: .bulk, maxPacketSize: 64),
+                        USBEndpoint(address: 0x01, type: .bulk, maxPacketSize: 64),
+                    ])
+            ])
         self.serial = serial
         self.unit = unit
         self.clock = clock
@@ -147,17 +151,22 @@ public final class AccuChekMeterSimulator: USBTransport {
             queue(.associationRequest(associationRequest))
         case .associationResponse where !associated:
             associated = true
-            let numeric = PHDConfigObject(objectClass: PHDCode.classNumeric, handle: 1, attributes: [
-                PHDAttribute(id: 2351, value: [0x00, 0x02, 0x71, 0xB8]),
-                PHDAttribute(id: PHDCode.attributeUnitCode, value: unitCode),
-            ])
-            let store = PHDConfigObject(objectClass: PHDCode.classPMStore, handle: pmStoreHandle, attributes: [
-                PHDAttribute(id: PHDCode.attributeNumberOfSegments, value: [0x00, 0x01]),
-            ])
+            let numeric = PHDConfigObject(
+                objectClass: PHDCode.classNumeric, handle: 1,
+                attributes: [
+                    PHDAttribute(id: 2351, value: [0x00, 0x02, 0x71, 0xB8]),
+                    PHDAttribute(id: PHDCode.attributeUnitCode, value: unitCode),
+                ])
+            let store = PHDConfigObject(
+                objectClass: PHDCode.classPMStore, handle: pmStoreHandle,
+                attributes: [
+                    PHDAttribute(id: PHDCode.attributeNumberOfSegments, value: [0x00, 0x01])
+                ])
             let report = PHDConfigReport(reportID: 0x4000, objects: [numeric, store])
-            queue(presentation(
-                .eventReport(PHDEvent(handle: 0, time: 0xFFFF_FFFF, type: PHDEvent.configuration, info: report.encoded()), confirmed: true),
-                invokeID: invokeID))
+            queue(
+                presentation(
+                    .eventReport(PHDEvent(handle: 0, time: 0xFFFF_FFFF, type: PHDEvent.configuration, info: report.encoded()), confirmed: true),
+                    invokeID: invokeID))
         case .presentation(let data):
             answer(data)
         case .releaseRequest:
@@ -176,32 +185,48 @@ public final class AccuChekMeterSimulator: USBTransport {
     private func answer(_ data: DataAPDU) {
         switch data.message {
         case .get(0, _):
-            queue(presentation(.getResult(handle: 0, attributes: [
-                PHDAttribute(id: PHDCode.attributeSystemID, value: systemID),
-                PHDAttribute(id: PHDCode.attributeModel, value: PHDText.systemModel(manufacturer: "Roche", model: "Guide 929")),
-                PHDAttribute(id: PHDCode.attributeProductionSpec, value: PHDText.productionSpec(serial: serial)),
-                PHDAttribute(id: PHDCode.attributeTimeAbsolute, value: clock.bcd),
-            ]), invokeID: data.invokeID))
+            queue(
+                presentation(
+                    .getResult(
+                        handle: 0,
+                        attributes: [
+                            PHDAttribute(id: PHDCode.attributeSystemID, value: systemID),
+                            PHDAttribute(id: PHDCode.attributeModel, value: PHDText.systemModel(manufacturer: "Roche", model: "Guide 929")),
+                            PHDAttribute(id: PHDCode.attributeProductionSpec, value: PHDText.productionSpec(serial: serial)),
+                            PHDAttribute(id: PHDCode.attributeTimeAbsolute, value: clock.bcd),
+                        ]), invokeID: data.invokeID))
         case .action(pmStoreHandle, DataMessage.getAction, _, true):
             let count = UInt32(entries.count)
-            let info = PHDSegmentInfo(segments: [(0, [PHDAttribute(id: 2427, value: [
-                UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF),
-            ])])])
+            let info = PHDSegmentInfo(segments: [
+                (
+                    0,
+                    [
+                        PHDAttribute(
+                            id: 2427,
+                            value: [
+                                UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF),
+                            ])
+                    ]
+                )
+            ])
             queue(presentation(.actionResult(handle: pmStoreHandle, type: DataMessage.getAction, result: info.encoded), invokeID: data.invokeID))
         case .action(pmStoreHandle, DataMessage.transferAction, let arguments, true):
             let instance = arguments.count == 2 ? UInt16(arguments[0]) << 8 | UInt16(arguments[1]) : 0xFFFF
             let result: UInt16 = instance != 0 ? 1 : entries.isEmpty ? 3 : 0
-            queue(presentation(
-                .actionResult(handle: pmStoreHandle, type: DataMessage.transferAction,
-                              result: PHDTransferResponse(instance: instance, result: result).encoded),
-                invokeID: data.invokeID))
+            queue(
+                presentation(
+                    .actionResult(
+                        handle: pmStoreHandle, type: DataMessage.transferAction,
+                        result: PHDTransferResponse(instance: instance, result: result).encoded),
+                    invokeID: data.invokeID))
             if result == 0 {
                 nextEntry = 0
                 sendSegment()
             }
         case .eventReportResult(let event) where event.type == PHDEvent.segmentData:
             guard let confirmed = try? PHDSegmentData(event.info + [0, 0]), confirmed.status == PHDSegmentData.managerConfirm,
-                  Int(confirmed.firstEntryIndex) + Int(confirmed.entryCount) == nextEntry else { return }
+                Int(confirmed.firstEntryIndex) + Int(confirmed.entryCount) == nextEntry
+            else { return }
             if nextEntry < entries.count { sendSegment() }
         default:
             break
@@ -219,9 +244,11 @@ public final class AccuChekMeterSimulator: USBTransport {
             instance: 0, firstEntryIndex: UInt32(first), entryCount: UInt32(last - first), status: status,
             entries: entries[first..<last].flatMap(\.encoded))
         invokeID &+= 1
-        queue(presentation(
-            .eventReport(PHDEvent(handle: pmStoreHandle, time: 0xFFFF_FFFF, type: PHDEvent.segmentData, info: segment.encoded()), confirmed: true),
-            invokeID: invokeID))
+        queue(
+            presentation(
+                .eventReport(
+                    PHDEvent(handle: pmStoreHandle, time: 0xFFFF_FFFF, type: PHDEvent.segmentData, info: segment.encoded()), confirmed: true),
+                invokeID: invokeID))
     }
 
     /// Records a session with `meter` to `output` as a usbmon pcap, as `glucobridge import

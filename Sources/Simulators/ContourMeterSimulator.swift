@@ -21,16 +21,22 @@ package final class ContourMeterSimulator: USBTransport {
         device = USBDeviceDescription(
             vendorID: 0x1A79, productID: 0x6002, bus: 3, address: 7, manufacturer: "Bayer", product: "Simulated Contour",
             serialNumber: nil,
-            interfaces: [USBInterface(number: 0, interfaceClass: USBInterface.classHID, interfaceSubclass: 0, interfaceProtocol: 0, endpoints: [
-                USBEndpoint(address: 0x81, type: .interrupt, maxPacketSize: 64),
-                USBEndpoint(address: 0x01, type: .interrupt, maxPacketSize: 64),
-            ])])
+            interfaces: [
+                USBInterface(
+                    number: 0, interfaceClass: USBInterface.classHID, interfaceSubclass: 0, interfaceProtocol: 0,
+                    endpoints: [
+                        USBEndpoint(address: 0x81, type: .interrupt, maxPacketSize: 64),
+                        USBEndpoint(address: 0x01, type: .interrupt, maxPacketSize: 64),
+                    ])
+            ])
         self.hostClock = hostClock
-        let header = "H|\\^&||sim|Bayer7390^01.24\\01.04^\(serial)^7403-|A=1^C=63^G=1^I=0200^R=0^S=1^U=\(unit)^V=10600^Z=1|\(results.count)||||||1|\(clock)"
+        let header =
+            "H|\\^&||sim|Bayer7390^01.24\\01.04^\(serial)^7403-|A=1^C=63^G=1^I=0200^R=0^S=1^U=\(unit)^V=10600^Z=1|\(results.count)||||||1|\(clock)"
         let records = [header] + results + ["L|1||N"]
         var frames: [[UInt8]] = []
         for (number, record) in records.enumerated() {
-            frames.append(ASTMFrame(number: UInt8((number + 1) % 8), text: Array((record + "\r").utf8), isFinal: number == records.count - 1).encoded())
+            frames.append(
+                ASTMFrame(number: UInt8((number + 1) % 8), text: Array((record + "\r").utf8), isFinal: number == records.count - 1).encoded())
         }
         // The header announces the meter before its ENQ; the transfer then sends it again.
         pending = [frames[0] + [ASTMControl.enq.rawValue]] + frames + [[ASTMControl.eot.rawValue]]

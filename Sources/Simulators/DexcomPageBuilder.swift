@@ -1,6 +1,6 @@
 import Checksums
-import Foundation
 import Drivers
+import Foundation
 
 /// Builds database pages the way a receiver lays them out: header with CRC, records each ending
 /// in their CRC, 0xFF fill.
@@ -55,8 +55,10 @@ package enum DexcomPageBuilder {
             // A smooth daily curve with a faster wobble: covers hypo, range and hyper values.
             let phase = Double(i) / 288 * 2 * Double.pi
             let value = 150 + 90 * sin(phase) + 45 * sin(phase * 7.3)
-            return (systemSeconds: lastSystemSeconds - UInt32(count - 1 - i) * 300,
-                    glucose: special.contains(i) ? 5 : UInt16(max(40, min(400, value.rounded()))), trendByte: 0x10 | UInt8(1 + i % 7))
+            return (
+                systemSeconds: lastSystemSeconds - UInt32(count - 1 - i) * 300,
+                glucose: special.contains(i) ? 5 : UInt16(max(40, min(400, value.rounded()))), trendByte: 0x10 | UInt8(1 + i % 7)
+            )
         }
         return egvPages(readings, displayOffset: displayOffset, firstPageNumber: firstPageNumber, layout: layout)
     }
@@ -73,9 +75,12 @@ package enum DexcomPageBuilder {
         var firstIndex: UInt32 = 0
         for (i, reading) in readings.enumerated() {
             let display = UInt32(Int64(reading.systemSeconds) + Int64(displayOffset))
-            records.append(layout == .g4
-                ? egvRecord(systemSeconds: reading.systemSeconds, displaySeconds: display, glucoseWord: reading.glucose, trendByte: reading.trendByte)
-                : g6EGVRecord(systemSeconds: reading.systemSeconds, displaySeconds: display, glucoseWord: reading.glucose, trendByte: reading.trendByte))
+            records.append(
+                layout == .g4
+                    ? egvRecord(
+                        systemSeconds: reading.systemSeconds, displaySeconds: display, glucoseWord: reading.glucose, trendByte: reading.trendByte)
+                    : g6EGVRecord(
+                        systemSeconds: reading.systemSeconds, displaySeconds: display, glucoseWord: reading.glucose, trendByte: reading.trendByte))
             if records.count == perPage || i == readings.count - 1 {
                 pages[pageNumber] = page(
                     partition: .egvData, revision: layout.revision, pageNumber: pageNumber, firstIndex: firstIndex, records: records)

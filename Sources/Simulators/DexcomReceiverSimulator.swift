@@ -10,11 +10,15 @@ package final class DexcomReceiverSimulator: USBTransport {
         vendorID: 0x22A3, productID: 0x0047, bus: 1, address: 7,
         manufacturer: "DexCom", product: "DexCom Gen4 USB Serial",
         interfaces: [
-            USBInterface(number: 0, interfaceClass: 0x02, interfaceSubclass: 0x02, interfaceProtocol: 0x01,
-                         endpoints: [USBEndpoint(address: 0x81, type: .interrupt, maxPacketSize: 8)]),
-            USBInterface(number: 1, interfaceClass: USBInterface.classCDCData, interfaceSubclass: 0, interfaceProtocol: 0,
-                         endpoints: [USBEndpoint(address: 0x02, type: .bulk, maxPacketSize: 64),
-                                     USBEndpoint(address: 0x83, type: .bulk, maxPacketSize: 64)]),
+            USBInterface(
+                number: 0, interfaceClass: 0x02, interfaceSubclass: 0x02, interfaceProtocol: 0x01,
+                endpoints: [USBEndpoint(address: 0x81, type: .interrupt, maxPacketSize: 8)]),
+            USBInterface(
+                number: 1, interfaceClass: USBInterface.classCDCData, interfaceSubclass: 0, interfaceProtocol: 0,
+                endpoints: [
+                    USBEndpoint(address: 0x02, type: .bulk, maxPacketSize: 64),
+                    USBEndpoint(address: 0x83, type: .bulk, maxPacketSize: 64),
+                ]),
         ])
 
     /// Pages by partition id and page number.
@@ -90,7 +94,8 @@ package final class DexcomReceiverSimulator: USBTransport {
         case .readFirmwareHeader?:
             return DexcomPacket(code: ack, payload: Array(firmwareHeader.utf8))
         case .readDatabasePartitionInfo?:
-            let info = "<PartitionInfo SchemaVersion='1' PageHeaderVersion='1' PageDataLength='500'>"
+            let info =
+                "<PartitionInfo SchemaVersion='1' PageHeaderVersion='1' PageDataLength='500'>"
                 + "<Partition Name='ManufacturingData' Id='0' RecordRevision='1' RecordLength='500'/>"
                 + "<Partition Name='EGVData' Id='4' RecordRevision='\(egvLayout.revision)' RecordLength='\(egvLayout.recordLength)'/>"
                 + (egvLayout == .g4

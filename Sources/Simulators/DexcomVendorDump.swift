@@ -36,8 +36,10 @@ package enum DexcomVendorDump {
         let egv = DexcomPageBuilder.generatedEGVPages(
             count: count, lastSystemSeconds: lastSystemSeconds, displayOffset: displayOffset, layout: .g6, special: special)
         let receiver = DexcomReceiverSimulator(
-            pages: [DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: serial, systemSeconds: 1)],
-                    DexcomPartition.egvData.rawValue: egv],
+            pages: [
+                DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: serial, systemSeconds: 1)],
+                DexcomPartition.egvData.rawValue: egv,
+            ],
             systemTime: lastSystemSeconds + 60, displayTimeOffset: displayOffset,
             hostClock: { Date(timeIntervalSince1970: TimeInterval(dexcomEpochOffsetFrom1970) + TimeInterval(lastSystemSeconds) + 61) })
         receiver.egvLayout = .g6
@@ -53,7 +55,8 @@ package enum DexcomVendorDump {
         _ = try link.ask(.readDisplayTimeOffset)
         _ = try link.ask(.readSystemTime)
         let range = try link.ask(.readDatabasePageRange, [DexcomPartition.egvData.rawValue])
-        let first = range.u32le(at: 0), last = range.u32le(at: 4)
+        let first = range.u32le(at: 0)
+        let last = range.u32le(at: 4)
         for page in stride(from: last, through: first, by: -1) {
             _ = try link.ask(.readDatabasePages, [DexcomPartition.egvData.rawValue] + page.littleEndianBytes + [1])
         }

@@ -73,7 +73,9 @@ public final class FreeStyleReaderSimulator: USBTransport {
         device = USBDeviceDescription(
             vendorID: FreeStyleModel.vendorID, productID: productID, bus: 3, address: 12,
             manufacturer: "Abbott Diabetes Care", product: "Simulated FreeStyle reader", serialNumber: nil,
-            interfaces: [USBInterface(number: 0, interfaceClass: USBInterface.classHID, interfaceSubclass: 0, interfaceProtocol: 0, endpoints: endpoints)])
+            interfaces: [
+                USBInterface(number: 0, interfaceClass: USBInterface.classHID, interfaceSubclass: 0, interfaceProtocol: 0, endpoints: endpoints)
+            ])
         self.serial = serial
         self.softwareVersion = softwareVersion
         self.date = date
@@ -176,7 +178,7 @@ public final class FreeStyleReaderSimulator: USBTransport {
             return
         }
         guard let challenge,
-              let nonce = try? FreeStyleHandshake.hostNonce(inResponse: message, to: challenge, authorization: authorization, context: "")
+            let nonce = try? FreeStyleHandshake.hostNonce(inResponse: message, to: challenge, authorization: authorization, context: "")
         else {
             queue(refusal)
             return

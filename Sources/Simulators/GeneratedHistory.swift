@@ -10,7 +10,8 @@ package enum GeneratedHistory {
     /// The glucose (mg/dL, 40…400) of reading `index` (every 5 minutes from local midnight of
     /// the first Day), or nil in a gap.
     package static func glucose(at index: Int) -> Int? {
-        let day = index / 288, slot = index % 288
+        let day = index / 288
+        let slot = index % 288
         let hour = Double(slot) / 12
         if day == 3, (132..<156).contains(slot) { return nil }  // 11:00–13:00: a sensor change
         if day == 9, (200..<204).contains(slot) { return nil }  // 16:40–17:00: a short dropout
@@ -45,8 +46,10 @@ package enum GeneratedHistory {
         }
         let pages = DexcomPageBuilder.egvPages(readings, displayOffset: -25_200)
         return DexcomReceiverSimulator(
-            pages: [DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: serial, systemSeconds: 1)],
-                    DexcomPartition.egvData.rawValue: pages],
+            pages: [
+                DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: serial, systemSeconds: 1)],
+                DexcomPartition.egvData.rawValue: pages,
+            ],
             systemTime: lastSystem + 60, displayTimeOffset: -25_200, hostClock: hostClock)
     }
 

@@ -18,8 +18,9 @@ extension SharedStore {
         var (conditions, arguments) = StoreTime.range("m.minute", from: from, to: to)
         return try read { db in
             if let source {
-                guard let id = try Int64.fetchOne(
-                    db, sql: "SELECT id FROM source WHERE family = ? AND serial = ?", arguments: [source.family, source.serial])
+                guard
+                    let id = try Int64.fetchOne(
+                        db, sql: "SELECT id FROM source WHERE family = ? AND serial = ?", arguments: [source.family, source.serial])
                 else { return [] }
                 conditions.insert("m.source_id = ?", at: 0)
                 arguments = [id] + arguments
@@ -44,8 +45,9 @@ extension SharedStore {
     /// The profile exercise detection uses (empty until one is set).
     public func userProfile() throws(StoreError) -> UserProfile {
         try read { db in
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT age_years, max_heart_rate_bpm, resting_heart_rate_bpm FROM user_profile WHERE id = 1")
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT age_years, max_heart_rate_bpm, resting_heart_rate_bpm FROM user_profile WHERE id = 1")
             else { return UserProfile() }
             do {
                 return try UserProfile(age: row[0], maxHeartRate: row[1], restingHeartRate: row[2])

@@ -51,13 +51,14 @@ extension SharedStore {
             recordsRead: batch.samplesRead, skipped: batch.events.reduce(0) { $0 + $1.count },
             clock: batch.clock, events: batch.events, notes: batch.notes, db)
 
-        let insertMinute = try db.cachedStatement(sql: """
-            INSERT INTO activity_minute (
-                source_id, minute, heart_rate_bpm, step_cadence_spm, crank_cadence_rpm, speed_mps,
-                distance_m, energy_kj, gait, sensors, sample_count, import_run_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (source_id, minute) DO NOTHING
-            """)
+        let insertMinute = try db.cachedStatement(
+            sql: """
+                INSERT INTO activity_minute (
+                    source_id, minute, heart_rate_bpm, step_cadence_spm, crank_cadence_rpm, speed_mps,
+                    distance_m, energy_kj, gait, sensors, sample_count, import_run_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (source_id, minute) DO NOTHING
+                """)
         var minutesAdded = 0
         for minute in checked.minutes {
             try insertMinute.execute(arguments: [
@@ -68,12 +69,13 @@ extension SharedStore {
             minutesAdded += db.changesCount
         }
 
-        let insertSession = try db.cachedStatement(sql: """
-            INSERT INTO exercise (day_id, time, name, duration_seconds, intensity, source_id,
-                                  device_record_key, import_run_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (source_id, device_record_key) DO NOTHING
-            """)
+        let insertSession = try db.cachedStatement(
+            sql: """
+                INSERT INTO exercise (day_id, time, name, duration_seconds, intensity, source_id,
+                                      device_record_key, import_run_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (source_id, device_record_key) DO NOTHING
+                """)
         var days = DayResolver(timeZone: zone)
         var daysWithNewRows: Set<DayDate> = []
         var sessionsAdded = 0
@@ -88,13 +90,14 @@ extension SharedStore {
                 daysWithNewRows.insert(date)
             }
         }
-        let raiseCursor = try db.cachedStatement(sql: """
-            INSERT INTO source_cursor (source_id, stream, last_record_index, import_run_id)
-            VALUES (?, ?, ?, ?)
-            ON CONFLICT (source_id, stream) DO UPDATE
-            SET last_record_index = excluded.last_record_index, import_run_id = excluded.import_run_id
-            WHERE excluded.last_record_index > source_cursor.last_record_index
-            """)
+        let raiseCursor = try db.cachedStatement(
+            sql: """
+                INSERT INTO source_cursor (source_id, stream, last_record_index, import_run_id)
+                VALUES (?, ?, ?, ?)
+                ON CONFLICT (source_id, stream) DO UPDATE
+                SET last_record_index = excluded.last_record_index, import_run_id = excluded.import_run_id
+                WHERE excluded.last_record_index > source_cursor.last_record_index
+                """)
         for (stream, index) in batch.cursors.sorted(by: { $0.key < $1.key }) {
             try raiseCursor.execute(arguments: [sourceID, stream, index, runID])
         }
@@ -127,8 +130,10 @@ struct CheckedActivityBatch {
         }
         try BatchChecks.times(startedAt: batch.startedAt, clock: batch.clock)
 
-        minutes = try BatchChecks.withoutRepeats(batch.minutes, key: \.start, check: { minute throws(StoreError) in try Self.check(minute, zone) }) { minute in
-            .invalidBatch(reason: "the activity minute \(LocalTimeText.named(minute.start, zone: zone, seconds: true)) appears twice with different values")
+        minutes = try BatchChecks.withoutRepeats(batch.minutes, key: \.start, check: { minute throws(StoreError) in try Self.check(minute, zone) }) {
+            minute in
+            .invalidBatch(
+                reason: "the activity minute \(LocalTimeText.named(minute.start, zone: zone, seconds: true)) appears twice with different values")
         }
         sessions = try BatchChecks.withoutRepeats(batch.sessions, key: \.recordKey, check: Self.check) { session in
             .invalidBatch(reason: "the exercise session \"\(session.recordKey)\" appears twice with different values")

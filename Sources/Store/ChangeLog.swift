@@ -33,11 +33,13 @@ extension SharedStore {
     /// sent). It differs from an earlier value whenever there is something new to sync.
     package func syncWatermark() throws(StoreError) -> [Int64] {
         try read { db in
-            let row = try Row.fetchOne(db, sql: """
-                SELECT (SELECT coalesce(max(id), 0) FROM source), (SELECT coalesce(max(id), 0) FROM import_run),
-                       (SELECT coalesce(max(id), 0) FROM glucose), (SELECT coalesce(max(id), 0) FROM exercise),
-                       (SELECT coalesce(max(seq), 0) FROM sync_change)
-                """)
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT (SELECT coalesce(max(id), 0) FROM source), (SELECT coalesce(max(id), 0) FROM import_run),
+                           (SELECT coalesce(max(id), 0) FROM glucose), (SELECT coalesce(max(id), 0) FROM exercise),
+                           (SELECT coalesce(max(seq), 0) FROM sync_change)
+                    """)
             let thresholds = try Self.thresholds(db)
             return (0..<5).map { row?[$0] ?? 0 }
                 + [thresholds.veryLow, thresholds.low, thresholds.high, thresholds.veryHigh].map(Int64.init)
@@ -178,9 +180,10 @@ package struct SyncRows: Sendable, Equatable {
                     values.append(.text(bytes.base64EncodedString()))
                 default:
                     let count = Int(sqlite3_column_bytes(sqlite, index))
-                    let text = sqlite3_column_text(sqlite, index).map {
-                        String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
-                    } ?? ""
+                    let text =
+                        sqlite3_column_text(sqlite, index).map {
+                            String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+                        } ?? ""
                     values.append(.text(text))
                 }
             }

@@ -11,7 +11,7 @@ public struct DayDate: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// outside 1…9999.
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
-              (1...CivilDate.daysInMonth(year: year, month: month)).contains(day)
+            (1...CivilDate.daysInMonth(year: year, month: month)).contains(day)
         else { return nil }
         self.year = year
         self.month = month
@@ -28,8 +28,8 @@ public struct DayDate: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// `init(_:)` of UTF-8 bytes, such as a column's text as SQLite holds it.
     package init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              let year = parseDigits(bytes[0..<4]), let month = parseDigits(bytes[5..<7]),
-              let day = parseDigits(bytes[8..<10])
+            let year = parseDigits(bytes[0..<4]), let month = parseDigits(bytes[5..<7]),
+            let day = parseDigits(bytes[8..<10])
         else { return nil }
         self.init(year: year, month: month, day: day)
     }

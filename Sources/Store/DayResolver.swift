@@ -1,6 +1,6 @@
 import Foundation
-import Model
 import GRDB
+import Model
 
 /// Finds the `day` row of instants during one write, creating Days on demand.
 ///
@@ -28,7 +28,8 @@ struct DayResolver {
         let start = Double(CivilDate.days(year: date.year, month: date.month, day: date.day) * 86_400 - Int64(offset))
         let end = start + 86_400
         if timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: start)) == offset,
-           timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: end - 1)) == offset {
+            timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: end - 1)) == offset
+        {
             interval = (start, end, date)
         } else {
             interval = nil

@@ -28,8 +28,9 @@ extension SharedStore {
         return try write { db in
             var days = DayResolver(timeZone: zone)
             let dayID = try days.id(of: day, in: db)
-            let isFavourite = try Bool.fetchOne(
-                db, sql: "SELECT favourite_id IS NOT NULL FROM day WHERE id = ?", arguments: [dayID]) ?? false
+            let isFavourite =
+                try Bool.fetchOne(
+                    db, sql: "SELECT favourite_id IS NOT NULL FROM day WHERE id = ?", arguments: [dayID]) ?? false
             try Self.linkFavourite(table: "day", id: dayID, !isFavourite, name: day.description, db)
             return !isFavourite
         }
@@ -100,12 +101,14 @@ extension SharedStore {
 
     /// Deletes the `favourite` row `id` when no Day, meal or exercise links to it.
     static func removeFavouriteIfUnused(_ id: Int64, _ db: Database) throws {
-        try db.cachedStatement(sql: """
-            DELETE FROM favourite WHERE id = ?1
-                AND NOT EXISTS (SELECT 1 FROM day WHERE favourite_id = ?1)
-                AND NOT EXISTS (SELECT 1 FROM meal WHERE favourite_id = ?1)
-                AND NOT EXISTS (SELECT 1 FROM exercise WHERE favourite_id = ?1)
-            """).execute(arguments: [id])
+        try db.cachedStatement(
+            sql: """
+                DELETE FROM favourite WHERE id = ?1
+                    AND NOT EXISTS (SELECT 1 FROM day WHERE favourite_id = ?1)
+                    AND NOT EXISTS (SELECT 1 FROM meal WHERE favourite_id = ?1)
+                    AND NOT EXISTS (SELECT 1 FROM exercise WHERE favourite_id = ?1)
+                """
+        ).execute(arguments: [id])
     }
 }
 

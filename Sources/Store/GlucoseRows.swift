@@ -9,7 +9,11 @@ import Model
 package struct GlucoseRowView {
     /// The text columns, as SQLite holds them.
     package enum TextColumn: Int32 {
-        case family = 10, serial = 11, recordKey = 12, displayTime = 14, note = 15
+        case family = 10
+        case serial = 11
+        case recordKey = 12
+        case displayTime = 14
+        case note = 15
     }
 
     private let statement: SQLiteStatement

@@ -99,7 +99,7 @@ enum ImportRowTable {
             state.pointee.row = 0
             state.pointee.end = 0
             guard index == 1, count == 2, let arguments,
-                  let pointer = sqlite3_value_pointer(arguments[0], ImportRowTable.pointerType)
+                let pointer = sqlite3_value_pointer(arguments[0], ImportRowTable.pointerType)
             else { return SQLITE_OK }
             let source = Unmanaged<ImportRowSource>.fromOpaque(pointer)
             let run = Int(sqlite3_value_int64(arguments[1]))
@@ -126,7 +126,10 @@ enum ImportRowTable {
         module.pointee.xColumn = { cursor, context, column in
             guard let cursor, let context else { return SQLITE_ERROR }
             let state = Cursor.of(cursor).pointee
-            guard let source = state.source else { sqlite3_result_null(context); return SQLITE_OK }
+            guard let source = state.source else {
+                sqlite3_result_null(context)
+                return SQLITE_OK
+            }
             source._withUnsafeGuaranteedRef { $0.result(row: state.row, column: column, context) }
             return SQLITE_OK
         }

@@ -11,10 +11,11 @@ import GRDB
 /// ```
 public struct ListenerTopic<Event: Sendable>: Sendable {
     /// Starts a GRDB observation on the store's connections whose events are delivered on `queue`.
-    let start: @Sendable (
-        _ store: SharedStore, _ queue: DispatchQueue,
-        _ deliver: @escaping @Sendable (Result<Event, StoreError>) -> Void
-    ) -> AnyDatabaseCancellable
+    let start:
+        @Sendable (
+            _ store: SharedStore, _ queue: DispatchQueue,
+            _ deliver: @escaping @Sendable (Result<Event, StoreError>) -> Void
+        ) -> AnyDatabaseCancellable
 
     /// A topic that fetches a value in one read, re-fetches it after every commit that touches
     /// what it read, drops values equal to the last one, and makes each new value an event with
@@ -83,16 +84,18 @@ extension ListenerTopic {
     /// `.between(from:to:)`: the local dates of `from` through the instant before `to`), in one
     /// event per commit that changes any of them.
     public static func all(_ window: LogWindow) -> Self where Event == StoreChanges {
-        .observing({ zone in { db in try AllLogs(window, zone: zone, db) } }, event: { previous, current in
-            StoreChanges(
-                glucose: Changes(from: previous?.glucose, to: current.glucose),
-                insulin: Changes(from: previous?.insulin, to: current.insulin),
-                meals: Changes(from: previous?.meals, to: current.meals),
-                exercise: Changes(from: previous?.exercise, to: current.exercise),
-                illness: Changes(from: previous?.illness, to: current.illness),
-                stress: Changes(from: previous?.stress, to: current.stress),
-                days: Changes(from: previous?.days, to: current.days))
-        })
+        .observing(
+            { zone in { db in try AllLogs(window, zone: zone, db) } },
+            event: { previous, current in
+                StoreChanges(
+                    glucose: Changes(from: previous?.glucose, to: current.glucose),
+                    insulin: Changes(from: previous?.insulin, to: current.insulin),
+                    meals: Changes(from: previous?.meals, to: current.meals),
+                    exercise: Changes(from: previous?.exercise, to: current.exercise),
+                    illness: Changes(from: previous?.illness, to: current.illness),
+                    stress: Changes(from: previous?.stress, to: current.stress),
+                    days: Changes(from: previous?.days, to: current.days))
+            })
     }
 }
 

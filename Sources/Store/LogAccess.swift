@@ -53,7 +53,8 @@ extension SharedStore {
     public func remove<Log: LogEntry>(_ id: LogID<Log>) throws(StoreError) {
         try write { db in
             try Self.checkEditable(id, db)
-            let favourite = Log.self is any FavouritableLog.Type
+            let favourite =
+                Log.self is any FavouritableLog.Type
                 ? try Int64.fetchOne(db, sql: "SELECT favourite_id FROM \(Log.kind.table) WHERE id = ?", arguments: [id.rawValue])
                 : nil
             try db.execute(sql: "DELETE FROM \(Log.kind.table) WHERE id = ?", arguments: [id.rawValue])
@@ -125,7 +126,8 @@ extension SharedStore {
     /// device is read-only, since a re-import would bring the device's record back.
     static func checkEditable<Log: LogEntry>(_ id: LogID<Log>, _ db: Database) throws {
         let kind = Log.kind
-        let sql = kind.hasProvenance
+        let sql =
+            kind.hasProvenance
             ? "SELECT s.family, s.serial FROM \(kind.table) t LEFT JOIN source s ON s.id = t.source_id WHERE t.id = ?"
             : "SELECT NULL, NULL FROM \(kind.table) t WHERE t.id = ?"
         guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id.rawValue]) else {
@@ -175,7 +177,8 @@ enum LogQuery {
     static let recordKey = "gb_record_key"
 
     static func sql(_ kind: LogKind, where condition: String, orderBy: String? = nil) -> String {
-        let source = kind.hasProvenance
+        let source =
+            kind.hasProvenance
             ? "s.family AS \(family), s.serial AS \(serial), s.model AS \(model), t.device_record_key AS \(recordKey)"
             : "NULL AS \(family), NULL AS \(serial), NULL AS \(model), NULL AS \(recordKey)"
         let join = kind.hasProvenance ? "LEFT JOIN source s ON s.id = t.source_id" : ""

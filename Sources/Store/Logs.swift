@@ -137,8 +137,9 @@ public struct GlucoseLog: LogEntry {
         let mgdl: Double = row["mgdl"]
         // mmol/L back from mg/dL, without the last-bit noise of the round trip.
         let value = unit == .milligramsPerDeciliter ? mgdl : (mgdl / GlucoseUnit.mgdlPerMmol * 1e6).rounded() / 1e6
-        self.init(time: try Decode.instant(row, "time", "glucose.time"), value: value, unit: unit,
-                  kind: try Decode.value(row, "kind", "glucose.kind"))
+        self.init(
+            time: try Decode.instant(row, "time", "glucose.time"), value: value, unit: unit,
+            kind: try Decode.value(row, "kind", "glucose.kind"))
         tag = try Decode.value(row, "tag", "glucose.tag")
     }
 
@@ -336,7 +337,11 @@ extension EpisodeEntry {
             }
             // Compared as stored, to the millisecond.
             guard StoreTime.string(end) >= StoreTime.string(start) else {
-                throw .invalidLog(kind: Self.kind, reason: "it ends at \(LocalTimeText.text(end, zone: zone, seconds: true)), before it starts at \(LocalTimeText.named(start, zone: zone, seconds: true))")
+                throw .invalidLog(
+                    kind: Self.kind,
+                    reason:
+                        "it ends at \(LocalTimeText.text(end, zone: zone, seconds: true)), before it starts at \(LocalTimeText.named(start, zone: zone, seconds: true))"
+                )
             }
         }
     }

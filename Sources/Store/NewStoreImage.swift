@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A new store's file as the schema's SQL makes it (``Migrations/createSchema(in:)``, stamped
@@ -67,9 +67,9 @@ package enum NewStoreImage {
     /// arm64 use. Elsewhere none, and stores are made by their SQL.
     private static var temporaryFile: Int32? {
         #if os(Linux) && (arch(x86_64) || arch(arm64))
-        0o20000000 | O_DIRECTORY
+            0o20000000 | O_DIRECTORY
         #else
-        nil
+            nil
         #endif
     }
 
@@ -125,7 +125,7 @@ package enum NewStoreImage {
             }
             while index < runs.count {
                 guard let zeros = number(), let count = number(), count <= runs.count - index,
-                      zeros <= 1 << 24, length + zeros + count <= 1 << 24
+                    zeros <= 1 << 24, length + zeros + count <= 1 << 24
                 else { return nil }
                 parsed.append((index, zeros, count))
                 length += zeros + count

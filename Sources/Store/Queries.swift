@@ -149,14 +149,15 @@ enum GlucoseQuery {
         var readings: [StoredGlucose] = []
         let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
         while let row = try cursor.next() {
-            readings.append(StoredGlucose(
-                id: row[0], time: try Decode.instant(row, 1, "glucose.time"), mgdl: row[2],
-                unit: try Decode.value(row, 3, "glucose.unit"), tag: try Decode.value(row, 4, "glucose.tag"),
-                flag: try Decode.optionalValue(row, 5, "glucose.flag"),
-                kind: try Decode.value(row, 6, "glucose.kind"),
-                trend: try Decode.optionalValue(row, 7, "glucose.trend"), noise: row[8],
-                day: try Decode.day(row, 9, "day.date"), sourceFamily: row[10], sourceSerial: row[11],
-                recordKey: row[12], deviceTime: row[13], displayTime: row[14], note: row[15]))
+            readings.append(
+                StoredGlucose(
+                    id: row[0], time: try Decode.instant(row, 1, "glucose.time"), mgdl: row[2],
+                    unit: try Decode.value(row, 3, "glucose.unit"), tag: try Decode.value(row, 4, "glucose.tag"),
+                    flag: try Decode.optionalValue(row, 5, "glucose.flag"),
+                    kind: try Decode.value(row, 6, "glucose.kind"),
+                    trend: try Decode.optionalValue(row, 7, "glucose.trend"), noise: row[8],
+                    day: try Decode.day(row, 9, "day.date"), sourceFamily: row[10], sourceSerial: row[11],
+                    recordKey: row[12], deviceTime: row[13], displayTime: row[14], note: row[15]))
         }
         return readings
     }
@@ -237,7 +238,7 @@ enum DaySummaryQuery {
         let cache = DayStartCache()
         return DatabaseFunction("glucobridge_day_start", argumentCount: 2, pure: true) { values in
             guard let text = String.fromDatabaseValue(values[0]),
-                  let identifier = String.fromDatabaseValue(values[1])
+                let identifier = String.fromDatabaseValue(values[1])
             else { return nil }
             return cache.start(of: text, zone: identifier)
         }

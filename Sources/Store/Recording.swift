@@ -1,6 +1,6 @@
+import CSQLiteConfig
 import Foundation
 import GRDB
-import CSQLiteConfig
 import GRDBSQLite
 import Model
 
@@ -109,8 +109,9 @@ struct GlucoseRows {
             try keys.withBytes { keys in
                 try displayTimes.withBytes { displayTimes in
                     try readings.withUnsafeBufferPointer { readings in
-                        try body(ImportRowSource(
-                            readings: readings, thresholds: thresholds, runs: runs, times: times, keys: keys, displayTimes: displayTimes))
+                        try body(
+                            ImportRowSource(
+                                readings: readings, thresholds: thresholds, runs: runs, times: times, keys: keys, displayTimes: displayTimes))
                     }
                 }
             }
@@ -236,13 +237,14 @@ struct GlucoseImportWriter {
     }
 
     private func raiseCursors(_ cursors: [String: Int64], sourceID: Int64, runID: Int64) throws {
-        let upsert = try db.cachedStatement(sql: """
-            INSERT INTO source_cursor (source_id, stream, last_record_index, import_run_id)
-            VALUES (?, ?, ?, ?)
-            ON CONFLICT (source_id, stream) DO UPDATE
-            SET last_record_index = excluded.last_record_index, import_run_id = excluded.import_run_id
-            WHERE excluded.last_record_index > source_cursor.last_record_index
-            """)
+        let upsert = try db.cachedStatement(
+            sql: """
+                INSERT INTO source_cursor (source_id, stream, last_record_index, import_run_id)
+                VALUES (?, ?, ?, ?)
+                ON CONFLICT (source_id, stream) DO UPDATE
+                SET last_record_index = excluded.last_record_index, import_run_id = excluded.import_run_id
+                WHERE excluded.last_record_index > source_cursor.last_record_index
+                """)
         for (stream, index) in cursors.sorted(by: { $0.key < $1.key }) {
             try upsert.execute(arguments: [sourceID, stream, index, runID])
         }

@@ -3,9 +3,9 @@ import GRDB
 import Model
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The SQLite store glucobridge shares with the self-care app.
@@ -181,16 +181,17 @@ public final class SharedStore: Sendable {
     static func retag(_ db: Database, with thresholds: GlucoseThresholds) throws -> Int {
         let tag = DatabaseFunction("glucobridge_tag", argumentCount: 2, pure: true) { values in
             guard let mgdl = Double.fromDatabaseValue(values[0]),
-                  let unit = String.fromDatabaseValue(values[1]).flatMap(GlucoseUnit.init(rawValue:))
+                let unit = String.fromDatabaseValue(values[1]).flatMap(GlucoseUnit.init(rawValue:))
             else { return nil }
             return thresholds.storeTag(mgdl: mgdl, unit: unit).rawValue
         }
         db.add(function: tag)
         defer { db.remove(function: tag) }
-        try db.execute(sql: """
-            UPDATE glucose SET tag = glucobridge_tag(mgdl, unit)
-            WHERE tag IS NOT glucobridge_tag(mgdl, unit)
-            """)
+        try db.execute(
+            sql: """
+                UPDATE glucose SET tag = glucobridge_tag(mgdl, unit)
+                WHERE tag IS NOT glucobridge_tag(mgdl, unit)
+                """)
         return db.changesCount
     }
 
@@ -225,8 +226,9 @@ public final class SharedStore: Sendable {
     }
 
     static func thresholds(_ db: Database) throws -> GlucoseThresholds {
-        guard let row = try Row.fetchOne(
-            db, sql: "SELECT very_low_mgdl, low_mgdl, high_mgdl, very_high_mgdl FROM store_config WHERE id = 1")
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT very_low_mgdl, low_mgdl, high_mgdl, very_high_mgdl FROM store_config WHERE id = 1")
         else { return .consensus }
         do {
             return try GlucoseThresholds(veryLow: row[0], low: row[1], high: row[2], veryHigh: row[3])
@@ -273,7 +275,8 @@ public final class SharedStore: Sendable {
                 let unknown = applied.filter { !known.contains($0) }.sorted()
                 let skipped = StoreFile.skippedMigrations(applied: applied, known: migrator.migrations)
                 let missing = migrator.migrations.filter { !applied.contains($0) }
-                let zone = missing.isEmpty
+                let zone =
+                    missing.isEmpty
                     ? try String.fetchOne(db, sql: "SELECT time_zone FROM store_config WHERE id = 1")
                     : nil
                 let stamped = UInt32(bitPattern: try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0) == applicationID

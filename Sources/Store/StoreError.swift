@@ -59,67 +59,67 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .cannotOpen(path, reason):
+        case .cannotOpen(let path, let reason):
             "cannot open the store \(path): \(reason)"
-        case let .readOnly(path):
+        case .readOnly(let path):
             "the store \(path) is read-only; glucobridge needs to write to the file and to create "
                 + "files beside it: make both the file and its folder writable for this user"
-        case let .locked(path, waited):
+        case .locked(let path, let waited):
             "the store \(path) is locked by another program (waited \(Self.seconds(waited))); "
                 + "try again when it has finished writing"
-        case let .corrupt(path, reason):
+        case .corrupt(let path, let reason):
             "the store \(path) is damaged or is not a glucobridge store (\(reason)); restore it "
                 + "from a backup, or move it aside so that a new store is created"
-        case let .newerSchema(path, unknown):
+        case .newerSchema(let path, let unknown):
             "the store \(path) was upgraded by a newer glucobridge (unknown migrations: "
                 + "\(unknown.joined(separator: ", "))); update glucobridge to use it"
-        case let .timeZoneMismatch(stored, requested):
+        case .timeZoneMismatch(let stored, let requested):
             "the store keeps its days in the time zone \(stored), not \(requested); open it "
                 + "without a time zone, or with \(stored)"
-        case let .invalidTimeZone(identifier):
+        case .invalidTimeZone(let identifier):
             "the store's time zone \"\(identifier)\" is not known to this system; install the "
                 + "time zone database (tzdata)"
-        case let .invalidReading(recordKey, reason):
+        case .invalidReading(let recordKey, let reason):
             "reading \"\(recordKey)\" is invalid: \(reason); nothing from this import was stored"
-        case let .invalidBatch(reason):
+        case .invalidBatch(let reason):
             "the import is inconsistent: \(reason); nothing from it was stored"
-        case let .invalidLog(kind, reason):
+        case .invalidLog(let kind, let reason):
             "the \(kind) log is invalid: \(reason); nothing was stored"
-        case let .notFound(kind, id):
+        case .notFound(let kind, let id):
             "there is no \(kind) log #\(id) in the store; it may have been removed by another program — "
                 + "read the Day again"
-        case let .importedLogIsReadOnly(kind, id, source):
+        case .importedLogIsReadOnly(let kind, let id, let source):
             "\(kind) log #\(id) was imported from the device \(source) and cannot be edited or removed: "
                 + "a re-import would bring the device's record back; add a corrected log instead"
-        case let .episodeAlreadyOpen(kind, since, zone):
+        case .episodeAlreadyOpen(let kind, let since, let zone):
             "\(kind == .illness ? "an" : "a") \(kind) episode is already open (since \(LocalTimeText.named(since, zone: zone))); "
                 + "stop it before starting another"
-        case let .noOpenEpisode(kind):
+        case .noOpenEpisode(let kind):
             "there is no open \(kind) episode to stop; start one first"
-        case let .database(message):
+        case .database(let message):
             "database error: \(message)"
-        case let .notAStore(path, holds):
+        case .notAStore(let path, let holds):
             "\(path) is not a glucobridge store: it holds \(holds). glucobridge left it untouched; "
                 + "give another path with --store (or move this file aside)"
-        case let .noStore(path):
+        case .noStore(let path):
             "no store at \(path): nothing has been imported there. Give the store's path with --store, "
                 + "or import first (glucobridge replay FILE, glucobridge import)"
-        case let .outOfDate(path, missing):
+        case .outOfDate(let path, let missing):
             "the store \(path) was made by an older glucobridge and lacks \(missing.joined(separator: ", ")); "
                 + "this command only reads, so it does not update it: run an import (or any command that "
                 + "writes) once to bring it up to date"
-        case let .migrationsDamaged(path, missing):
+        case .migrationsDamaged(let path, let missing):
             "the store \(path) has a damaged record of its schema: migrations \(missing.joined(separator: ", ")) "
                 + "are missing from its grdb_migrations table while later ones are there, so another program "
                 + "changed it; glucobridge left it untouched: restore it from a backup, or give a new store with --store"
-        case let .migrationFailed(path, migration, reason):
+        case .migrationFailed(let path, let migration, let reason):
             "the store \(path) could not be brought up to date: migration \(migration) failed (SQLite: \(reason)). "
                 + "Its tables do not match its record of applied migrations, so another program changed it; "
                 + "nothing was changed: restore it from a backup, or give a new store with --store"
-        case let .ioFailure(path, reason):
+        case .ioFailure(let path, let reason):
             "the store \(path) cannot be read or written reliably (SQLite: \(reason)); a store must be a "
                 + "regular file on a local disk with space left: check the disk, or give another path with --store"
-        case let .sqlite(path, message, code):
+        case .sqlite(let path, let message, let code):
             "the store \(path) could not be used: SQLite reports \"\(message)\" (error \(code)); if it "
                 + "happens again, check the file with `glucobridge doctor`, or give another path with --store"
         }

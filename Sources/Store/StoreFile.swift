@@ -52,7 +52,8 @@ enum StoreFile: Equatable {
         let headerID = header[68..<72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         if headerID == SharedStore.applicationID { return .glucobridge(stamped: true) }
         if headerID != 0 {
-            throw .notAStore(path: path, holds: "another program's SQLite database (application_id 0x\(String(headerID, radix: 16, uppercase: true)))")
+            throw .notAStore(
+                path: path, holds: "another program's SQLite database (application_id 0x\(String(headerID, radix: 16, uppercase: true)))")
         }
         return try inspectTables(path, header: header, busyTimeout: busyTimeout, knownMigrations: knownMigrations)
     }

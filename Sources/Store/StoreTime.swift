@@ -69,18 +69,18 @@ enum StoreTime {
     /// `date(_:)` of UTF-8 bytes, such as a column's text as SQLite holds it.
     static func date(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         guard bytes.count >= 19, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              bytes[10] == UInt8(ascii: " ") || bytes[10] == UInt8(ascii: "T"),
-              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
-              let year = parseDigits(bytes[0..<4]), let month = parseDigits(bytes[5..<7]),
-              let day = parseDigits(bytes[8..<10]), let hour = parseDigits(bytes[11..<13]),
-              let minute = parseDigits(bytes[14..<16]), let second = parseDigits(bytes[17..<19]),
-              (1...12).contains(month), (1...CivilDate.daysInMonth(year: year, month: month)).contains(day),
-              hour < 24, minute < 60, second < 60
+            bytes[10] == UInt8(ascii: " ") || bytes[10] == UInt8(ascii: "T"),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            let year = parseDigits(bytes[0..<4]), let month = parseDigits(bytes[5..<7]),
+            let day = parseDigits(bytes[8..<10]), let hour = parseDigits(bytes[11..<13]),
+            let minute = parseDigits(bytes[14..<16]), let second = parseDigits(bytes[17..<19]),
+            (1...12).contains(month), (1...CivilDate.daysInMonth(year: year, month: month)).contains(day),
+            hour < 24, minute < 60, second < 60
         else { return nil }
         var fraction = 0.0
         if bytes.count > 19 {
             guard bytes[19] == UInt8(ascii: "."), (21...29).contains(bytes.count),
-                  let digits = parseDigits(bytes[20...])
+                let digits = parseDigits(bytes[20...])
             else { return nil }
             fraction = Double(digits) / pow(10, Double(bytes.count - 20))
         }

@@ -13,7 +13,8 @@ import Model
 /// - A bound of a period: a Day (its start, or for an end the next Day's start) or an instant.
 public enum TimeInput {
     /// What ``instant(_:zone:now:)`` accepts, for help texts.
-    public static let help = "now, an instant (2024-05-01T06:30:00Z, 2024-05-01T08:30+02:00), or a local time in the store's zone (2024-05-01 08:30, or 08:30 for today)"
+    public static let help =
+        "now, an instant (2024-05-01T06:30:00Z, 2024-05-01T08:30+02:00), or a local time in the store's zone (2024-05-01 08:30, or 08:30 for today)"
 
     /// Which end of a period ``bound(_:_:zone:now:)`` reads: a Day given as a start is its first
     /// instant, as an end the first instant of the next Day (so the Day counts whole).
@@ -71,8 +72,8 @@ public enum TimeInput {
         } else {
             let suffix = Array(rest.suffix(6))
             guard suffix.count == 6, suffix[0] == "+" || suffix[0] == "-", suffix[3] == ":",
-                  let hours = Int(String(suffix[1...2])), let minutes = Int(String(suffix[4...5])),
-                  hours < 24, minutes < 60
+                let hours = Int(String(suffix[1...2])), let minutes = Int(String(suffix[4...5])),
+                hours < 24, minutes < 60
             else { return nil }
             offset = (suffix[0] == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
             rest = rest.dropLast(6)
@@ -124,7 +125,7 @@ struct LocalTime {
         }
         let fields = clock.split(separator: ":", omittingEmptySubsequences: false)
         guard (2...3).contains(fields.count), fields.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
-              let hour = Int(fields[0]), let minute = Int(fields[1]), hour < 24, minute < 60
+            let hour = Int(fields[0]), let minute = Int(fields[1]), hour < 24, minute < 60
         else { return nil }
         let second = fields.count == 3 ? Int(fields[2]) : 0
         guard let second, second < 60 else { return nil }

@@ -53,167 +53,168 @@ enum CentralSchema {
         "ALTER TABLE sync_cursor ADD COLUMN retag_glucose_id bigint",
     ]
 
-    private static let v1: [String] = [
-        """
-        CREATE TABLE patient (
-            patient_id text PRIMARY KEY CHECK (patient_id <> ''),
-            time_zone text NOT NULL,
-            very_low_mgdl integer NOT NULL,
-            low_mgdl integer NOT NULL,
-            high_mgdl integer NOT NULL,
-            very_high_mgdl integer NOT NULL
-        )
-        """,
-        """
-        CREATE TABLE sync_cursor (
-            patient_id text NOT NULL REFERENCES patient(patient_id),
-            store_uid text NOT NULL,
-            source_id bigint NOT NULL DEFAULT 0,
-            import_run_id bigint NOT NULL DEFAULT 0,
-            glucose_reading_id bigint NOT NULL DEFAULT 0,
-            activity_session_id bigint NOT NULL DEFAULT 0,
-            change_seq bigint NOT NULL DEFAULT 0,
-            last_batch_at timestamptz,
-            PRIMARY KEY (patient_id, store_uid)
-        )
-        """,
-        """
-        CREATE TABLE source (
-            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-            patient_id text NOT NULL REFERENCES patient(patient_id),
-            family text NOT NULL,
-            serial text NOT NULL,
-            model text,
-            UNIQUE (patient_id, family, serial)
-        )
-        """,
-        """
-        CREATE TABLE import_run (
-            patient_id text NOT NULL,
-            store_uid text NOT NULL,
-            local_id bigint NOT NULL,
-            source_id bigint NOT NULL REFERENCES source(id),
-            started_at timestamptz NOT NULL,
-            finished_at timestamptz NOT NULL,
-            mode text NOT NULL,
-            origin text,
-            records_read integer NOT NULL,
-            records_added integer NOT NULL,
-            records_already_stored integer NOT NULL,
-            records_skipped integer NOT NULL,
-            host_time timestamptz,
-            device_time timestamptz,
-            clock_offset_seconds double precision,
-            time_method text NOT NULL,
-            events jsonb NOT NULL,
-            notes jsonb NOT NULL,
-            PRIMARY KEY (patient_id, store_uid, local_id)
-        )
-        """,
-        """
-        CREATE TABLE glucose_reading (
-            patient_id text NOT NULL,
-            source_id bigint NOT NULL,
-            device_record_key text NOT NULL,
-            day date NOT NULL,
-            time timestamptz NOT NULL,
-            mgdl double precision NOT NULL,
-            unit text NOT NULL,
-            flag text,
-            kind text NOT NULL,
-            trend text,
-            noise integer,
-            device_time bigint,
-            device_display_time text,
-            note text,
-            PRIMARY KEY (patient_id, source_id, device_record_key)
-        ) PARTITION BY HASH (patient_id)
-        """,
-        """
-        CREATE TABLE activity_session (
-            patient_id text NOT NULL,
-            source_id bigint NOT NULL,
-            device_record_key text NOT NULL,
-            day date NOT NULL,
-            time timestamptz NOT NULL,
-            name text NOT NULL,
-            duration_seconds double precision NOT NULL,
-            intensity text NOT NULL,
-            favourite boolean NOT NULL,
-            device_time bigint,
-            device_display_time text,
-            PRIMARY KEY (patient_id, source_id, device_record_key)
-        ) PARTITION BY HASH (patient_id)
-        """,
-        """
-        CREATE TABLE activity_minute (
-            patient_id text NOT NULL,
-            source_id bigint NOT NULL,
-            minute timestamptz NOT NULL,
-            heart_rate_bpm double precision,
-            step_cadence_spm double precision,
-            crank_cadence_rpm double precision,
-            speed_mps double precision,
-            distance_m double precision,
-            energy_kj double precision,
-            gait text,
-            sensors jsonb NOT NULL,
-            sample_count integer NOT NULL,
-            PRIMARY KEY (patient_id, source_id, minute)
-        ) PARTITION BY HASH (patient_id)
-        """,
-        """
-        CREATE TABLE glucose_log (
-            patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, time timestamptz NOT NULL,
-            mgdl double precision NOT NULL, unit text NOT NULL, flag text, kind text NOT NULL, trend text,
-            noise integer, note text,
-            PRIMARY KEY (patient_id, uid)
-        ) PARTITION BY HASH (patient_id)
-        """,
-        """
-        CREATE TABLE insulin_log (
-            patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, time timestamptz NOT NULL,
-            units double precision NOT NULL,
-            PRIMARY KEY (patient_id, uid)
-        )
-        """,
-        """
-        CREATE TABLE meal_log (
-            patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, time timestamptz NOT NULL,
-            name text NOT NULL, carbs_g double precision NOT NULL, protein_g double precision NOT NULL,
-            fat_g double precision NOT NULL, favourite boolean NOT NULL,
-            PRIMARY KEY (patient_id, uid)
-        )
-        """,
-        """
-        CREATE TABLE exercise_log (
-            patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, time timestamptz NOT NULL,
-            name text NOT NULL, duration_seconds double precision NOT NULL, intensity text NOT NULL,
-            favourite boolean NOT NULL,
-            PRIMARY KEY (patient_id, uid)
-        )
-        """,
-        """
-        CREATE TABLE illness_episode (
-            patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, start_time timestamptz NOT NULL,
-            end_time timestamptz,
-            PRIMARY KEY (patient_id, uid)
-        )
-        """,
-        """
-        CREATE TABLE stress_episode (
-            patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, start_time timestamptz NOT NULL,
-            end_time timestamptz,
-            PRIMARY KEY (patient_id, uid)
-        )
-        """,
-        """
-        CREATE TABLE day (
-            patient_id text NOT NULL, date date NOT NULL, favourite boolean NOT NULL,
-            PRIMARY KEY (patient_id, date)
-        )
-        """,
-    ] + partitionedTables.flatMap(partitioned)
+    private static let v1: [String] =
+        [
+            """
+            CREATE TABLE patient (
+                patient_id text PRIMARY KEY CHECK (patient_id <> ''),
+                time_zone text NOT NULL,
+                very_low_mgdl integer NOT NULL,
+                low_mgdl integer NOT NULL,
+                high_mgdl integer NOT NULL,
+                very_high_mgdl integer NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE sync_cursor (
+                patient_id text NOT NULL REFERENCES patient(patient_id),
+                store_uid text NOT NULL,
+                source_id bigint NOT NULL DEFAULT 0,
+                import_run_id bigint NOT NULL DEFAULT 0,
+                glucose_reading_id bigint NOT NULL DEFAULT 0,
+                activity_session_id bigint NOT NULL DEFAULT 0,
+                change_seq bigint NOT NULL DEFAULT 0,
+                last_batch_at timestamptz,
+                PRIMARY KEY (patient_id, store_uid)
+            )
+            """,
+            """
+            CREATE TABLE source (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                patient_id text NOT NULL REFERENCES patient(patient_id),
+                family text NOT NULL,
+                serial text NOT NULL,
+                model text,
+                UNIQUE (patient_id, family, serial)
+            )
+            """,
+            """
+            CREATE TABLE import_run (
+                patient_id text NOT NULL,
+                store_uid text NOT NULL,
+                local_id bigint NOT NULL,
+                source_id bigint NOT NULL REFERENCES source(id),
+                started_at timestamptz NOT NULL,
+                finished_at timestamptz NOT NULL,
+                mode text NOT NULL,
+                origin text,
+                records_read integer NOT NULL,
+                records_added integer NOT NULL,
+                records_already_stored integer NOT NULL,
+                records_skipped integer NOT NULL,
+                host_time timestamptz,
+                device_time timestamptz,
+                clock_offset_seconds double precision,
+                time_method text NOT NULL,
+                events jsonb NOT NULL,
+                notes jsonb NOT NULL,
+                PRIMARY KEY (patient_id, store_uid, local_id)
+            )
+            """,
+            """
+            CREATE TABLE glucose_reading (
+                patient_id text NOT NULL,
+                source_id bigint NOT NULL,
+                device_record_key text NOT NULL,
+                day date NOT NULL,
+                time timestamptz NOT NULL,
+                mgdl double precision NOT NULL,
+                unit text NOT NULL,
+                flag text,
+                kind text NOT NULL,
+                trend text,
+                noise integer,
+                device_time bigint,
+                device_display_time text,
+                note text,
+                PRIMARY KEY (patient_id, source_id, device_record_key)
+            ) PARTITION BY HASH (patient_id)
+            """,
+            """
+            CREATE TABLE activity_session (
+                patient_id text NOT NULL,
+                source_id bigint NOT NULL,
+                device_record_key text NOT NULL,
+                day date NOT NULL,
+                time timestamptz NOT NULL,
+                name text NOT NULL,
+                duration_seconds double precision NOT NULL,
+                intensity text NOT NULL,
+                favourite boolean NOT NULL,
+                device_time bigint,
+                device_display_time text,
+                PRIMARY KEY (patient_id, source_id, device_record_key)
+            ) PARTITION BY HASH (patient_id)
+            """,
+            """
+            CREATE TABLE activity_minute (
+                patient_id text NOT NULL,
+                source_id bigint NOT NULL,
+                minute timestamptz NOT NULL,
+                heart_rate_bpm double precision,
+                step_cadence_spm double precision,
+                crank_cadence_rpm double precision,
+                speed_mps double precision,
+                distance_m double precision,
+                energy_kj double precision,
+                gait text,
+                sensors jsonb NOT NULL,
+                sample_count integer NOT NULL,
+                PRIMARY KEY (patient_id, source_id, minute)
+            ) PARTITION BY HASH (patient_id)
+            """,
+            """
+            CREATE TABLE glucose_log (
+                patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, time timestamptz NOT NULL,
+                mgdl double precision NOT NULL, unit text NOT NULL, flag text, kind text NOT NULL, trend text,
+                noise integer, note text,
+                PRIMARY KEY (patient_id, uid)
+            ) PARTITION BY HASH (patient_id)
+            """,
+            """
+            CREATE TABLE insulin_log (
+                patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, time timestamptz NOT NULL,
+                units double precision NOT NULL,
+                PRIMARY KEY (patient_id, uid)
+            )
+            """,
+            """
+            CREATE TABLE meal_log (
+                patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, time timestamptz NOT NULL,
+                name text NOT NULL, carbs_g double precision NOT NULL, protein_g double precision NOT NULL,
+                fat_g double precision NOT NULL, favourite boolean NOT NULL,
+                PRIMARY KEY (patient_id, uid)
+            )
+            """,
+            """
+            CREATE TABLE exercise_log (
+                patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, time timestamptz NOT NULL,
+                name text NOT NULL, duration_seconds double precision NOT NULL, intensity text NOT NULL,
+                favourite boolean NOT NULL,
+                PRIMARY KEY (patient_id, uid)
+            )
+            """,
+            """
+            CREATE TABLE illness_episode (
+                patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, start_time timestamptz NOT NULL,
+                end_time timestamptz,
+                PRIMARY KEY (patient_id, uid)
+            )
+            """,
+            """
+            CREATE TABLE stress_episode (
+                patient_id text NOT NULL, uid text NOT NULL, day date NOT NULL, start_time timestamptz NOT NULL,
+                end_time timestamptz,
+                PRIMARY KEY (patient_id, uid)
+            )
+            """,
+            """
+            CREATE TABLE day (
+                patient_id text NOT NULL, date date NOT NULL, favourite boolean NOT NULL,
+                PRIMARY KEY (patient_id, date)
+            )
+            """,
+        ] + partitionedTables.flatMap(partitioned)
 }
 
 /// How one kind of local row lands in its central table: its rows are sent with

@@ -45,7 +45,8 @@ extension SyncRows {
             }
             fields.append((index, column.isFlag))
         }
-        let family = columns.firstIndex(of: "family"), serial = columns.firstIndex(of: "serial")
+        let family = columns.firstIndex(of: "family")
+        let serial = columns.firstIndex(of: "serial")
         if table.bySource, family == nil || serial == nil {
             throw .store(.database("the local rows for \(table.name) name no device (family, serial)"))
         }

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Finds the password for a ``SyncTarget`` the way PostgreSQL's own tools do, never from the
@@ -24,7 +24,7 @@ package struct PasswordLookup: Sendable {
     package mutating func password(for target: SyncTarget) throws(SyncError) -> String? {
         if let passwordFile {
             guard let data = FileManager.default.contents(atPath: passwordFile),
-                  let text = String(data: data, encoding: .utf8)
+                let text = String(data: data, encoding: .utf8)
             else { throw .passwordFile(path: passwordFile, reason: "it does not exist or cannot be read") }
             let password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
             guard !password.isEmpty else { throw .passwordFile(path: passwordFile, reason: "its first line is empty") }

@@ -111,8 +111,10 @@ package struct StoreSync: Sendable {
                 restarts += 1
                 logger.warning(
                     "the server's sync cursor is not where the last batch left it: sending again from the server's position",
-                    metadata: ["cursor": "\(cursor)", "expected": "\(expected.map(String.init) ?? "none")",
-                               "found": "\(found.map(String.init) ?? "none")"])
+                    metadata: [
+                        "cursor": "\(cursor)", "expected": "\(expected.map(String.init) ?? "none")",
+                        "found": "\(found.map(String.init) ?? "none")",
+                    ])
             }
         }
     }
@@ -291,10 +293,11 @@ package struct StoreSync: Sendable {
             for entity in SyncEntity.allCases {
                 guard let wanted = keys[entity] else { continue }
                 let rows = try local { try store.syncCurrentRows(entity, keys: wanted) }
-                let present = Set(rows.values(of: "key").compactMap { value -> String? in
-                    if case .text(let key) = value { return key }
-                    return nil
-                })
+                let present = Set(
+                    rows.values(of: "key").compactMap { value -> String? in
+                        if case .text(let key) = value { return key }
+                        return nil
+                    })
                 // A session is never removed from the server: device data is append-only.
                 let gone = entity == .session ? [] : wanted.filter { !present.contains($0) }
                 current.append((entity, rows, gone))
@@ -307,9 +310,10 @@ package struct StoreSync: Sendable {
                     let table = CentralTable.table(for: entity)
                     if !rows.rows.isEmpty { try await send(table, rows, kind) }
                     if !gone.isEmpty {
-                        let count = try await connection.query(
-                            PostgresQuery(unsafeSQL: table.delete, binds: Self.binds(patient, gone)), logger: logger
-                        ).collect().first?.decode(Int.self) ?? 0
+                        let count =
+                            try await connection.query(
+                                PostgresQuery(unsafeSQL: table.delete, binds: Self.binds(patient, gone)), logger: logger
+                            ).collect().first?.decode(Int.self) ?? 0
                         deleted[table.name, default: 0] += count
                     }
                 }
@@ -391,9 +395,10 @@ package struct StoreSync: Sendable {
                             learnt.stages.insert(table.stage)
                         }
                         try await copy(lines, into: table.stage, columns: table.copyColumns, connection)
-                        let count = try await connection.query(
-                            PostgresQuery(unsafeSQL: table.retag, binds: Self.binds(patient)), logger: logger
-                        ).collect().first?.decode(Int.self) ?? 0
+                        let count =
+                            try await connection.query(
+                                PostgresQuery(unsafeSQL: table.retag, binds: Self.binds(patient)), logger: logger
+                            ).collect().first?.decode(Int.self) ?? 0
                         retagged[table.name, default: 0] += count
                         return
                     }
@@ -419,7 +424,8 @@ package struct StoreSync: Sendable {
                         learnt.stages.insert(table.stage)
                     }
                     try await copy(lines, into: table.stage, columns: table.copyColumns, connection)
-                    let count = try await connection.query(PostgresQuery(unsafeSQL: table.merge), logger: logger)
+                    let count =
+                        try await connection.query(PostgresQuery(unsafeSQL: table.merge), logger: logger)
                         .collect().first?.decode(Int.self) ?? 0
                     written[table.name, default: 0] += count
                 }
@@ -619,9 +625,10 @@ struct CentralMigrator {
     /// The newest schema version the server records, or nil when it has no version table yet.
     private func recordedVersion(_ connection: PostgresConnection) async throws(SyncError) -> Int? {
         do {
-            let exists = try await connection.query(
-                "SELECT to_regclass('sync_schema_version') IS NOT NULL", logger: logger
-            ).collect().first?.decode(Bool.self) ?? false
+            let exists =
+                try await connection.query(
+                    "SELECT to_regclass('sync_schema_version') IS NOT NULL", logger: logger
+                ).collect().first?.decode(Bool.self) ?? false
             guard exists else { return nil }
             return try await newestVersion(connection)
         } catch {

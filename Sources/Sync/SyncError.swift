@@ -34,7 +34,8 @@ package enum SyncError: Error, Equatable, CustomStringConvertible {
         case .invalidURL(let url, let reason):
             return "the server address \"\(url)\" is not usable: \(reason); write it as postgresql://USER@HOST[:PORT]/DATABASE[?sslmode=require]"
         case .passwordInURL:
-            return "the server address holds a password; remove it and give the password through PGPASSWORD, ~/.pgpass or --password-file, so that it never shows on the command line"
+            return
+                "the server address holds a password; remove it and give the password through PGPASSWORD, ~/.pgpass or --password-file, so that it never shows on the command line"
         case .passwordFile(let path, let reason):
             return "cannot read the password file \(path): \(reason)"
         case .invalidPatient(let patient):
@@ -44,14 +45,15 @@ package enum SyncError: Error, Equatable, CustomStringConvertible {
         case .unreachable(let server, let reason):
             return "cannot reach the PostgreSQL server \(server): \(reason)"
         case .patientBusy(let patient, let server):
-            return "another sync of patient \(patient) into \(server) is running (from another machine or process); nothing was sent; try again when it has finished"
+            return
+                "another sync of patient \(patient) into \(server) is running (from another machine or process); nothing was sent; try again when it has finished"
         case .newerCentralSchema(let server, let version, let known):
             return "the central schema on \(server) is at version \(version), newer than this glucobridge knows (\(known)); update glucobridge"
         case .server(let message):
             return "the server refused the sync: \(message)"
         case .store(let error):
             return error.description
-        case let .cursorMoved(cursor, expected, found):
+        case .cursorMoved(let cursor, let expected, let found):
             func text(_ value: Int64?) -> String { value.map(String.init) ?? "none" }
             return "the server's sync cursor \(cursor) was \(text(found)), not \(text(expected)) as this sync's last batch left "
                 + "it, again and again (is another program changing sync_cursor?); nothing stored was lost: run the sync again"

@@ -39,7 +39,7 @@ package struct SyncTarget: Sendable, Equatable {
     /// - Throws: ``SyncError/invalidURL(_:reason:)``, ``SyncError/passwordInURL``.
     package init(url: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(SyncError) {
         guard let components = URLComponents(string: url),
-              let scheme = components.scheme, ["postgresql", "postgres"].contains(scheme)
+            let scheme = components.scheme, ["postgresql", "postgres"].contains(scheme)
         else { throw .invalidURL(url, reason: "it does not start with postgresql://") }
         guard components.password == nil else { throw .passwordInURL }
         guard let host = components.host, !host.isEmpty else { throw .invalidURL(url, reason: "it names no host") }
@@ -50,7 +50,9 @@ package struct SyncTarget: Sendable, Equatable {
         var user = components.user ?? environment["PGUSER"] ?? ProcessInfo.processInfo.userName
         // libpq's default: PGSSLMODE, else prefer.
         guard var mode = TLSMode(rawValue: environment["PGSSLMODE"] ?? "prefer") else {
-            throw .invalidURL(url, reason: "PGSSLMODE \"\(environment["PGSSLMODE"] ?? "")\" is not one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw .invalidURL(
+                url,
+                reason: "PGSSLMODE \"\(environment["PGSSLMODE"] ?? "")\" is not one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         var rootCertificate: String?
         for item in components.queryItems ?? [] {
@@ -72,7 +74,8 @@ package struct SyncTarget: Sendable, Equatable {
                 rootCertificate = item.value
             default:
                 throw .invalidURL(
-                    url, reason: "the parameter \"\(item.name)\" is not supported (sslmode, sslrootcert, user, application_name and connect_timeout are)")
+                    url,
+                    reason: "the parameter \"\(item.name)\" is not supported (sslmode, sslrootcert, user, application_name and connect_timeout are)")
             }
         }
         guard !user.isEmpty else { throw .invalidURL(url, reason: "it names no user (USER@HOST)") }
@@ -80,7 +83,8 @@ package struct SyncTarget: Sendable, Equatable {
             let home = environment["HOME"] ?? NSHomeDirectory()
             let standard = (home as NSString).appendingPathComponent(".postgresql/root.crt")
             guard FileManager.default.fileExists(atPath: standard) else {
-                throw .invalidURL(url, reason: "sslmode=\(mode.rawValue) needs the server's root certificate: add sslrootcert=PATH or put it in \(standard)")
+                throw .invalidURL(
+                    url, reason: "sslmode=\(mode.rawValue) needs the server's root certificate: add sslrootcert=PATH or put it in \(standard)")
             }
             rootCertificate = standard
         }

@@ -1,4 +1,3 @@
-
 /// Standard USB descriptors as bytes: parsed from captures, and written into recordings so a
 /// replay can tell which device it holds.
 package enum USBDescriptors {
@@ -57,9 +56,10 @@ package enum USBDescriptors {
             if type == interfaceType, length >= 9 {
                 inAlternate = bytes[offset + 3] != 0
                 if !inAlternate {
-                    interfaces.append(USBInterface(
-                        number: bytes[offset + 2], interfaceClass: bytes[offset + 5],
-                        interfaceSubclass: bytes[offset + 6], interfaceProtocol: bytes[offset + 7], endpoints: []))
+                    interfaces.append(
+                        USBInterface(
+                            number: bytes[offset + 2], interfaceClass: bytes[offset + 5],
+                            interfaceSubclass: bytes[offset + 6], interfaceProtocol: bytes[offset + 7], endpoints: []))
                 }
             } else if type == endpointType, length >= 7, !inAlternate, !interfaces.isEmpty {
                 let endpoint = USBEndpoint(
@@ -75,21 +75,27 @@ package enum USBDescriptors {
 
     /// An 18-byte device descriptor for `device` (USB 2.0, one configuration).
     package static func deviceDescriptor(for device: USBDeviceDescription) -> [UInt8] {
-        [18, deviceType, 0x00, 0x02, 0, 0, 0, 64,
-         UInt8(device.vendorID & 0xFF), UInt8(device.vendorID >> 8),
-         UInt8(device.productID & 0xFF), UInt8(device.productID >> 8),
-         0x00, 0x01, 0, 0, 0, 1]
+        [
+            18, deviceType, 0x00, 0x02, 0, 0, 0, 64,
+            UInt8(device.vendorID & 0xFF), UInt8(device.vendorID >> 8),
+            UInt8(device.productID & 0xFF), UInt8(device.productID >> 8),
+            0x00, 0x01, 0, 0, 0, 1,
+        ]
     }
 
     /// A configuration descriptor listing `device`'s interfaces and endpoints.
     package static func configurationDescriptor(for device: USBDeviceDescription) -> [UInt8] {
         var body: [UInt8] = []
         for interface in device.interfaces {
-            body += [9, interfaceType, interface.number, 0, UInt8(interface.endpoints.count),
-                     interface.interfaceClass, interface.interfaceSubclass, interface.interfaceProtocol, 0]
+            body += [
+                9, interfaceType, interface.number, 0, UInt8(interface.endpoints.count),
+                interface.interfaceClass, interface.interfaceSubclass, interface.interfaceProtocol, 0,
+            ]
             for endpoint in interface.endpoints {
-                body += [7, endpointType, endpoint.address, bmAttributes(for: endpoint.type),
-                         UInt8(endpoint.maxPacketSize & 0xFF), UInt8(endpoint.maxPacketSize >> 8), 0]
+                body += [
+                    7, endpointType, endpoint.address, bmAttributes(for: endpoint.type),
+                    UInt8(endpoint.maxPacketSize & 0xFF), UInt8(endpoint.maxPacketSize >> 8), 0,
+                ]
             }
         }
         let total = UInt16(9 + body.count)

@@ -84,7 +84,8 @@ public struct RecordedUSBDevice: Sendable {
         var found = false
         for transfer in transfers where transfer.type == .control && transfer.direction == .in && transfer.status == 0 {
             guard let setup = transfer.setup.flatMap(USBControlSetup.init(bytes:)),
-                  setup.requestType == 0x80, setup.request == 0x06 else { continue }
+                setup.requestType == 0x80, setup.request == 0x06
+            else { continue }
             switch setup.value >> 8 {
             case UInt16(USBDescriptors.deviceType):
                 if let ids = USBDescriptors.identity(fromDeviceDescriptor: transfer.data) {

@@ -106,8 +106,10 @@ public struct USBControlSetup: Sendable, Equatable {
     }
 
     package var bytes: [UInt8] {
-        [requestType, request, UInt8(value & 0xFF), UInt8(value >> 8), UInt8(index & 0xFF), UInt8(index >> 8),
-         UInt8(length & 0xFF), UInt8(length >> 8)]
+        [
+            requestType, request, UInt8(value & 0xFF), UInt8(value >> 8), UInt8(index & 0xFF), UInt8(index >> 8),
+            UInt8(length & 0xFF), UInt8(length >> 8),
+        ]
     }
 
     package var direction: USBDirection { requestType & 0x80 != 0 ? .in : .out }
@@ -170,17 +172,17 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .usbUnavailable(let why): "USB is not available on this machine: \(why)"
         case .noDevice: "no supported device found"
-        case let .openFailed(device, reason): "cannot open USB device \(device): \(reason)"
-        case let .claimFailed(interface, reason): "cannot claim USB interface \(interface): \(reason)"
+        case .openFailed(let device, let reason): "cannot open USB device \(device): \(reason)"
+        case .claimFailed(let interface, let reason): "cannot claim USB interface \(interface): \(reason)"
         case .timeout(let ep): String(format: "USB transfer on endpoint 0x%02x timed out", ep)
         case .disconnected(let what): "the device was disconnected during a transfer (\(what))"
-        case let .transferFailed(ep, reason): String(format: "USB transfer on endpoint 0x%02x failed: ", ep) + reason
-        case let .requestNotInCapture(request, packet):
+        case .transferFailed(let ep, let reason): String(format: "USB transfer on endpoint 0x%02x failed: ", ep) + reason
+        case .requestNotInCapture(let request, let packet):
             "the capture holds no answer to the request \(Hex.encode(Array(request.prefix(16))))\(request.count > 16 ? " …" : "") (searched after packet \(packet))"
         case .captureExhausted(let packet):
             "the capture holds no further answer after packet \(packet) while the driver still expects data: the capture is cut short"
         case .deadlinePassed(let budget): Self.deadlineText(budget)
-        case let .recordedFailure(packet, status):
+        case .recordedFailure(let packet, let status):
             "the capture records a failed transfer at packet \(packet) (status \(status)\(status == -108 ? ": device gone" : status == -32 ? ": stall" : ""))"
         case .recordingFailed(let why): "cannot record the session: \(why)"
         }

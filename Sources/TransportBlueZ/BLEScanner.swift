@@ -1,5 +1,5 @@
-import CaptureBluetooth
 import CBluetooth
+import CaptureBluetooth
 import Foundation
 import Transport
 

@@ -96,7 +96,8 @@ package enum BluetoothProbe {
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
         var text = [CChar](repeating: 0, count: 18)
-        let address = ba2str(&info.bdaddr, &text) >= 0
+        let address =
+            ba2str(&info.bdaddr, &text) >= 0
             ? String(decoding: text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
         return adapterDescription(name: name.isEmpty ? "hci\(id)" : name, address: address, isUp: info.flags & upBit != 0)
     }

@@ -65,7 +65,10 @@ package final class L2CAPATTBearer: ATTBearer {
                 throw .socketFailed(call: "hci_devba(\(adapter))", reason: BluetoothSocket.message(errno))
             }
         }
-        guard withUnsafePointer(to: &local, { bind(fd, UnsafeRawPointer($0).assumingMemoryBound(to: sockaddr.self), socklen_t(MemoryLayout<sockaddr_l2>.size)) }) == 0 else {
+        guard
+            withUnsafePointer(
+                to: &local, { bind(fd, UnsafeRawPointer($0).assumingMemoryBound(to: sockaddr.self), socklen_t(MemoryLayout<sockaddr_l2>.size)) }) == 0
+        else {
             throw .socketFailed(call: "bind to the ATT channel", reason: BluetoothSocket.message(errno))
         }
         try apply(security)

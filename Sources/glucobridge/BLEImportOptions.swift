@@ -3,22 +3,28 @@ import Transport
 
 /// `import --ble ADDRESS` and the options that go with it.
 struct BLEImportOptions: ParsableArguments {
-    @Option(name: .customLong("ble"), help: ArgumentHelp(
-        "Import from the Bluetooth LE sensor at this address instead of USB, as `glucobridge scan` lists it: ADDRESS, or ADDRESS,public for a public address (default random).",
-        valueName: "address[,random|public]"))
+    @Option(
+        name: .customLong("ble"),
+        help: ArgumentHelp(
+            "Import from the Bluetooth LE sensor at this address instead of USB, as `glucobridge scan` lists it: ADDRESS, or ADDRESS,public for a public address (default random).",
+            valueName: "address[,random|public]"))
     var address: String?
 
     /// The old way to give the address type; still read, with a hint naming `--ble ADDRESS,TYPE`.
-    @Option(name: .customLong("address-type"), help: ArgumentHelp(
-        "The old form of --ble ADDRESS,TYPE: random or public.", valueName: "type", visibility: .hidden))
+    @Option(
+        name: .customLong("address-type"),
+        help: ArgumentHelp(
+            "The old form of --ble ADDRESS,TYPE: random or public.", valueName: "type", visibility: .hidden))
     var addressType: String?
 
     @Option(name: .long, help: ArgumentHelp("The adapter to connect with (default: the kernel's choice).", valueName: "hciN"))
     var adapter: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Stop listening to a band after this many minutes (it also stops when the sensor disconnects or is quiet for a minute).",
-        valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Stop listening to a band after this many minutes (it also stops when the sensor disconnects or is quiet for a minute).",
+            valueName: "n"))
     var minutes: Int = 60
 
     func validate() throws {

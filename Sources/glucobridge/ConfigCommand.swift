@@ -20,9 +20,10 @@ struct ConfigCommand: StoreCommand {
         let unit = try store.displayUnit()
         let t = try store.thresholds()
         if outputOptions.json {
-            return try Format.json(ConfigJSON(
-                timeZone: store.timeZone.identifier, unit: unit.rawValue,
-                thresholdsMgdl: ["very_low": t.veryLow, "low": t.low, "high": t.high, "very_high": t.veryHigh]))
+            return try Format.json(
+                ConfigJSON(
+                    timeZone: store.timeZone.identifier, unit: unit.rawValue,
+                    thresholdsMgdl: ["very_low": t.veryLow, "low": t.low, "high": t.high, "very_high": t.veryHigh]))
         }
         let edges = [t.veryLow, t.low, t.high, t.veryHigh].map { Format.glucose(Double($0), unit: unit) }.joined(separator: " / ")
         return """

@@ -1,8 +1,8 @@
 import ArgumentParser
+import CConcurrencyHooks
 import Daemon
 import Foundation
 import Logging
-import CConcurrencyHooks
 import NIOCore
 import NIOPosix
 import Transport
@@ -30,27 +30,37 @@ struct DaemonCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Import supported readers when libusb reports them plugged in.")
     var usbHotplug = true
 
-    @Option(name: .customLong("ble"), help: ArgumentHelp(
-        "A Bluetooth LE sensor to read on a schedule, as `glucobridge scan` lists it: ADDRESS, or ADDRESS,public for a public address (default random). Repeat for several sensors.",
-        valueName: "address[,random|public]"))
+    @Option(
+        name: .customLong("ble"),
+        help: ArgumentHelp(
+            "A Bluetooth LE sensor to read on a schedule, as `glucobridge scan` lists it: ADDRESS, or ADDRESS,public for a public address (default random). Repeat for several sensors.",
+            valueName: "address[,random|public]"))
     var sensors: [String] = []
 
     @Option(name: .customLong("ble-interval"), help: ArgumentHelp("Minutes between two reads of each --ble sensor.", valueName: "minutes"))
     var bleInterval = 15
 
-    @Option(name: .customLong("ble-listen"), help: ArgumentHelp(
-        "Stop listening to a band after this many minutes per read (other imports wait meanwhile).", valueName: "minutes"))
+    @Option(
+        name: .customLong("ble-listen"),
+        help: ArgumentHelp(
+            "Stop listening to a band after this many minutes per read (other imports wait meanwhile).", valueName: "minutes"))
     var bleListen = 1
 
     @Option(name: .long, help: ArgumentHelp("The Bluetooth adapter to connect with (default: the kernel's choice).", valueName: "hciN"))
     var adapter: String?
 
-    @Option(name: .customLong("import-limit"), help: ArgumentHelp(
-        "Abandon an import (storing nothing; a spool file goes to failed/) that runs longer than this many seconds; 0 abandons every import before it reads.", valueName: "seconds"))
+    @Option(
+        name: .customLong("import-limit"),
+        help: ArgumentHelp(
+            "Abandon an import (storing nothing; a spool file goes to failed/) that runs longer than this many seconds; 0 abandons every import before it reads.",
+            valueName: "seconds"))
     var importLimit = 600.0
 
-    @Flag(name: .customLong("release-idle-pages"), help: ArgumentHelp(
-        "Once idle for 5 s, hand the pages of the program file read at start-up or in an import back to the kernel (a smaller resident size at idle; the next import reads them from disk again)."))
+    @Flag(
+        name: .customLong("release-idle-pages"),
+        help: ArgumentHelp(
+            "Once idle for 5 s, hand the pages of the program file read at start-up or in an import back to the kernel (a smaller resident size at idle; the next import reads them from disk again)."
+        ))
     var releaseIdlePages = false
 
     @OptionGroup var storeOptions: StoreOptions

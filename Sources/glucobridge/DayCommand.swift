@@ -21,9 +21,10 @@ struct DayCommand: StoreCommand {
         let unit = try store.displayUnit()
         let entries = DayEntry.all(logs, zone: zone, unit: unit)
         if outputOptions.json {
-            return try Format.json(DayView(
-                day: day.description, timeZone: zone.identifier, summary: summary.map(DayJSON.init),
-                logs: entries.map(\.record)))
+            return try Format.json(
+                DayView(
+                    day: day.description, timeZone: zone.identifier, summary: summary.map(DayJSON.init),
+                    logs: entries.map(\.record)))
         }
         guard let summary else { return "\(day): no logs (the store has no such Day)" }
         var lines = ["\(day) (\(zone.identifier)): \(DayPresentation.line(summary, unit: unit))"]
@@ -90,7 +91,8 @@ struct DayEntry {
     /// Every log of the Day, by time; logs at the same instant in the order glucose, insulin,
     /// meal, exercise, illness, stress, then by id.
     static func all(_ logs: DayLogs, zone: TimeZone, unit: GlucoseUnit) -> [DayEntry] {
-        let entries = logs.glucose.map { DayEntry($0, zone: zone, unit: unit) } + logs.insulin.map { DayEntry($0, zone: zone, unit: unit) }
+        let entries =
+            logs.glucose.map { DayEntry($0, zone: zone, unit: unit) } + logs.insulin.map { DayEntry($0, zone: zone, unit: unit) }
             + logs.meals.map { DayEntry($0, zone: zone, unit: unit) } + logs.exercise.map { DayEntry($0, zone: zone, unit: unit) }
             + logs.illness.map { DayEntry($0, zone: zone, unit: unit) } + logs.stress.map { DayEntry($0, zone: zone, unit: unit) }
         let order = Dictionary(uniqueKeysWithValues: LogKind.allCases.enumerated().map { ($1, $0) })

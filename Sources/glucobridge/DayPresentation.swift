@@ -28,8 +28,9 @@ enum DayPresentation {
         if day.glucoseCount == 0 {
             parts.append("no glucose readings")
         } else {
-            parts.append("\(day.glucoseCount) reading\(day.glucoseCount == 1 ? "" : "s"), low \(glucose(day.low, unit)) / avg "
-                + "\(glucose(day.average, unit)) / high \(glucose(day.high, unit)) \(unit.rawValue), \(percent(day.timeInRange)) in range")
+            parts.append(
+                "\(day.glucoseCount) reading\(day.glucoseCount == 1 ? "" : "s"), low \(glucose(day.low, unit)) / avg "
+                    + "\(glucose(day.average, unit)) / high \(glucose(day.high, unit)) \(unit.rawValue), \(percent(day.timeInRange)) in range")
         }
         parts.append("\(Format.number(day.carbs)) g carbs, \(Format.number(day.protein)) g protein, \(Format.number(day.fat)) g fat")
         let flags = [

@@ -6,7 +6,9 @@ struct DaysCommand: StoreCommand {
     static let onlyReads = true
     static let configuration = CommandConfiguration(
         commandName: "days",
-        abstract: "Shows the most recent Days: glucose low / average / high, time in range, and whether each had a hypo, a hyper, exercise, stress or illness.")
+        abstract:
+            "Shows the most recent Days: glucose low / average / high, time in range, and whether each had a hypo, a hyper, exercise, stress or illness."
+    )
 
     @Option(name: .long, help: "How many Days.")
     var last = 14

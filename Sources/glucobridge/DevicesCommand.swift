@@ -16,18 +16,21 @@ struct DevicesCommand: ParsableCommand {
             let products = DriverRegistry.usbProducts
             let found = try context.devices(matching: products.map { ($0.vendorID, $0.productID) })
             if outputOptions.json {
-                let bluetooth: DevicesJSON.Bluetooth = switch BluetoothProbe.check() {
-                case .available(let adapters): .init(available: true, adapters: adapters, reason: nil)
-                case .unavailable(let reason): .init(available: false, adapters: [], reason: reason)
-                }
-                print(try Format.json(DevicesJSON(
-                    usb: found.map { device in
-                        DevicesJSON.USB(
-                            id: device.idString,
-                            name: products.first { $0.vendorID == device.vendorID && $0.productID == device.productID }?.label,
-                            bus: Int(device.bus), address: Int(device.address), serial: device.serialNumber)
-                    },
-                    bluetooth: bluetooth)))
+                let bluetooth: DevicesJSON.Bluetooth =
+                    switch BluetoothProbe.check() {
+                    case .available(let adapters): .init(available: true, adapters: adapters, reason: nil)
+                    case .unavailable(let reason): .init(available: false, adapters: [], reason: reason)
+                    }
+                print(
+                    try Format.json(
+                        DevicesJSON(
+                            usb: found.map { device in
+                                DevicesJSON.USB(
+                                    id: device.idString,
+                                    name: products.first { $0.vendorID == device.vendorID && $0.productID == device.productID }?.label,
+                                    bus: Int(device.bus), address: Int(device.address), serial: device.serialNumber)
+                            },
+                            bluetooth: bluetooth)))
                 return
             }
             if found.isEmpty {

@@ -5,7 +5,8 @@ import Setup
 struct DoctorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Checks the store, USB and the readers, the FreeStyle Libre 2 / Libre 3 keys, Bluetooth and the installed files, and says how to fix each problem.",
+        abstract:
+            "Checks the store, USB and the readers, the FreeStyle Libre 2 / Libre 3 keys, Bluetooth and the installed files, and says how to fix each problem.",
         discussion: "Exits with status 1 when any check fails.")
 
     @OptionGroup var outputOptions: OutputOptions
@@ -18,9 +19,11 @@ struct DoctorCommand: ParsableCommand {
                 binaryPath: InstallCommand.runningBinary
             ).run()
             if outputOptions.json {
-                print(try Format.json(DoctorJSON(
-                    version: GlucoBridgeVersion.current,
-                    findings: findings.map { .init(status: $0.status.rawValue, subject: $0.subject, message: $0.message, fix: $0.fix) })))
+                print(
+                    try Format.json(
+                        DoctorJSON(
+                            version: GlucoBridgeVersion.current,
+                            findings: findings.map { .init(status: $0.status.rawValue, subject: $0.subject, message: $0.message, fix: $0.fix) })))
             } else {
                 print("glucobridge \(GlucoBridgeVersion.current) doctor")
                 print(Doctor.render(findings))

@@ -22,14 +22,18 @@ struct ExportCommand: ParsableCommand {
         case glucose, insulin, meal, exercise, illness, stress, days
     }
 
-    @Option(name: .long, help: "glucose (readings), insulin, meal, exercise (sessions, by their start), illness, stress (episodes, by their start) or days.")
+    @Option(
+        name: .long,
+        help: "glucose (readings), insulin, meal, exercise (sessions, by their start), illness, stress (episodes, by their start) or days.")
     var kind: Kind = .glucose
 
     @Option(name: .long, help: "csv, json, or nightscout (glucose, insulin, meal, exercise).")
     var format: Format = .csv
 
-    @Option(name: .long, help: ArgumentHelp(
-        "The first Day (2024-05-01, a Day in the store's zone) or instant to include: \(TimeInput.help).", valueName: "when"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The first Day (2024-05-01, a Day in the store's zone) or instant to include: \(TimeInput.help).", valueName: "when"))
     var from: String?
 
     @Option(name: .long, help: ArgumentHelp("The instant or Day to stop before (a Day counts whole).", valueName: "when"))
@@ -54,11 +58,12 @@ struct ExportCommand: ParsableCommand {
     /// store's cursor, the logs and Days (a few a day) from their arrays.
     func write(_ store: SharedStore, from start: Date?, to end: Date?, to output: inout ExportOutput) throws {
         if kind == .glucose {
-            let format: GlucoseExport.Format = switch format {
-            case .csv: .csv
-            case .json: .json
-            case .nightscout: .nightscout
-            }
+            let format: GlucoseExport.Format =
+                switch format {
+                case .csv: .csv
+                case .json: .json
+                case .nightscout: .nightscout
+                }
             return try GlucoseExport.write(store, from: start, to: end, format: format, into: &output)
         }
         if format == .nightscout {
@@ -78,11 +83,14 @@ struct ExportCommand: ParsableCommand {
         case .illness: (EpisodeExport.columns, try store.logs(IllnessEpisode.self, from: start, to: end).map(EpisodeExport.fields))
         case .stress: (EpisodeExport.columns, try store.logs(StressEpisode.self, from: start, to: end).map(EpisodeExport.fields))
         case .days:
-            (DayExport.columns, try store.recentDays(Int(Int32.max)).reversed().filter { day in
-                let dayStart = day.date.start(in: store.timeZone)
-                return start.map { dayStart >= DayDate(instant: $0, timeZone: store.timeZone).start(in: store.timeZone) } ?? true
-                    && end.map { dayStart < $0 } ?? true
-            }.map(DayExport.fields))
+            (
+                DayExport.columns,
+                try store.recentDays(Int(Int32.max)).reversed().filter { day in
+                    let dayStart = day.date.start(in: store.timeZone)
+                    return start.map { dayStart >= DayDate(instant: $0, timeZone: store.timeZone).start(in: store.timeZone) } ?? true
+                        && end.map { dayStart < $0 } ?? true
+                }.map(DayExport.fields)
+            )
         }
     }
 
@@ -94,7 +102,8 @@ struct ExportCommand: ParsableCommand {
         case .meal: return try store.logs(MealLog.self, from: start, to: end).map(NightscoutExport.treatment)
         case .exercise: return try store.logs(ExerciseLog.self, from: start, to: end).map(NightscoutExport.treatment)
         case .illness, .stress, .days:
-            throw CLIError("--format nightscout exports glucose (entries), insulin, meal or exercise (treatments), not \(kind.rawValue); use csv or json")
+            throw CLIError(
+                "--format nightscout exports glucose (entries), insulin, meal or exercise (treatments), not \(kind.rawValue); use csv or json")
         }
     }
 }

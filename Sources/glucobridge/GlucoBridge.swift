@@ -14,7 +14,8 @@ struct GlucoBridge: AsyncParsableCommand {
             var command = try parseAsRoot()
             let isDaemon = command is DaemonCommand
             if isDaemon { DaemonCommand.takeOverConcurrencyExecutor() }
-            let level = ProcessInfo.processInfo.environment["GLUCOBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+            let level =
+                ProcessInfo.processInfo.environment["GLUCOBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
                 ?? (isDaemon ? .info : .warning)
             LoggingSystem.bootstrap { label in
                 if isDaemon { return LineLogHandler(label: label, level: level, forJournal: LineLogHandler.stderrIsJournal) }
@@ -44,7 +45,8 @@ struct GlucoBridge: AsyncParsableCommand {
         subcommands: [
             DevicesCommand.self, ScanCommand.self, ImportCommand.self, ReplayCommand.self, ExportCommand.self,
             DaysCommand.self, DayCommand.self, LogCommand.self, EditCommand.self, RemoveCommand.self,
-            IllnessCommand.self, StressCommand.self, FavouriteCommand.self, ProfileCommand.self, StatsCommand.self, ReportCommand.self, ConfigCommand.self,
+            IllnessCommand.self, StressCommand.self, FavouriteCommand.self, ProfileCommand.self, StatsCommand.self, ReportCommand.self,
+            ConfigCommand.self,
             DaemonCommand.self, StatusCommand.self, DoctorCommand.self, InstallCommand.self, UninstallCommand.self,
             SyncCommand.self,
         ])
@@ -55,16 +57,19 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The store file.", valueName: "path"))
     var store: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "The time zone Days are counted in, set when the store is created (default: the system zone).",
-        valueName: "zone"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The time zone Days are counted in, set when the store is created (default: the system zone).",
+            valueName: "zone"))
     var tz: String?
 
     /// `--store`, else `$XDG_DATA_HOME/glucobridge/store.sqlite`, else `~/.local/share/glucobridge/store.sqlite`.
     var path: String {
         if let store { return store }
         let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let base =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
         return (base as NSString).appendingPathComponent("glucobridge/store.sqlite")
     }

@@ -16,14 +16,18 @@ struct ImportCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Also write the session to this file: a usbmon pcap, or a btsnoop file with --ble (Wireshark opens both; `glucobridge replay` plays them back).",
-        valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also write the session to this file: a usbmon pcap, or a btsnoop file with --ble (Wireshark opens both; `glucobridge replay` plays them back).",
+            valueName: "file"))
     var record: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "The reader to read: BUS:ADDRESS (1:5), /dev/bus/usb/001/005, or its sysfs folder (/sys/bus/usb/devices/1-1.4).",
-        valueName: "device"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The reader to read: BUS:ADDRESS (1:5), /dev/bus/usb/001/005, or its sysfs folder (/sys/bus/usb/devices/1-1.4).",
+            valueName: "device"))
     var device: String?
 
     @OptionGroup var bluetooth: BLEImportOptions

@@ -4,19 +4,24 @@ import Setup
 
 /// Options `install` and `uninstall` share.
 struct InstallOptions: ParsableArguments {
-    @Flag(help: ArgumentHelp(
-        "--system: for the whole machine, needs root (the default for root). --user: for you alone (the default otherwise)."))
+    @Flag(
+        help: ArgumentHelp(
+            "--system: for the whole machine, needs root (the default for root). --user: for you alone (the default otherwise)."))
     var mode: InstallMode?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Where the binary goes (PREFIX/bin): /usr/local for --system, ~/.local for --user.", valueName: "prefix"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Where the binary goes (PREFIX/bin): /usr/local for --system, ~/.local for --user.", valueName: "prefix"))
     var prefix: String?
 
     @Flag(name: .long, help: "Print every step and change nothing.")
     var dryRun = false
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Stage the files under this folder instead of / (for packaging); no command is run.", valueName: "folder"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Stage the files under this folder instead of / (for packaging); no command is run.", valueName: "folder"))
     var destdir: String?
 
     /// The mode, defaulting to the system for root and the user otherwise.
@@ -31,8 +36,9 @@ struct InstallOptions: ParsableArguments {
         if effectiveMode == .system, geteuid() != 0, !dryRun, destdir == nil {
             throw CLIError(SetupError.needsRoot.description)
         }
-        print("\(verb) glucobridge \(GlucoBridgeVersion.current) for the \(layout.mode == .system ? "system" : "user \(NSUserName())"), prefix \(layout.prefix)"
-            + (dryRun ? " (dry run: nothing is changed)" : ""))
+        print(
+            "\(verb) glucobridge \(GlucoBridgeVersion.current) for the \(layout.mode == .system ? "system" : "user \(NSUserName())"), prefix \(layout.prefix)"
+                + (dryRun ? " (dry run: nothing is changed)" : ""))
         let runner = InstallRunner(dryRun: dryRun, destdir: destdir, environment: ProcessInfo.processInfo.environment)
         guard runner.perform(steps, output: { print($0) }) else {
             FileHandle.standardError.write(Data("glucobridge: \(verb) did not finish; the steps above the failure were done\n".utf8))

@@ -183,7 +183,8 @@ enum Format {
     static func episode(start: Date, end: Date?, zone: TimeZone) -> String {
         guard let end else { return "ongoing" }
         let sameDay = DayDate(instant: start, timeZone: zone) == DayDate(instant: end, timeZone: zone)
-        let until = sameDay
+        let until =
+            sameDay
             ? localTime(end, zone: zone)
             : "\(DayDate(instant: end, timeZone: zone)) \(localTime(end, zone: zone))"
         return "until \(until) (\(duration(end.timeIntervalSince(start))))"

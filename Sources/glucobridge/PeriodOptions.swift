@@ -6,14 +6,18 @@ import Store
 /// `--from`, `--to`, `--last`: the period a summary view covers, in whole Days of the store's
 /// zone unless instants are given.
 struct PeriodOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "The first Day (2024-05-01) or instant to include: \(TimeInput.help).", valueName: "when"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The first Day (2024-05-01) or instant to include: \(TimeInput.help).", valueName: "when"))
     var from: String?
 
     @Option(name: .long, help: ArgumentHelp("The Day to end with (it counts whole) or the instant to stop before.", valueName: "when"))
     var to: String?
 
-    @Option(name: .long, help: ArgumentHelp("How many Days (default 14), ending with the newest Day holding CGM readings, or starting at --from.", valueName: "N"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("How many Days (default 14), ending with the newest Day holding CGM readings, or starting at --from.", valueName: "N"))
     var last: Int?
 
     static let defaultDays = 14
@@ -34,7 +38,8 @@ struct PeriodOptions: ParsableArguments {
             end = lastDay.adding(days: 1).start(in: zone)
         }
         if let start0 = start, end == nil {
-            end = last == nil && from != nil
+            end =
+                last == nil && from != nil
                 ? DayDate(instant: now, timeZone: zone).adding(days: 1).start(in: zone)
                 : DayDate(instant: start0, timeZone: zone).adding(days: days).start(in: zone)
         }
@@ -44,7 +49,9 @@ struct PeriodOptions: ParsableArguments {
         guard let start, var end else { preconditionFailure("both bounds are set above") }
         end = min(end, max(now, start))
         guard start < end else {
-            throw CLIError("the period from \(Format.localDateTime(start, zone: zone)) to \(LocalTimeText.named(end, zone: zone)) is empty: --from must come before --to")
+            throw CLIError(
+                "the period from \(Format.localDateTime(start, zone: zone)) to \(LocalTimeText.named(end, zone: zone)) is empty: --from must come before --to"
+            )
         }
         return DateInterval(start: start, end: end)
     }

@@ -23,7 +23,8 @@ struct ProfileCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Age in years.", valueName: "years"))
     var age: Int?
 
-    @Option(name: .customLong("max-hr"), help: ArgumentHelp("A measured maximum heart rate, preferred to the estimate from the age.", valueName: "bpm"))
+    @Option(
+        name: .customLong("max-hr"), help: ArgumentHelp("A measured maximum heart rate, preferred to the estimate from the age.", valueName: "bpm"))
     var maxHR: Int?
 
     @Option(name: .customLong("resting-hr"), help: ArgumentHelp("Resting heart rate.", valueName: "bpm"))
@@ -44,9 +45,11 @@ struct ProfileCommand: ParsableCommand {
                 try store.setUserProfile(profile)
             }
             if outputOptions.json {
-                print(try Format.json(ProfileJSON(
-                    age: profile.age, maxHeartRate: profile.maxHeartRate, restingHeartRate: profile.restingHeartRate,
-                    effectiveMaxHeartRate: profile.effectiveMaxHeartRate, heartRateMethod: profile.heartRateMethod?.rawValue)))
+                print(
+                    try Format.json(
+                        ProfileJSON(
+                            age: profile.age, maxHeartRate: profile.maxHeartRate, restingHeartRate: profile.restingHeartRate,
+                            effectiveMaxHeartRate: profile.effectiveMaxHeartRate, heartRateMethod: profile.heartRateMethod?.rawValue)))
             } else {
                 print(Self.describe(profile), terminator: "")
             }
@@ -56,11 +59,12 @@ struct ProfileCommand: ParsableCommand {
     /// `profile` with the options applied: `--unset` first, then the values given.
     func updated(_ profile: UserProfile) throws -> UserProfile {
         for field in unset {
-            let given = switch field {
-            case .age: age
-            case .maxHR: maxHR
-            case .restingHR: restingHR
-            }
+            let given =
+                switch field {
+                case .age: age
+                case .maxHR: maxHR
+                case .restingHR: restingHR
+                }
             if given != nil { throw CLIError("--\(field.rawValue) and --unset \(field.rawValue) contradict each other") }
         }
         func value(_ field: Field, _ given: Int?, _ stored: Int?) -> Int? {
@@ -79,11 +83,12 @@ struct ProfileCommand: ParsableCommand {
         } else if let age = profile.age {
             maximum = "\(bpm(UserProfile.tanakaMaxHeartRate(age: age))) (208 − 0.7 × age)"
         }
-        let method = switch profile.heartRateMethod {
-        case .reserve: "heart rate as % of heart-rate reserve (Karvonen), else cadence"
-        case .maximum: "heart rate as % of maximum, else cadence"
-        case nil: "cadence and bike speed only (set --age or --max-hr to use heart rate)"
-        }
+        let method =
+            switch profile.heartRateMethod {
+            case .reserve: "heart rate as % of heart-rate reserve (Karvonen), else cadence"
+            case .maximum: "heart rate as % of maximum, else cadence"
+            case nil: "cadence and bike speed only (set --age or --max-hr to use heart rate)"
+            }
         return """
             age                 \(profile.age.map { "\($0) years" } ?? "-")
             maximum heart rate  \(maximum)

@@ -2,7 +2,7 @@ import Foundation
 import Model
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The progress line of a live download on stderr (`reading egv pages: 12 of 107`), rewritten in

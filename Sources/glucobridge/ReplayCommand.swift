@@ -5,13 +5,17 @@ import Importer
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Imports a recorded device session: usbmon pcap or pcapng, USBPcap, an out/in transcript, or a Bluetooth btsnoop capture; or a FIT file, or a folder of them.")
+        abstract:
+            "Imports a recorded device session: usbmon pcap or pcapng, USBPcap, an out/in transcript, or a Bluetooth btsnoop capture; or a FIT file, or a folder of them."
+    )
 
     @Argument(help: ArgumentHelp("The capture file, a FIT file, or a folder of FIT files.", valueName: "capture"))
     var capture: String
 
-    @Option(name: .long, help: ArgumentHelp(
-        "The driver to decode with, when the capture holds no device descriptors (e.g. dexcom).", valueName: "name"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The driver to decode with, when the capture holds no device descriptors (e.g. dexcom).", valueName: "name"))
     var driver: String?
 
     @OptionGroup var storeOptions: StoreOptions

@@ -48,16 +48,21 @@ struct ScanCommand: ParsableCommand {
             .sorted { ($0.rssi ?? -128, $1.address) > ($1.rssi ?? -128, $0.address) }
         guard !shown.isEmpty else {
             let others = devices.count
-            return ["no supported sensor found" + (others > 0 ? " (\(others) other Bluetooth device\(others == 1 ? "" : "s") heard; --all lists them)" : "")]
+            return [
+                "no supported sensor found"
+                    + (others > 0 ? " (\(others) other Bluetooth device\(others == 1 ? "" : "s") heard; --all lists them)" : "")
+            ]
         }
         return shown.map { device in
             // The address as `import --ble` and `daemon --ble` take it.
-            let address = LEAddressType(rawValue: device.addressType).map { BLEPeer(address: device.address, addressType: $0).argument }
+            let address =
+                LEAddressType(rawValue: device.addressType).map { BLEPeer(address: device.address, addressType: $0).argument }
                 ?? "\(device.address)  type \(device.addressType)"
             let rssi = device.rssi.map { "\($0) dBm" } ?? "? dBm"
             let name = device.name.map { "\"\($0)\"" } ?? "(no name)"
             let supported = services(device)
-            let what = supported.isEmpty
+            let what =
+                supported.isEmpty
                 ? (device.serviceUUIDs.isEmpty ? "" : "services " + device.serviceUUIDs.map(\.description).joined(separator: " "))
                 : supported.joined(separator: ", ")
             return [address, rssi, name, what].filter { !$0.isEmpty }.joined(separator: "  ")

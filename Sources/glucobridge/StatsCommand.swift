@@ -7,7 +7,8 @@ import Store
 struct StatsCommand: StoreCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Shows the consensus CGM metrics of a period (default: the last 14 Days): coverage, mean, GMI, variability, time in ranges and hypo / hyper events.",
+        abstract:
+            "Shows the consensus CGM metrics of a period (default: the last 14 Days): coverage, mean, GMI, variability, time in ranges and hypo / hyper events.",
         discussion: """
             Fingerstick readings are left out of the CGM metrics (the output says how many). \
             Ranges and events use the store's thresholds. With --json, every number is a \
@@ -116,7 +117,9 @@ enum StatsPresentation {
 
     static func text(_ s: GlucoseStatistics, thresholds: GlucoseThresholds, zone: TimeZone, unit: GlucoseUnit) -> String {
         let u = unit.rawValue
-        var lines = ["CGM statistics from \(Format.localDateTime(s.period.start, zone: zone)) to \(Format.localDateTime(s.period.end, zone: zone)) (\(zone.identifier))"]
+        var lines = [
+            "CGM statistics from \(Format.localDateTime(s.period.start, zone: zone)) to \(Format.localDateTime(s.period.end, zone: zone)) (\(zone.identifier))"
+        ]
         lines.append("readings         \(s.readings) (sensor every \(Int(s.interval / 60)) min)")
         lines.append("CGM active       \(percent(s.coveragePercent))   (target ≥ 70 %)")
         if s.readings == 0 {
@@ -134,11 +137,17 @@ enum StatsPresentation {
             for (_, tag) in ranges {
                 let name = label(tag, thresholds, unit: unit)
                 let share = percent(s.timeInRanges[tag] ?? 0)
-                lines.append("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + String(repeating: " ", count: max(0, 7 - share.count)) + share + "   (\(target(tag)))")
+                lines.append(
+                    "  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + String(repeating: " ", count: max(0, 7 - share.count))
+                        + share + "   (\(target(tag)))")
             }
             lines.append("events (≥ 15 min beyond the threshold, ended by ≥ 15 min back):")
-            lines.append("  hypo level 1 (< \(Format.glucose(Double(thresholds.low), unit: unit))): \(s.count(.hypoLevel1)), of which level 2 (< \(Format.glucose(Double(thresholds.veryLow), unit: unit))): \(s.count(.hypoLevel2))")
-            lines.append("  hyper level 1 (> \(Format.glucose(Double(thresholds.high), unit: unit))): \(s.count(.hyperLevel1)), level 2 (> \(Format.glucose(Double(thresholds.veryHigh), unit: unit))): \(s.count(.hyperLevel2))")
+            lines.append(
+                "  hypo level 1 (< \(Format.glucose(Double(thresholds.low), unit: unit))): \(s.count(.hypoLevel1)), of which level 2 (< \(Format.glucose(Double(thresholds.veryLow), unit: unit))): \(s.count(.hypoLevel2))"
+            )
+            lines.append(
+                "  hyper level 1 (> \(Format.glucose(Double(thresholds.high), unit: unit))): \(s.count(.hyperLevel1)), level 2 (> \(Format.glucose(Double(thresholds.veryHigh), unit: unit))): \(s.count(.hyperLevel2))"
+            )
         }
         lines.append("fingerstick readings left out: \(s.fingersticksExcluded)")
         return lines.joined(separator: "\n")

@@ -21,14 +21,16 @@ struct StatusCommand: ParsableCommand {
             let exists = FileManager.default.fileExists(atPath: path)
             // A view never creates a store: the last imports are read only from one that exists.
             let runs = exists ? try SharedStore(path: path).latestImportRuns() : []
-            print(try Format.json(StatusJSON(
-                store: path, storeExists: exists, daemon: DaemonState.read(forStore: path),
-                lastImports: runs.map { run in
-                    StatusJSON.Import(
-                        source: run.source.description, model: run.source.model, finished: Format.utc(run.finishedAt),
-                        mode: run.mode, origin: run.origin, recordsRead: run.recordsRead, added: run.added,
-                        alreadyStored: run.alreadyStored, skipped: run.skipped)
-                })))
+            print(
+                try Format.json(
+                    StatusJSON(
+                        store: path, storeExists: exists, daemon: DaemonState.read(forStore: path),
+                        lastImports: runs.map { run in
+                            StatusJSON.Import(
+                                source: run.source.description, model: run.source.model, finished: Format.utc(run.finishedAt),
+                                mode: run.mode, origin: run.origin, recordsRead: run.recordsRead, added: run.added,
+                                alreadyStored: run.alreadyStored, skipped: run.skipped)
+                        })))
         }
     }
 }

@@ -39,7 +39,8 @@ extension StoreOptions {
 
     /// `no store at PATH`, and how to name the right one.
     static func noStoreMessage(path: String, given: Bool, defaultPath: String) -> String {
-        let how = given
+        let how =
+            given
             ? "check the path given with --store (without --store, glucobridge uses \(defaultPath))"
             : "this is the default store; name another with --store PATH"
         return "no store at \(path): nothing has been imported there and this command creates none; \(how)"

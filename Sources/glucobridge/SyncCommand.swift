@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import Daemon
+import Foundation
 import Logging
 import Store
 import Sync
@@ -20,9 +20,11 @@ struct SyncCommand: AsyncParsableCommand {
             reach the server, and new glucose thresholds re-tag the readings and logs sent before. A second sync of the same patient while one runs is refused (after --lock-wait seconds).
             """)
 
-    @Option(name: .long, help: ArgumentHelp(
-        "The server: postgresql://USER@HOST[:PORT]/DATABASE[?sslmode=require|verify-full&sslrootcert=PATH].",
-        valueName: "url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The server: postgresql://USER@HOST[:PORT]/DATABASE[?sslmode=require|verify-full&sslrootcert=PATH].",
+            valueName: "url"))
     var to: String
 
     @Option(name: .long, help: ArgumentHelp("The patient id this store belongs to on the server.", valueName: "id"))
@@ -31,8 +33,10 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A file whose first line is the server password.", valueName: "file"))
     var passwordFile: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Seconds to wait for another sync of the same patient to end before refusing.", valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Seconds to wait for another sync of the same patient to end before refusing.", valueName: "seconds"))
     var lockWait = 10
 
     @Option(name: .long, help: .hidden)
@@ -63,9 +67,11 @@ struct SyncCommand: AsyncParsableCommand {
 
 /// The daemon's `--sync-to`, `--patient` and `--password-file`.
 struct DaemonSyncOptions: ParsableArguments {
-    @Option(name: .customLong("sync-to"), help: ArgumentHelp(
-        "Sync the store to this PostgreSQL server after every import (as `glucobridge sync --to`); retried with back-off while it is unreachable.",
-        valueName: "url"))
+    @Option(
+        name: .customLong("sync-to"),
+        help: ArgumentHelp(
+            "Sync the store to this PostgreSQL server after every import (as `glucobridge sync --to`); retried with back-off while it is unreachable.",
+            valueName: "url"))
     var syncTo: String?
 
     @Option(name: .long, help: ArgumentHelp("The patient id for --sync-to.", valueName: "id"))

@@ -46,7 +46,9 @@ extension DriverConformanceKit {
         let recording = folder.appendingPathComponent("\(name).btsnoop")
         let live = try store(folder, "live")
         let first = try importPeripheral(device, step: 0, into: live, recordTo: recording)
-        let stored = Set(first.glucose.map(\.source.family) + [first.activity?.source.family].compactMap { $0 }.flatMap { $0.split(separator: "+").map(String.init) })
+        let stored = Set(
+            first.glucose.map(\.source.family)
+                + [first.activity?.source.family].compactMap { $0 }.flatMap { $0.split(separator: "+").map(String.init) })
         XCTAssertTrue(
             Set(device.families).isSubset(of: stored), "\(name): the import stores under \(device.families), not \(stored.sorted())",
             file: file, line: line)
@@ -89,10 +91,12 @@ extension DriverConformanceKit {
                 _ = try Importer(store: target).run(.capture(url))
                 let readings = try storeContent(target, [.readings])
                 XCTAssertTrue(
-                    readings.allSatisfy(whole.contains), "\(name), cut after record \(index + 1): stored readings the whole recording "
+                    readings.allSatisfy(whole.contains),
+                    "\(name), cut after record \(index + 1): stored readings the whole recording "
                         + "does not hold: \(readings.filter { !whole.contains($0) }.prefix(3))", file: file, line: line)
             } catch {
-                XCTAssertEqual(try rows(target), [], "\(name), cut after record \(index + 1): failed (\(error)) but stored rows", file: file, line: line)
+                XCTAssertEqual(
+                    try rows(target), [], "\(name), cut after record \(index + 1): failed (\(error)) but stored rows", file: file, line: line)
             }
         }
 

@@ -116,7 +116,8 @@ package enum DriverConformanceKit {
                 _ = try Importer(store: target).run(.capture(url))
                 let stored = try rows(target)
                 XCTAssertTrue(
-                    stored.allSatisfy(whole.contains), "\(name), \(damage): stored rows the whole recording does not hold: "
+                    stored.allSatisfy(whole.contains),
+                    "\(name), \(damage): stored rows the whole recording does not hold: "
                         + "\(stored.filter { !whole.contains($0) }.prefix(3))", file: file, line: line)
             } catch {
                 XCTAssertEqual(try rows(target), [], "\(name), \(damage): failed (\(error)) but stored rows", file: file, line: line)
@@ -173,7 +174,8 @@ package enum DriverConformanceKit {
     private static func shortened(_ bytes: [UInt8], packet range: Range<Int>) -> [UInt8] {
         var record = Array(bytes[range].dropLast())
         for offset in [8, 12, 16 + 32, 16 + 36] {
-            let value = UInt32(record[offset]) | UInt32(record[offset + 1]) << 8 | UInt32(record[offset + 2]) << 16
+            let value =
+                UInt32(record[offset]) | UInt32(record[offset + 1]) << 8 | UInt32(record[offset + 2]) << 16
                 | UInt32(record[offset + 3]) << 24
             let less = value &- 1
             for byte in 0..<4 { record[offset + byte] = UInt8(truncatingIfNeeded: less >> (8 * byte)) }

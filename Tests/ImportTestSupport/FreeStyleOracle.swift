@@ -18,7 +18,9 @@ package enum FreeStyleOracle {
         guard let python else { throw XCTSkip("python3 is not on PATH: the freestyle-hid oracle cannot run") }
         let check = try runProcess(python, ["-c", modules.map { "import \($0)" }.joined(separator: "\n")])
         guard check.status == 0 else {
-            throw XCTSkip("the Python modules \(modules.joined(separator: ", ")) are not installed (pip install freestyle-hid freestyle-keys): \(check.stderr.split(separator: "\n").last ?? "")")
+            throw XCTSkip(
+                "the Python modules \(modules.joined(separator: ", ")) are not installed (pip install freestyle-hid freestyle-keys): \(check.stderr.split(separator: "\n").last ?? "")"
+            )
         }
         let result = try runProcess(python, ["-c", script])
         guard result.status == 0 else { throw OracleFailure(stderr: result.stderr) }

@@ -15,8 +15,6 @@ package func makeStore(zone: String = "America/Los_Angeles", file: StaticString 
     return (store, folder)
 }
 
-
-
 /// A simulated Dexcom receiver holding `readings` EGV readings (38 a page), recorded to `url` as
 /// a live import records it (a usbmon pcap).
 package func recordReceiverCapture(readings: Int, serial: String, to url: URL) throws {
@@ -24,8 +22,10 @@ package func recordReceiverCapture(readings: Int, serial: String, to url: URL) t
     let pages = DexcomPageBuilder.generatedEGVPages(count: readings, lastSystemSeconds: last, displayOffset: -25_200)
     let host = Date(timeIntervalSince1970: TimeInterval(dexcomEpochOffsetFrom1970) + TimeInterval(last + 60))
     let receiver = DexcomReceiverSimulator(
-        pages: [DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: serial, systemSeconds: 1)],
-                DexcomPartition.egvData.rawValue: pages],
+        pages: [
+            DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: serial, systemSeconds: 1)],
+            DexcomPartition.egvData.rawValue: pages,
+        ],
         systemTime: last + 60, displayTimeOffset: -25_200, hostClock: { host })
     let recorder = try RecordingUSBTransport(recording: receiver, to: url, clock: { host })
     _ = try DexcomDriver.download(over: recorder, context: .fresh)

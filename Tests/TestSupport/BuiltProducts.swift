@@ -35,7 +35,8 @@ public func runProcess(
 ) throws -> ProcessResult {
     let folder = try Fixtures.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: folder) }
-    let out = folder.appendingPathComponent("stdout"), err = folder.appendingPathComponent("stderr")
+    let out = folder.appendingPathComponent("stdout")
+    let err = folder.appendingPathComponent("stderr")
     _ = FileManager.default.createFile(atPath: out.path, contents: nil)
     _ = FileManager.default.createFile(atPath: err.path, contents: nil)
     let process = Process()

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The built `glucobridge daemon`, started with `arguments`; its standard error goes to `log`

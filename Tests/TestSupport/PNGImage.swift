@@ -9,7 +9,9 @@ public struct PNGImage {
     public let rgb: [UInt8]
 
     public enum DecodeError: Error, CustomStringConvertible {
-        case notPNG, unsupported(String), corrupt(String)
+        case notPNG
+        case unsupported(String)
+        case corrupt(String)
 
         public var description: String {
             switch self {
@@ -28,7 +30,9 @@ public struct PNGImage {
         guard data.count > 8, data[0..<8].elementsEqual([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { throw DecodeError.notPNG }
         func u32(_ at: Int) -> Int { Int(data[at]) << 24 | Int(data[at + 1]) << 16 | Int(data[at + 2]) << 8 | Int(data[at + 3]) }
         var offset = 8
-        var width = 0, height = 0, channels = 0
+        var width = 0
+        var height = 0
+        var channels = 0
         var compressed: [UInt8] = []
         while offset + 8 <= data.count {
             let length = u32(offset)
@@ -60,7 +64,8 @@ public struct PNGImage {
         var pixels = [UInt8](repeating: 0, count: height * stride)
         for row in 0..<height {
             let filter = raw[row * (stride + 1)]
-            let source = row * (stride + 1) + 1, line = row * stride
+            let source = row * (stride + 1) + 1
+            let line = row * stride
             for i in 0..<stride {
                 let a = i >= channels ? Int(pixels[line + i - channels]) : 0
                 let b = row > 0 ? Int(pixels[line - stride + i]) : 0
@@ -72,7 +77,10 @@ public struct PNGImage {
                 case 2: predictor = b
                 case 3: predictor = (a + b) / 2
                 case 4:
-                    let p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c)
+                    let p = a + b - c
+                    let pa = abs(p - a)
+                    let pb = abs(p - b)
+                    let pc = abs(p - c)
                     predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c
                 default: throw DecodeError.corrupt("filter \(filter) on row \(row)")
                 }
@@ -102,7 +110,11 @@ public struct PNGImage {
 
     /// Where pixels of exactly `colour` (`0xRRGGBB`) are: their count and bounding box.
     public func find(_ colour: Int) -> (count: Int, minX: Int, minY: Int, maxX: Int, maxY: Int) {
-        var count = 0, minX = Int.max, minY = Int.max, maxX = -1, maxY = -1
+        var count = 0
+        var minX = Int.max
+        var minY = Int.max
+        var maxX = -1
+        var maxY = -1
         for y in 0..<height {
             for x in 0..<width where self.colour(x: x, y: y) == colour {
                 count += 1
@@ -155,7 +167,9 @@ enum Inflate {
         }
 
         mutating func decode(_ h: Huffman) throws -> Int {
-            var code = 0, first = 0, index = 0
+            var code = 0
+            var first = 0
+            var index = 0
             for length in 1...15 {
                 code |= try take(1)
                 let count = h.counts[length]
@@ -170,7 +184,9 @@ enum Inflate {
 
     static let lengthBase = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
     static let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-    static let distanceBase = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
+    static let distanceBase = [
+        1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
+    ]
     static let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
 
     static func zlib(_ data: [UInt8]) throws -> [UInt8] {
@@ -192,10 +208,13 @@ enum Inflate {
                 out += bits.bytes[bits.position..<bits.position + length]
                 bits.position += length
             case 1:
-                let lengths = [Int](repeating: 8, count: 144) + [Int](repeating: 9, count: 112) + [Int](repeating: 7, count: 24) + [Int](repeating: 8, count: 8)
+                let lengths =
+                    [Int](repeating: 8, count: 144) + [Int](repeating: 9, count: 112) + [Int](repeating: 7, count: 24) + [Int](repeating: 8, count: 8)
                 try codes(&bits, &out, Huffman(lengths: lengths), Huffman(lengths: [Int](repeating: 5, count: 30)))
             case 2:
-                let literalCount = try bits.take(5) + 257, distanceCount = try bits.take(5) + 1, codeCount = try bits.take(4) + 4
+                let literalCount = try bits.take(5) + 257
+                let distanceCount = try bits.take(5) + 1
+                let codeCount = try bits.take(4) + 4
                 let order = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
                 var codeLengths = [Int](repeating: 0, count: 19)
                 for i in 0..<codeCount { codeLengths[order[i]] = try bits.take(3) }

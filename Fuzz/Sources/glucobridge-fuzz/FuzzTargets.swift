@@ -135,7 +135,9 @@ func freeStyleHandshake(_ bytes: [UInt8]) {
 /// decryption and the text behind it are reached). A report whose MAC fails must never open.
 func freeStyleEncrypted(_ bytes: [UInt8]) {
     guard let flags = bytes.first else { return }
-    let serial = Array("MAGA987-J0123".utf8), readerNonce: [UInt8] = Array(1...8), hostNonce: [UInt8] = Array(9...16)
+    let serial = Array("MAGA987-J0123".utf8)
+    let readerNonce: [UInt8] = Array(1...8)
+    let hostNonce: [UInt8] = Array(9...16)
     let cipher = FreeStyleSessionCipher(keys: fuzzKeys, serial: serial, readerNonce: readerNonce, hostNonce: hostNonce)
     let mac = SpeckCMAC(key: SpeckCMAC(key: fuzzKeys.sessionMAC).derive(label: Array("SessnMAC".utf8), context: serial + readerNonce + hostNonce))
     var report = Array(bytes.dropFirst())
@@ -145,15 +147,19 @@ func freeStyleEncrypted(_ bytes: [UInt8]) {
     let side: FreeStyleSide = flags & 1 == 1 ? .host : .reader
     guard let message = try? cipher.open(report, from: side, context: "fuzz") else { return }
     if let type = report.first, !FreeStyleSessionCipher.isClear(type) {
-        precondition(report.count == 64 && Array(mac.tagBytes(report[0..<60]).suffix(4)) == Array(report[60..<64]), "a report whose MAC fails was opened")
+        precondition(
+            report.count == 64 && Array(mac.tagBytes(report[0..<60]).suffix(4)) == Array(report[60..<64]), "a report whose MAC fails was opened")
     }
     for command in ["$history?", "$arresult?", "$sn?"] {
         var session = FreeStyleSession(model: .libre3)
-        attempt { try session.absorb(textReply: FreeStyleText.verifiedMessage(of: message.payload, command: command), command: command, hostTime: nil) }
+        attempt {
+            try session.absorb(textReply: FreeStyleText.verifiedMessage(of: message.payload, command: command), command: command, hostTime: nil)
+        }
     }
     // Sealing what was opened gives a report that opens to the same message.
     if message.payload.count <= FreeStyleSessionCipher.maximumPayload, !FreeStyleSessionCipher.isClear(message.type) {
-        precondition((try? cipher.open(cipher.seal(message, counter: 7, from: side), from: side, context: "fuzz")) == message, "seal and open disagree")
+        precondition(
+            (try? cipher.open(cipher.seal(message, counter: 7, from: side), from: side, context: "fuzz")) == message, "seal and open disagree")
     }
 }
 

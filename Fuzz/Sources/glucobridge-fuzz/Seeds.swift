@@ -16,14 +16,18 @@ enum Seeds {
         var seeds: [String: [[UInt8]]] = [:]
         let pcaps = try ["dexcom/ecc1-g4-receiver.pcap", "freestyle/libre-synthetic.pcap"].map(file)
         let transcript = try file("contour/contour-usb-session.txt")
-        let btsnoops = try ["ble/synthetic/synthetic-hrs-cgms-android-h4.btsnoop", "ble/synthetic/synthetic-hrs-cgms-btmon-monitor.btsnoop",
-                            "ble/hr-40min-walk.btsnoop"].map(file)
+        let btsnoops = try [
+            "ble/synthetic/synthetic-hrs-cgms-android-h4.btsnoop", "ble/synthetic/synthetic-hrs-cgms-btmon-monitor.btsnoop",
+            "ble/hr-40min-walk.btsnoop",
+        ].map(file)
         seeds["pcap"] = pcaps
         seeds["pcapng"] = pcaps.map(pcapng)
         seeds["transcript"] = [transcript]
         seeds["btsnoop"] = btsnoops
-        let fits = try ["Activity.fit", "MonitoringFile.fit", "garmin-edge-820-bike.fit", "activity-unexpected-eof.fit",
-                        "activity-settings-corruptheader.fit", "synthetic-compressed-developer.fit"].map { try file("fit/\($0)") }
+        let fits = try [
+            "Activity.fit", "MonitoringFile.fit", "garmin-edge-820-bike.fit", "activity-unexpected-eof.fit",
+            "activity-settings-corruptheader.fit", "synthetic-compressed-developer.fit",
+        ].map { try file("fit/\($0)") }
         seeds["fit"] = fits
         seeds["replay"] = pcaps + pcaps.map(pcapng) + [transcript] + btsnoops + fits
 
@@ -38,8 +42,10 @@ enum Seeds {
         }
         let reports = usb[1].transfers.filter { $0.direction == .in }.map(\.data).filter { !$0.isEmpty }
         seeds["freestyle-text"] = Array(reports.prefix(24)) + [try file("freestyle/tidepool/text-responses.txt")]
-        seeds["freestyle-binary"] = try ["freestyle/tidepool/factory-config.aap.json", "freestyle/tidepool/historical-records.aap.json",
-                                         "freestyle/tidepool/atp-crc32-vectors.txt"].map(file)
+        seeds["freestyle-binary"] = try [
+            "freestyle/tidepool/factory-config.aap.json", "freestyle/tidepool/historical-records.aap.json",
+            "freestyle/tidepool/atp-crc32-vectors.txt",
+        ].map(file)
         let libre2 = try libre2Session(folder: FileManager.default.temporaryDirectory)
         seeds["freestyle-handshake"] = [framed(libre2.map { [$0.direction == .out ? 1 : 0] + $0.data })]
         seeds["freestyle-encrypted"] = libre2.filter { $0.data.count == 64 && !FreeStyleSessionCipher.isClear($0.data[0]) }.prefix(16)
@@ -77,8 +83,9 @@ enum Seeds {
         defer { try? FileManager.default.removeItem(at: url) }
         let first = PHDAbsoluteTime(year: 2026, month: 3, day: 9, hour: 7, minute: 15, second: 0)
         let entries = [99, 0x07FE, 0x0802, 120].enumerated().map { i, value in
-            AccuChekEntry(position: Int64(i), time: PHDAbsoluteTime(seconds: first.seconds + Int64(i) * 3600), glucose: UInt16(value),
-                          status: i == 3 ? AccuChekEntry.testData : 0)
+            AccuChekEntry(
+                position: Int64(i), time: PHDAbsoluteTime(seconds: first.seconds + Int64(i) * 3600), glucose: UInt16(value),
+                status: i == 3 ? AccuChekEntry.testData : 0)
         }
         let meter = AccuChekMeterSimulator(
             serial: "92912345678", unit: .milligramsPerDeciliter, clock: PHDAbsoluteTime(seconds: first.seconds + 86_400), entries: entries,

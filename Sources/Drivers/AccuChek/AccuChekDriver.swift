@@ -108,15 +108,19 @@ package enum AccuChekDriver: USBDeviceDriver {
             configuration = try link.receive(waitingFor: "the meter's configuration")
         }
         guard case .presentation(let report) = configuration.apdu, case .eventReport(let event, _) = report.message,
-              event.type == PHDEvent.configuration else {
+            event.type == PHDEvent.configuration
+        else {
             throw .unexpectedAPDU(context: "instead of its configuration", received: configuration.apdu.name)
         }
         try session.absorb(configuration.apdu, hostTime: configuration.hostTime)
         let reportID = session.configuration?.reportID ?? 0
-        try link.send(.presentation(DataAPDU(
-            invokeID: report.invokeID,
-            message: .eventReportResult(PHDEvent(
-                handle: event.handle, time: 0, type: PHDEvent.configuration, info: PHDConfigReport.response(reportID: reportID))))))
+        try link.send(
+            .presentation(
+                DataAPDU(
+                    invokeID: report.invokeID,
+                    message: .eventReportResult(
+                        PHDEvent(
+                            handle: event.handle, time: 0, type: PHDEvent.configuration, info: PHDConfigReport.response(reportID: reportID))))))
         guard let pmStore = session.pmStore else { throw .missingAttribute("a PM-store object in its configuration") }
 
         var invokeID = report.invokeID
@@ -139,17 +143,20 @@ package enum AccuChekDriver: USBDeviceDriver {
         guard case .getResult = try request(.get(handle: 0, attributeIDs: []), "GET of the MDS attributes") else {
             throw .unexpectedAPDU(context: "in answer to GET of the MDS attributes", received: "another message")
         }
-        guard case .actionResult(_, DataMessage.getAction, _) = try request(
-            .action(handle: pmStore.handle, type: DataMessage.getAction, arguments: PHDSegmentInfo.allSegments, confirmed: true),
-            "MDC_ACT_SEG_GET_INFO")
+        guard
+            case .actionResult(_, DataMessage.getAction, _) = try request(
+                .action(handle: pmStore.handle, type: DataMessage.getAction, arguments: PHDSegmentInfo.allSegments, confirmed: true),
+                "MDC_ACT_SEG_GET_INFO")
         else {
             throw .unexpectedAPDU(context: "in answer to MDC_ACT_SEG_GET_INFO", received: "another message")
         }
         let instance = session.segmentInfo?.segments.first?.instance ?? 0
-        guard case .actionResult(_, DataMessage.transferAction, _) = try request(
-            .action(handle: pmStore.handle, type: DataMessage.transferAction, arguments: [UInt8(instance >> 8), UInt8(instance & 0xFF)],
+        guard
+            case .actionResult(_, DataMessage.transferAction, _) = try request(
+                .action(
+                    handle: pmStore.handle, type: DataMessage.transferAction, arguments: [UInt8(instance >> 8), UInt8(instance & 0xFF)],
                     confirmed: true),
-            "MDC_ACT_SEG_TRIG_XFER"),
+                "MDC_ACT_SEG_TRIG_XFER"),
             let transfer = session.transfer
         else {
             throw .unexpectedAPDU(context: "in answer to MDC_ACT_SEG_TRIG_XFER", received: "another message")
@@ -184,15 +191,19 @@ package enum AccuChekDriver: USBDeviceDriver {
             }
             let received = try link.receive(waitingFor: "segment data after \(session.entries.count) results")
             guard case .presentation(let data) = received.apdu, case .eventReport(let event, _) = data.message,
-                  event.type == PHDEvent.segmentData else {
+                event.type == PHDEvent.segmentData
+            else {
                 throw .unexpectedAPDU(context: "during the segment transfer", received: received.apdu.name)
             }
             try session.absorb(received.apdu, hostTime: received.hostTime)
             let segment = try PHDSegmentData(event.info, apdu: received.apdu.name)
-            try link.send(.presentation(DataAPDU(
-                invokeID: data.invokeID,
-                message: .eventReportResult(PHDEvent(
-                    handle: pmStore, time: 0xFFFF_FFFF, type: PHDEvent.segmentData, info: segment.confirmation)))))
+            try link.send(
+                .presentation(
+                    DataAPDU(
+                        invokeID: data.invokeID,
+                        message: .eventReportResult(
+                            PHDEvent(
+                                handle: pmStore, time: 0xFFFF_FFFF, type: PHDEvent.segmentData, info: segment.confirmation)))))
             progress.report("results", done: session.entries.count)
         }
     }
@@ -218,9 +229,10 @@ final class AccuChekLink {
             return (inward, out)
         }
         let interfaces = transport.device.interfaces
-        guard let (interface, endpoints) = interfaces.lazy.filter({ $0.interfaceClass == Self.phdcClass })
-            .compactMap({ i in pair(i).map { (i, $0) } }).first
-            ?? interfaces.lazy.compactMap({ i in pair(i).map { (i, $0) } }).first
+        guard
+            let (interface, endpoints) = interfaces.lazy.filter({ $0.interfaceClass == Self.phdcClass })
+                .compactMap({ i in pair(i).map { (i, $0) } }).first
+                ?? interfaces.lazy.compactMap({ i in pair(i).map { (i, $0) } }).first
         else {
             throw .noDataInterface(device: transport.device.idString)
         }

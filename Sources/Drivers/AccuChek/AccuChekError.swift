@@ -25,15 +25,15 @@ public enum AccuChekError: Error, CustomStringConvertible, Equatable {
 
     public var description: String {
         switch self {
-        case let .malformedAPDU(apdu, offset, reason): "malformed \(apdu) at byte \(offset): \(reason)"
-        case let .unexpectedAPDU(context, received): "the meter sent \(received) \(context)"
-        case let .requestFailed(request, reason): "the meter refused \(request): \(reason)"
-        case let .aborted(reason, context): "the meter aborted the association (reason \(reason)) \(context)"
+        case .malformedAPDU(let apdu, let offset, let reason): "malformed \(apdu) at byte \(offset): \(reason)"
+        case .unexpectedAPDU(let context, let received): "the meter sent \(received) \(context)"
+        case .requestFailed(let request, let reason): "the meter refused \(request): \(reason)"
+        case .aborted(let reason, let context): "the meter aborted the association (reason \(reason)) \(context)"
         case .missingAttribute(let what): "the meter did not send \(what)"
-        case let .badEntry(index, reason): "stored result \(index): \(reason)"
+        case .badEntry(let index, let reason): "stored result \(index): \(reason)"
         case .noDataInterface(let device): "\(device) has no PHDC interface (class 0x0F) with a bulk IN and OUT endpoint"
         case .incompleteTransfer(let reason): "the meter's transfer is incomplete: \(reason)"
-        case let .noAnswer(what, error): "the meter stopped answering while the host waited for \(what) (\(error))"
+        case .noAnswer(let what, let error): "the meter stopped answering while the host waited for \(what) (\(error))"
         case .transport(let error): error.description
         }
     }

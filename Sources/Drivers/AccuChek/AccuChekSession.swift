@@ -140,7 +140,8 @@ public struct AccuChekSession: Sendable {
     /// The meter's serial: the ProductionSpec serial-number entry, else its system id in hex.
     package var serial: String? {
         if let spec = mds?.first(where: { $0.id == PHDCode.attributeProductionSpec })?.value,
-           let serial = PHDText.serialNumber(inProductionSpec: spec), !serial.isEmpty {
+            let serial = PHDText.serialNumber(inProductionSpec: spec), !serial.isEmpty
+        {
             return serial
         }
         let id = mds?.first(where: { $0.id == PHDCode.attributeSystemID })?.value ?? systemID

@@ -362,13 +362,13 @@ public enum DataMessage: Sendable, Equatable {
 
     package var name: String {
         switch self {
-        case let .eventReport(event, confirmed):
+        case .eventReport(let event, let confirmed):
             (confirmed ? "confirmed " : "") + "event report " + Self.eventName(event.type)
         case .eventReportResult(let event): "event report response " + Self.eventName(event.type)
         case .get(let handle, _): "GET on handle \(handle)"
         case .getResult(let handle, _): "GET response for handle \(handle)"
-        case let .action(handle, type, _, _): "ACTION \(Self.actionName(type)) on handle \(handle)"
-        case let .actionResult(_, type, _): "ACTION response \(Self.actionName(type))"
+        case .action(let handle, let type, _, _): "ACTION \(Self.actionName(type)) on handle \(handle)"
+        case .actionResult(_, let type, _): "ACTION response \(Self.actionName(type))"
         case .error(let code, _): "error response (code \(code))"
         case .reject(let problem): "reject (problem \(problem))"
         }
@@ -430,18 +430,18 @@ public enum DataMessage: Sendable, Equatable {
             writer.u32(event.time)
             writer.u16(event.type)
             writer.lengthPrefixed { $0.append(event.info) }
-        case let .get(handle, ids):
+        case .get(let handle, let ids):
             writer.u16(handle)
             writer.u16(UInt16(ids.count))
             writer.lengthPrefixed { list in ids.forEach { list.u16($0) } }
-        case let .getResult(handle, attributes):
+        case .getResult(let handle, let attributes):
             writer.u16(handle)
             PHDAttribute.encode(attributes, into: &writer)
-        case let .action(handle, type, arguments, _), let .actionResult(handle, type, arguments):
+        case .action(let handle, let type, let arguments, _), .actionResult(let handle, let type, let arguments):
             writer.u16(handle)
             writer.u16(type)
             writer.lengthPrefixed { $0.append(arguments) }
-        case let .error(code, parameter):
+        case .error(let code, let parameter):
             writer.u16(code)
             writer.lengthPrefixed { $0.append(parameter) }
         case .reject(let problem):
@@ -524,7 +524,9 @@ package struct MDERWriter {
     mutating func u8(_ value: UInt8) { bytes.append(value) }
     mutating func u16(_ value: UInt16) { bytes += [UInt8(value >> 8), UInt8(value & 0xFF)] }
     mutating func u32(_ value: UInt32) {
-        bytes += [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+        bytes += [
+            UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value),
+        ]
     }
     mutating func append(_ more: [UInt8]) { bytes += more }
 

@@ -254,7 +254,8 @@ public struct PHDAbsoluteTime: Sendable, Equatable {
             year: fields[0] * 100 + fields[1], month: fields[2], day: fields[3], hour: fields[4], minute: fields[5], second: fields[6],
             hundredths: fields[7])
         guard (1...12).contains(month), (1...CivilDate.daysInMonth(year: year, month: month)).contains(day), hour < 24, minute < 60,
-              second < 60 else { return nil }
+            second < 60
+        else { return nil }
     }
 
     package var bcd: [UInt8] {
@@ -289,7 +290,8 @@ package enum PHDText {
         guard let count = try? reader.u16("count"), var list = try? reader.nested("entries") else { return nil }
         for _ in 0..<count {
             guard let type = try? list.u16("spec-type"), (try? list.u16("component-id")) != nil,
-                  let text = try? list.lengthPrefixed("prod-spec") else { return nil }
+                let text = try? list.lengthPrefixed("prod-spec")
+            else { return nil }
             if type == 1 { return clean(text) }
         }
         return nil

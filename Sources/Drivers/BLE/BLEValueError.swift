@@ -17,9 +17,9 @@ public enum BLEValueError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The characteristic whose value was rejected.
     package var characteristic: BLECharacteristic {
         switch self {
-        case let .shortPayload(characteristic, _, _, _, _), let .reservedFlags(characteristic, _, _, _),
-            let .crcMismatch(characteristic, _, _, _), let .missingCRC(characteristic, _),
-            let .unexpectedLength(characteristic, _, _, _), let .invalidField(characteristic, _, _, _):
+        case .shortPayload(let characteristic, _, _, _, _), .reservedFlags(let characteristic, _, _, _),
+            .crcMismatch(let characteristic, _, _, _), .missingCRC(let characteristic, _),
+            .unexpectedLength(let characteristic, _, _, _), .invalidField(let characteristic, _, _, _):
             characteristic
         }
     }
@@ -27,8 +27,8 @@ public enum BLEValueError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The byte offset within the value where the problem is.
     package var offset: Int {
         switch self {
-        case let .shortPayload(_, _, offset, _, _), let .reservedFlags(_, offset, _, _), let .crcMismatch(_, offset, _, _),
-            let .missingCRC(_, offset), let .unexpectedLength(_, offset, _, _), let .invalidField(_, _, offset, _):
+        case .shortPayload(_, _, let offset, _, _), .reservedFlags(_, let offset, _, _), .crcMismatch(_, let offset, _, _),
+            .missingCRC(_, let offset), .unexpectedLength(_, let offset, _, _), .invalidField(_, _, let offset, _):
             offset
         }
     }
@@ -36,20 +36,20 @@ public enum BLEValueError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         let place = "\(characteristic) at byte \(offset)"
         switch self {
-        case let .shortPayload(_, field, _, needed, available):
+        case .shortPayload(_, let field, _, let needed, let available):
             return "\(place): the value ends before its \(field) (\(needed) byte\(needed == 1 ? "" : "s") needed, "
                 + "\(available) left)"
-        case let .reservedFlags(_, _, flags, mask):
+        case .reservedFlags(_, _, let flags, let mask):
             return "\(place): flags 0x\(String(flags, radix: 16, uppercase: true)) set reserved bits "
                 + "0x\(String(flags & mask, radix: 16, uppercase: true)), so the fields that follow cannot be located"
-        case let .crcMismatch(_, _, carried, computed):
+        case .crcMismatch(_, _, let carried, let computed):
             return "\(place): E2E-CRC is 0x\(hex4(carried)) but the bytes before it give 0x\(hex4(computed))"
         case .missingCRC:
             return "\(place): the sensor's CGM Feature announces E2E-CRC but this value carries none"
-        case let .unexpectedLength(_, _, expected, found):
+        case .unexpectedLength(_, _, let expected, let found):
             let allowed = expected.map(String.init).joined(separator: " or ")
             return "\(place): \(found) bytes where the flags allow \(allowed)"
-        case let .invalidField(_, field, _, reason):
+        case .invalidField(_, let field, _, let reason):
             return "\(place): \(field) \(reason)"
         }
     }

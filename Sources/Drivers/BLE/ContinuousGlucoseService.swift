@@ -80,21 +80,35 @@ public struct CGMMeasurement: Sendable, Equatable {
         while start < value.count {
             let size = Int(value[start])
             guard size >= 6 else {
-                results.append((nil, .failure(.invalidField(
-                    characteristic: .cgmMeasurement, field: "record size", offset: start,
-                    reason: "is \(size) (a record holds at least 6 bytes)"))))
+                results.append(
+                    (
+                        nil,
+                        .failure(
+                            .invalidField(
+                                characteristic: .cgmMeasurement, field: "record size", offset: start,
+                                reason: "is \(size) (a record holds at least 6 bytes)"))
+                    ))
                 break
             }
             guard start + size <= value.count else {
-                results.append((nil, .failure(.shortPayload(
-                    characteristic: .cgmMeasurement, field: "record of \(size) bytes", offset: start, needed: size,
-                    available: value.count - start))))
+                results.append(
+                    (
+                        nil,
+                        .failure(
+                            .shortPayload(
+                                characteristic: .cgmMeasurement, field: "record of \(size) bytes", offset: start, needed: size,
+                                available: value.count - start))
+                    ))
                 break
             }
             let timeOffset = UInt16(value[start + 4]) | UInt16(value[start + 5]) << 8
-            results.append((timeOffset, Result(catching: { () throws(BLEValueError) -> CGMMeasurement in
-                try decodeRecord(value, from: start, size: size, e2eCRC: e2eCRC)
-            })))
+            results.append(
+                (
+                    timeOffset,
+                    Result(catching: { () throws(BLEValueError) -> CGMMeasurement in
+                        try decodeRecord(value, from: start, size: size, e2eCRC: e2eCRC)
+                    })
+                ))
             start += size
         }
         return results

@@ -53,7 +53,7 @@ package struct GlucoseConcentration: Sendable, Equatable {
     /// The value in the unit the meter displays: mg/dL for kg/L, mmol/L for mol/L. The power of
     /// ten is applied to the exponent, so 105e−5 kg/L is exactly 105 mg/dL.
     package var displayed: (value: Double, unit: GlucoseUnit)? {
-        guard case let .finite(mantissa, exponent) = value else { return nil }
+        guard case .finite(let mantissa, let exponent) = value else { return nil }
         switch unit {
         case .kilogramsPerLitre: return (Self.decimal(mantissa, Int(exponent) + 5), .milligramsPerDeciliter)
         case .molesPerLitre: return (Self.decimal(mantissa, Int(exponent) + 3), .millimolesPerLiter)

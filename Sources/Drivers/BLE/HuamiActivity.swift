@@ -68,34 +68,35 @@ public enum HuamiError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .shortValue(characteristic, field, offset, needed, available):
+        case .shortValue(let characteristic, let field, let offset, let needed, let available):
             return "\(characteristic) at byte \(offset): the value ends before its \(field) (\(needed) byte\(needed == 1 ? "" : "s") needed, "
                 + "\(available) left)"
-        case let .notAnAnswer(characteristic, found):
+        case .notAnAnswer(let characteristic, let found):
             return "\(characteristic) at byte 0: 0x\(Hex.encode([found])) where an answer starts with 0x10"
-        case let .unexpectedLength(characteristic, what, expected, found):
+        case .unexpectedLength(let characteristic, let what, let expected, let found):
             return "\(characteristic): \(what) of \(found) bytes where \(expected.map(String.init).joined(separator: " or ")) are allowed"
-        case let .invalidField(characteristic, field, offset, reason):
+        case .invalidField(let characteristic, let field, let offset, let reason):
             return "\(characteristic) at byte \(offset): \(field) \(reason)"
-        case let .packetCounter(packet, expected, found):
+        case .packetCounter(let packet, let expected, let found):
             return "Huami activity data packet \(packet) at byte 0: counter \(found) where \(expected) was due (a packet was lost "
                 + "or repeated); the samples before it were kept"
         case .emptyPacket(let packet):
             return "Huami activity data packet \(packet): only the counter byte, no data"
-        case let .partialSample(offset, bytes, sampleSize):
+        case .partialSample(let offset, let bytes, let sampleSize):
             return "Huami activity data at byte \(offset) of the fetch: \(bytes) byte\(bytes == 1 ? "" : "s") left, not a whole "
                 + "\(sampleSize)-byte sample; left out"
-        case let .crcMismatch(carried, computed):
-            return "Huami fetch: the band's CRC-32 0x\(String(format: "%08X", carried)) differs from the data's 0x\(String(format: "%08X", computed)); "
+        case .crcMismatch(let carried, let computed):
+            return
+                "Huami fetch: the band's CRC-32 0x\(String(format: "%08X", carried)) differs from the data's 0x\(String(format: "%08X", computed)); "
                 + "the fetch was not used"
-        case let .refused(command, status):
+        case .refused(let command, let status):
             return "the Huami band answered \(command) with status 0x\(Hex.encode([status])) instead of success (0x01)"
-        case let .unanswered(command, seconds):
+        case .unanswered(let command, let seconds):
             return "the Huami band did not answer \(command) within \(seconds) s"
-        case let .authKeyMissing(band, searched):
+        case .authKeyMissing(let band, let searched):
             return "no auth key for the Huami band \(band), found in none of: \(searched.joined(separator: ", ")); nothing was read: "
                 + Self.howToGetKey
-        case let .authRefused(band, origin, status):
+        case .authRefused(let band, let origin, let status):
             return "the Huami band \(band) refused the auth key from \(origin) (status 0x\(Hex.encode([status]))): the key is not "
                 + "this band's, or it was paired again since; \(Self.howToGetKey)"
         case .keyFile(let reason):
@@ -184,8 +185,10 @@ public struct HuamiTime: Sendable, Equatable, CustomStringConvertible {
 
     /// The eight bytes of an answer's time.
     public var bytes: [UInt8] {
-        [UInt8(year & 0xFF), UInt8(year >> 8), UInt8(month), UInt8(day), UInt8(hour), UInt8(minute), UInt8(second),
-         UInt8(bitPattern: Int8(quarterHours))]
+        [
+            UInt8(year & 0xFF), UInt8(year >> 8), UInt8(month), UInt8(day), UInt8(hour), UInt8(minute), UInt8(second),
+            UInt8(bitPattern: Int8(quarterHours)),
+        ]
     }
 
     static func read(_ reader: inout HuamiReader) throws(HuamiError) -> HuamiTime {
@@ -227,9 +230,11 @@ public enum HuamiFetchCommand: Sendable, Equatable {
 
     public var bytes: [UInt8] {
         switch self {
-        case let .start(type, since):
-            [0x01, type, UInt8(since.year & 0xFF), UInt8(since.year >> 8), UInt8(since.month), UInt8(since.day), UInt8(since.hour),
-             UInt8(since.minute), 0x00, UInt8(bitPattern: Int8(since.quarterHours))]
+        case .start(let type, let since):
+            [
+                0x01, type, UInt8(since.year & 0xFF), UInt8(since.year >> 8), UInt8(since.month), UInt8(since.day), UInt8(since.hour),
+                UInt8(since.minute), 0x00, UInt8(bitPattern: Int8(since.quarterHours)),
+            ]
         case .fetch: [0x02]
         case .acknowledge: [0x03, 0x09]
         }
@@ -240,9 +245,11 @@ public enum HuamiFetchCommand: Sendable, Equatable {
     public static func decode(_ bytes: [UInt8]) -> HuamiFetchCommand? {
         switch bytes.first {
         case 0x01 where bytes.count == 10:
-            return .start(type: bytes[1], since: HuamiTime(
-                year: Int(bytes[2]) | Int(bytes[3]) << 8, month: Int(bytes[4]), day: Int(bytes[5]), hour: Int(bytes[6]),
-                minute: Int(bytes[7]), quarterHours: Int(Int8(bitPattern: bytes[9]))))
+            return .start(
+                type: bytes[1],
+                since: HuamiTime(
+                    year: Int(bytes[2]) | Int(bytes[3]) << 8, month: Int(bytes[4]), day: Int(bytes[5]), hour: Int(bytes[6]),
+                    minute: Int(bytes[7]), quarterHours: Int(Int8(bitPattern: bytes[9]))))
         case 0x02 where bytes.count == 1: return .fetch
         case 0x03: return .acknowledge
         default: return nil
@@ -290,19 +297,21 @@ public enum HuamiFetchAnswer: Sendable, Equatable {
         case 0x03:
             return .acknowledged
         default:
-            throw .invalidField(characteristic: characteristic, field: "command", offset: 1, reason: "is 0x\(Hex.encode([command])), not a fetch command (01, 02, 03)")
+            throw .invalidField(
+                characteristic: characteristic, field: "command", offset: 1, reason: "is 0x\(Hex.encode([command])), not a fetch command (01, 02, 03)"
+            )
         }
     }
 
     /// The bytes the band sends.
     public var bytes: [UInt8] {
         switch self {
-        case let .started(count, start):
+        case .started(let count, let start):
             [0x10, 0x01, 0x01, UInt8(count & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 24)] + start.bytes
         case .finished(let crc):
             [0x10, 0x02, 0x01] + (crc.map { [UInt8($0 & 0xFF), UInt8($0 >> 8 & 0xFF), UInt8($0 >> 16 & 0xFF), UInt8($0 >> 24)] } ?? [])
         case .acknowledged: [0x10, 0x03, 0x01]
-        case let .failed(command, status): [0x10, command, status]
+        case .failed(let command, let status): [0x10, command, status]
         }
     }
 }
@@ -360,9 +369,10 @@ public struct HuamiActivitySample: Sendable, Equatable {
         samples.reserveCapacity(data.count / size)
         var offset = 0
         while data.count - offset >= size {
-            samples.append(HuamiActivitySample(
-                kind: data[offset], intensity: data[offset + 1], steps: data[offset + 2], heartRate: data[offset + 3],
-                extra: form == .extended ? Array(data[(offset + 4)..<(offset + 8)]) : nil))
+            samples.append(
+                HuamiActivitySample(
+                    kind: data[offset], intensity: data[offset + 1], steps: data[offset + 2], heartRate: data[offset + 3],
+                    extra: form == .extended ? Array(data[(offset + 4)..<(offset + 8)]) : nil))
             offset += size
         }
         let left = data.count - offset

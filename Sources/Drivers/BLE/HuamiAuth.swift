@@ -124,7 +124,9 @@ public enum HuamiAuthMessage: Sendable, Equatable {
         case 0x02: return .randomRefused(status: status)
         case 0x03: return .verdict(status: status)
         default:
-            throw .invalidField(characteristic: characteristic, field: "command", offset: 1, reason: "is 0x\(Hex.encode([command])), not an authentication answer (02, 03)")
+            throw .invalidField(
+                characteristic: characteristic, field: "command", offset: 1,
+                reason: "is 0x\(Hex.encode([command])), not an authentication answer (02, 03)")
         }
     }
 

@@ -55,7 +55,7 @@ package enum MedicalFloat: Sendable, Equatable, Hashable, CustomStringConvertibl
     /// (read as decimal text, which rounds once), so 1120e−1 is exactly 112.0 and 1e−128 is the
     /// double a literal 1e-128 gives.
     package var value: Double? {
-        guard case let .finite(mantissa, exponent) = self else { return nil }
+        guard case .finite(let mantissa, let exponent) = self else { return nil }
         return Double("\(mantissa)e\(exponent)")
     }
 
@@ -64,7 +64,7 @@ package enum MedicalFloat: Sendable, Equatable, Hashable, CustomStringConvertibl
 
     package var description: String {
         switch self {
-        case let .finite(mantissa, exponent): exponent == 0 ? "\(mantissa)" : "\(mantissa)e\(exponent)"
+        case .finite(let mantissa, let exponent): exponent == 0 ? "\(mantissa)" : "\(mantissa)e\(exponent)"
         case .notANumber: "NaN"
         case .notAtThisResolution: "NRes"
         case .positiveInfinity: "+INF"

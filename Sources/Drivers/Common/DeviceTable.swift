@@ -28,16 +28,18 @@ package enum DeviceTable {
             rows.append(row(product.name, ids([product]), "not supported: \(product.refusal ?? "no driver")"))
         }
         let services = DriverRegistry.ble.map { $0.service.name }.joined(separator: ", ")
-        rows.append(row(
-            "Bluetooth LE sensors with the \(services) services", "",
-            "standard GATT services: see [Bluetooth LE sensors](#bluetooth-le-sensors)"))
+        rows.append(
+            row(
+                "Bluetooth LE sensors with the \(services) services", "",
+                "standard GATT services: see [Bluetooth LE sensors](#bluetooth-le-sensors)"))
         rows.append(row(FITActivityFile.devices, "", FITActivityFile.summary))
         return rows.joined(separator: "\n")
     }
 
     /// One row per Bluetooth LE driver: its service, family and what it stores.
     package static var bluetoothServices: String {
-        let rows = ["| service | family | what is stored |", "|---|---|---|"]
+        let rows =
+            ["| service | family | what is stored |", "|---|---|---|"]
             + DriverRegistry.ble.map { row($0.service.description, "`\($0.family)`", $0.summary) }
         return rows.joined(separator: "\n")
     }
@@ -46,7 +48,7 @@ package enum DeviceTable {
     /// both there.
     package static func section(_ name: String, in document: String) -> String? {
         guard let start = document.range(of: begin(name) + "\n"),
-              let stop = document.range(of: "\n" + end(name), range: start.upperBound..<document.endIndex)
+            let stop = document.range(of: "\n" + end(name), range: start.upperBound..<document.endIndex)
         else { return nil }
         return String(document[start.upperBound..<stop.lowerBound])
     }

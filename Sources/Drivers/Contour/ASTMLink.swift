@@ -2,7 +2,14 @@ import Transport
 
 /// ASTM E1381 link-layer control bytes.
 public enum ASTMControl: UInt8, Sendable {
-    case stx = 0x02, etx = 0x03, eot = 0x04, enq = 0x05, ack = 0x06, nak = 0x15, etb = 0x17, can = 0x18
+    case stx = 0x02
+    case etx = 0x03
+    case eot = 0x04
+    case enq = 0x05
+    case ack = 0x06
+    case nak = 0x15
+    case etb = 0x17
+    case can = 0x18
 }
 
 /// One E1381 frame: `STX, frame number '0'…'7', text, ETB or ETX, two hex checksum digits, CR, LF`.

@@ -154,7 +154,8 @@ enum ContourTime {
         let (year, month, day, hour, minute) = (number(0..<4), number(4..<6), number(6..<8), number(8..<10), number(10..<12))
         let second = digits.count == 14 ? number(12..<14) : 0
         guard (1...12).contains(month), (1...CivilDate.daysInMonth(year: year, month: month)).contains(day),
-              hour < 24, minute < 60, second < 60 else { return nil }
+            hour < 24, minute < 60, second < 60
+        else { return nil }
         return CivilDate.days(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 }

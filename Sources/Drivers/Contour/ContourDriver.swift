@@ -62,7 +62,8 @@ package enum ContourDriver: USBDeviceDriver {
         while true {
             reports += 1
             guard reports <= maximumReports else {
-                throw .incompleteSession(reason: "the meter sent \(maximumReports) reports without ending its transfer, more than any Contour memory holds")
+                throw .incompleteSession(
+                    reason: "the meter sent \(maximumReports) reports without ending its transfer, more than any Contour memory holds")
             }
             let read: USBRead
             do {

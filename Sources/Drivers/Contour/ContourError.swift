@@ -18,11 +18,11 @@ public enum ContourError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .badReport(context, reason): "bad HID report \(context): \(reason)"
-        case let .frameChecksumMismatch(frame, expected, found):
+        case .badReport(let context, let reason): "bad HID report \(context): \(reason)"
+        case .frameChecksumMismatch(let frame, let expected, let found):
             "ASTM frame \(frame): checksum is \(found) but its bytes give \(Hex.encode([expected]))"
-        case let .malformedFrame(context, reason): "malformed ASTM frame \(context): \(reason)"
-        case let .malformedRecord(record, reason): "cannot read the record \"\(record.prefix(60))\": \(reason)"
+        case .malformedFrame(let context, let reason): "malformed ASTM frame \(context): \(reason)"
+        case .malformedRecord(let record, let reason): "cannot read the record \"\(record.prefix(60))\": \(reason)"
         case .noHeader: "the meter sent no header record, so the meter and its units are unknown"
         case .incompleteSession(let reason): "the meter's transfer is incomplete: \(reason)"
         case .transport(let error): error.description

@@ -82,7 +82,9 @@ public struct ContourSession: Sendable {
             glucose.append(record)
         }
         var notes: [String] = []
-        if retransmittedFrames > 0 { notes.append("\(retransmittedFrames) retransmitted frame\(retransmittedFrames == 1 ? "" : "s") recognised and skipped") }
+        if retransmittedFrames > 0 {
+            notes.append("\(retransmittedFrames) retransmitted frame\(retransmittedFrames == 1 ? "" : "s") recognised and skipped")
+        }
         if !terminated { notes.append("the transfer ended without the terminator record") }
         return DeviceDownload(
             source: DeviceSource(family: ContourDriver.family, serial: header.serial, model: header.product),

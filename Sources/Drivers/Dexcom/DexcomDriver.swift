@@ -48,7 +48,8 @@ public enum DexcomDriver: USBDeviceDriver {
         try link.exchange(.readFirmwareHeader, into: &session)
         try link.exchange(.readDatabasePartitionInfo, into: &session)
         if let range = try link.pageRange(.manufacturingData, into: &session) {
-            try link.exchange(.readDatabasePages, [DexcomPartition.manufacturingData.rawValue] + range.upperBound.littleEndianBytes + [1], into: &session)
+            try link.exchange(
+                .readDatabasePages, [DexcomPartition.manufacturingData.rawValue] + range.upperBound.littleEndianBytes + [1], into: &session)
         }
         try link.exchange(.readDisplayTimeOffset, into: &session)
         try link.exchange(.readSystemTime, into: &session)
@@ -103,7 +104,8 @@ public enum DexcomDriver: USBDeviceDriver {
                 continue
             }
             let context = { @Sendable in
-                let name = DexcomCommand(rawValue: request.code).map { DexcomDownload.describe($0, request.payload) }
+                let name =
+                    DexcomCommand(rawValue: request.code).map { DexcomDownload.describe($0, request.payload) }
                     ?? "command 0x\(String(request.code, radix: 16, uppercase: true))"
                 return "reply to \(name) \(location())"
             }
@@ -135,11 +137,12 @@ public enum DexcomDriver: USBDeviceDriver {
             } else if let special = record.specialValue {
                 events[special.description, default: 0] += 1
             } else {
-                glucose.append(DeviceGlucoseRecord(
-                    stream: "egv", index: Int64(record.index), deviceSeconds: Int64(record.systemSeconds),
-                    displaySeconds: Int64(record.displaySeconds), value: Double(record.glucose), kind: .sensor,
-                    flag: record.glucose < 40 ? .belowRange : record.glucose > 400 ? .aboveRange : nil,
-                    trend: trend(record.trend), noise: record.noise == 0 ? nil : Int(record.noise)))
+                glucose.append(
+                    DeviceGlucoseRecord(
+                        stream: "egv", index: Int64(record.index), deviceSeconds: Int64(record.systemSeconds),
+                        displaySeconds: Int64(record.displaySeconds), value: Double(record.glucose), kind: .sensor,
+                        flag: record.glucose < 40 ? .belowRange : record.glucose > 400 ? .aboveRange : nil,
+                        trend: trend(record.trend), noise: record.noise == 0 ? nil : Int(record.noise)))
             }
         }
         for record in meter {
@@ -148,9 +151,10 @@ public enum DexcomDriver: USBDeviceDriver {
                 continue
             }
             let lag = Int64(record.systemSeconds) - Int64(record.meterSeconds)
-            glucose.append(DeviceGlucoseRecord(
-                stream: "meter", index: Int64(record.index), deviceSeconds: Int64(record.meterSeconds),
-                displaySeconds: Int64(record.displaySeconds) - lag, value: Double(record.mgdl), kind: .fingerstick))
+            glucose.append(
+                DeviceGlucoseRecord(
+                    stream: "meter", index: Int64(record.index), deviceSeconds: Int64(record.meterSeconds),
+                    displaySeconds: Int64(record.displaySeconds) - lag, value: Double(record.mgdl), kind: .fingerstick))
         }
         var cursors: [String: Int64] = [:]
         if let last = egv.last { cursors["egv"] = Int64(last.index) }
@@ -203,13 +207,15 @@ struct DexcomLink {
         func pair(_ interface: USBInterface, bulkOnly: Bool) -> (out: USBEndpoint, in: USBEndpoint)? {
             let usable = interface.endpoints.filter { bulkOnly ? $0.type == .bulk : $0.type != .control }
             guard let out = usable.first(where: { $0.direction == .out }),
-                  let inward = usable.first(where: { $0.direction == .in }) else { return nil }
+                let inward = usable.first(where: { $0.direction == .in })
+            else { return nil }
             return (out, inward)
         }
         let isData = { (interface: USBInterface) in interface.interfaceClass == USBInterface.classCDCData }
-        guard let (data, pair) = interfaces.lazy.filter(isData).compactMap({ i in pair(i, bulkOnly: true).map { (i, $0) } }).first
-            ?? interfaces.lazy.compactMap({ i in pair(i, bulkOnly: true).map { (i, $0) } }).first
-            ?? interfaces.lazy.filter(isData).compactMap({ i in pair(i, bulkOnly: false).map { (i, $0) } }).first
+        guard
+            let (data, pair) = interfaces.lazy.filter(isData).compactMap({ i in pair(i, bulkOnly: true).map { (i, $0) } }).first
+                ?? interfaces.lazy.compactMap({ i in pair(i, bulkOnly: true).map { (i, $0) } }).first
+                ?? interfaces.lazy.filter(isData).compactMap({ i in pair(i, bulkOnly: false).map { (i, $0) } }).first
         else {
             throw .noDataInterface(device: transport.device.idString)
         }

@@ -27,19 +27,19 @@ public enum DexcomError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .packetCRCMismatch(context, expected, found):
+        case .packetCRCMismatch(let context, let expected, let found):
             "CRC mismatch in the \(context): the packet says \(hex16(found)) but its bytes give \(hex16(expected))"
-        case let .malformedPacket(context, reason): "malformed packet in the \(context): \(reason)"
-        case let .replyRejected(command, code): "the receiver refused \(command): it answered \(code)"
-        case let .unexpectedReply(context, reason): "unexpected \(context): \(reason)"
-        case let .incompleteReply(context, received, expected):
+        case .malformedPacket(let context, let reason): "malformed packet in the \(context): \(reason)"
+        case .replyRejected(let command, let code): "the receiver refused \(command): it answered \(code)"
+        case .unexpectedReply(let context, let reason): "unexpected \(context): \(reason)"
+        case .incompleteReply(let context, let received, let expected):
             "the \(context) is incomplete: \(received) bytes arrived" + (expected.map { " of \($0)" } ?? "")
-        case let .pageCRCMismatch(partition, page, expected, found):
+        case .pageCRCMismatch(let partition, let page, let expected, let found):
             "\(partition) page \(page): header CRC is \(hex16(found)) but its bytes give \(hex16(expected)); the page is corrupt"
-        case let .recordCRCMismatch(partition, page, record, expected, found):
+        case .recordCRCMismatch(let partition, let page, let record, let expected, let found):
             "\(partition) page \(page), record \(record): CRC is \(hex16(found)) but its bytes give \(hex16(expected)); the record is corrupt or the record length is wrong"
-        case let .malformedPage(partition, page, reason): "\(partition) page \(page) is malformed: \(reason)"
-        case let .unsupportedRecordLayout(partition, revision):
+        case .malformedPage(let partition, let page, let reason): "\(partition) page \(page) is malformed: \(reason)"
+        case .unsupportedRecordLayout(let partition, let revision):
             "no record layout is known for \(partition) revision \(revision) and the receiver did not describe it"
         case .noDataInterface(let device): "the device \(device) has no interface with bulk IN and OUT endpoints; is it a Dexcom receiver?"
         case .noSerialNumber:

@@ -1,4 +1,5 @@
 import Checksums
+
 /// One frame of the receiver's serial protocol:
 /// `01 | length u16 LE | command or reply code | payload | CRC-16/XMODEM u16 LE`,
 /// where the length counts every byte of the frame.

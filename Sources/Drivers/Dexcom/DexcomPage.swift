@@ -1,4 +1,5 @@
 import Checksums
+
 /// The 28-byte header at the start of every database page.
 package struct DexcomPageHeader: Sendable, Equatable {
     /// The running index of the page's first record.

@@ -84,15 +84,17 @@ public struct DexcomDownload: Sendable {
         case .readDatabasePartitionInfo:
             for element in DexcomXML.elements(in: payload) where element.name == "Partition" {
                 guard let id = element.attributes["Id"].flatMap(UInt8.init),
-                      let revision = element.attributes["RecordRevision"].flatMap(UInt8.init),
-                      let length = element.attributes["RecordLength"].flatMap(Int.init) else { continue }
+                    let revision = element.attributes["RecordRevision"].flatMap(UInt8.init),
+                    let length = element.attributes["RecordLength"].flatMap(Int.init)
+                else { continue }
                 partitions[id] = DexcomPartitionLayout(revision: revision, recordLength: length)
             }
         case .readDatabasePageRange:
             guard payload.count == 8, let partition = request.payload.first else {
                 throw .unexpectedReply(context: context, reason: "\(payload.count) bytes instead of 8")
             }
-            let first = payload.u32le(at: 0), last = payload.u32le(at: 4)
+            let first = payload.u32le(at: 0)
+            let last = payload.u32le(at: 4)
             pageRanges[partition] = first == 0xFFFF_FFFF || last < first ? .some(nil) : first...last
         case .readDatabasePages:
             guard request.payload.count == 6 else {
@@ -125,7 +127,8 @@ public struct DexcomDownload: Sendable {
 
     /// Notes a request that the receiver never answered.
     package mutating func noteUnanswered(request: DexcomPacket, where location: String) {
-        let name = DexcomCommand(rawValue: request.code).map { Self.describe($0, request.payload) }
+        let name =
+            DexcomCommand(rawValue: request.code).map { Self.describe($0, request.payload) }
             ?? "command 0x\(String(request.code, radix: 16, uppercase: true))"
         unanswered.append("\(name) \(location)")
     }

@@ -80,7 +80,8 @@ public struct FITActivityFile: Sendable {
         messagesRead = messages.count
         timeCreated = id.integer(FITProfile.FileID.timeCreated).flatMap(UInt32.init(exactly:)).map(FITDecoder.date)
         let serial = id.integer(FITProfile.FileID.serialNumber).map(String.init) ?? "unknown"
-        let created = timeCreated.map { CivilDate.wallClock(Int64($0.timeIntervalSince1970)) + "Z" }
+        let created =
+            timeCreated.map { CivilDate.wallClock(Int64($0.timeIntervalSince1970)) + "Z" }
             ?? "no-time-created-crc-" + String(file.parts.first?.crc ?? 0, radix: 16)
         let maker = id.integer(FITProfile.FileID.manufacturer).map(FITProfile.manufacturer)
         let product = id.integer(FITProfile.FileID.product).map { "product \($0)" }
@@ -121,10 +122,12 @@ public struct FITActivityFile: Sendable {
         }
         if sessions.isEmpty, let first = laps.first, let last = laps.last {
             let end = last.start.addingTimeInterval(last.elapsed)
-            sessions = [FITSession(
-                index: 0, sport: first.sport, start: first.start, elapsed: end.timeIntervalSince(first.start),
-                timer: Self.sum(laps.map(\.timer)), distance: Self.sum(laps.map(\.distance)), calories: Self.sum(laps.map(\.calories)),
-                averageHeartRate: nil, maximumHeartRate: laps.compactMap(\.maximumHeartRate).max())]
+            sessions = [
+                FITSession(
+                    index: 0, sport: first.sport, start: first.start, elapsed: end.timeIntervalSince(first.start),
+                    timer: Self.sum(laps.map(\.timer)), distance: Self.sum(laps.map(\.distance)), calories: Self.sum(laps.map(\.calories)),
+                    averageHeartRate: nil, maximumHeartRate: laps.compactMap(\.maximumHeartRate).max())
+            ]
         }
         if recordsWithoutTime > 0 { events.append(ImportEvent(name: "fit-record-without-time", count: recordsWithoutTime)) }
         for record in records {
@@ -211,7 +214,8 @@ public struct FITActivityFile: Sendable {
                 continue
             }
             if message.integer(Field.durationMin) != nil { continue }
-            let type = message.integer(Field.activityType)
+            let type =
+                message.integer(Field.activityType)
                 ?? message.field(Field.currentActivityTypeIntensity)?.values.first.flatMap(Self.firstByte).map { Int64($0 & 0x1F) }
             // The interval runs from the monitoring message before, else the last full time.
             let start = previous ?? before.map { min($0, time) } ?? time
@@ -231,17 +235,19 @@ public struct FITActivityFile: Sendable {
             let date = FITDecoder.date(time)
             if let type, let total = message.integer(Field.activeCalories) {
                 calories[type] = total
-                samples.append(ActivitySample(
-                    time: date, sensor: .watch,
-                    totalEnergy: Double(calories.values.reduce(0, +)) * Self.kilojoulesPerKilocalorie))
+                samples.append(
+                    ActivitySample(
+                        time: date, sensor: .watch,
+                        totalEnergy: Double(calories.values.reduce(0, +)) * Self.kilojoulesPerKilocalorie))
             }
             if let rate = message.scaled(Field.heartRate) {
                 samples.append(ActivitySample(time: date, sensor: .watch, heartRate: rate))
             }
         }
         for (minute, count) in stepsPerMinute.sorted(by: { $0.key < $1.key }) {
-            samples.append(ActivitySample(
-                time: FITDecoder.date(UInt32(minute * 60)), sensor: .watch, cadence: count, gait: gaitPerMinute[minute] ?? .walking))
+            samples.append(
+                ActivitySample(
+                    time: FITDecoder.date(UInt32(minute * 60)), sensor: .watch, cadence: count, gait: gaitPerMinute[minute] ?? .walking))
         }
         if withoutTime > 0 { events.append(ImportEvent(name: "fit-monitoring-without-time", count: withoutTime)) }
     }
@@ -280,9 +286,9 @@ public enum FITActivityFileError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .noFileID(file): "\(file) has no file_id message: it does not say what it holds"
-        case let .noFileType(file): "\(file): its file_id message has no file type"
-        case let .unsupportedType(file, type):
+        case .noFileID(let file): "\(file) has no file_id message: it does not say what it holds"
+        case .noFileType(let file): "\(file): its file_id message has no file type"
+        case .unsupportedType(let file, let type):
             "\(file) is a FIT \(type) file; glucobridge imports activity and monitoring files"
         }
     }

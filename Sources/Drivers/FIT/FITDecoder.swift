@@ -87,7 +87,9 @@ public enum FITDecoder {
                 first ? .notFIT(file: name, reason: reason) : .badHeader(file: name, offset: start, reason: reason)
             }
             guard available >= 12 else {
-                if !first { throw .truncated(file: name, offset: bytes.count, what: "\(available) bytes follow the last file's CRC, too few for a FIT header") }
+                if !first {
+                    throw .truncated(file: name, offset: bytes.count, what: "\(available) bytes follow the last file's CRC, too few for a FIT header")
+                }
                 throw refuse("it has \(available) bytes, fewer than a FIT header's 12")
             }
             let size = Int(bytes[start])
@@ -123,7 +125,8 @@ public enum FITDecoder {
                 offset = try record(at: offset, end: end, recordsEnd: recordsEnd)
             }
             guard recordsEnd + 2 <= bytes.count else {
-                let what = recordsEnd > bytes.count
+                let what =
+                    recordsEnd > bytes.count
                     ? "the header at byte \(start) announces \(header.dataSize) bytes of records, ending at byte \(recordsEnd), and the file CRC after them"
                     : "the file CRC (2 bytes) after the records ending at byte \(recordsEnd) is missing"
                 throw .truncated(file: name, offset: bytes.count, what: what)
@@ -142,13 +145,16 @@ public enum FITDecoder {
                 if end < recordsEnd {
                     throw .truncated(file: name, offset: end, what: "\(what()) at byte \(offset) needs \(count) bytes; the message is left out")
                 }
-                throw .badRecord(file: name, offset: offset, reason: "\(what()) needs \(count) bytes, past the end of the records at byte \(recordsEnd)")
+                throw .badRecord(
+                    file: name, offset: offset, reason: "\(what()) needs \(count) bytes, past the end of the records at byte \(recordsEnd)")
             }
             if headerByte & 0x80 != 0 {
                 let local = Int(headerByte >> 5 & 0x03)
                 let low = UInt32(headerByte & 0x1F)
                 guard let definition = definitions[local] else {
-                    throw .badRecord(file: name, offset: offset, reason: "a compressed-timestamp data message of local type \(local), which no definition precedes")
+                    throw .badRecord(
+                        file: name, offset: offset, reason: "a compressed-timestamp data message of local type \(local), which no definition precedes"
+                    )
                 }
                 try need(1 + definition.size, "a data message of global number \(definition.global)")
                 var time: UInt32?
@@ -164,7 +170,9 @@ public enum FITDecoder {
                 try need(6, "a definition message")
                 let bigEndian = bytes[offset + 2] == 1
                 guard bytes[offset + 2] <= 1 else {
-                    throw .badRecord(file: name, offset: offset, reason: "a definition message gives byte order \(bytes[offset + 2]), not 0 (little) or 1 (big endian)")
+                    throw .badRecord(
+                        file: name, offset: offset,
+                        reason: "a definition message gives byte order \(bytes[offset + 2]), not 0 (little) or 1 (big endian)")
                 }
                 let global = bigEndian ? UInt16(bytes[offset + 3]) << 8 | UInt16(bytes[offset + 4]) : bytes.u16le(at: offset + 3)
                 let count = Int(bytes[offset + 5])
@@ -177,7 +185,9 @@ public enum FITDecoder {
                     let at = offset + 6 + 3 * index
                     let fieldSize = Int(bytes[at + 1])
                     guard fieldSize > 0 else {
-                        throw .badRecord(file: name, offset: offset, reason: "the definition of global message \(global) gives field \(bytes[at]) a size of 0 bytes")
+                        throw .badRecord(
+                            file: name, offset: offset,
+                            reason: "the definition of global message \(global) gives field \(bytes[at]) a size of 0 bytes")
                     }
                     fields.append((bytes[at], fieldSize, FITBaseType(definition: bytes[at + 2])))
                     size += fieldSize
@@ -207,9 +217,10 @@ public enum FITDecoder {
             fields.reserveCapacity(definition.fields.count)
             var at = offset + 1
             for field in definition.fields {
-                fields.append(FITField(
-                    number: field.number, baseType: field.type,
-                    values: Self.values(bytes[at..<at + field.size], type: field.type, bigEndian: definition.bigEndian)))
+                fields.append(
+                    FITField(
+                        number: field.number, baseType: field.type,
+                        values: Self.values(bytes[at..<at + field.size], type: field.type, bigEndian: definition.bigEndian)))
                 at += field.size
             }
             let message = FITMessage(

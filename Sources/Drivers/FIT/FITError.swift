@@ -18,22 +18,22 @@ public enum FITError: Error, Equatable, CustomStringConvertible {
     package var offset: Int? {
         switch self {
         case .notFIT: nil
-        case let .badHeader(_, offset, _), let .headerCRC(_, offset, _, _), let .fileCRC(_, offset, _, _),
-            let .truncated(_, offset, _), let .badRecord(_, offset, _):
+        case .badHeader(_, let offset, _), .headerCRC(_, let offset, _, _), .fileCRC(_, let offset, _, _),
+            .truncated(_, let offset, _), .badRecord(_, let offset, _):
             offset
         }
     }
 
     public var description: String {
         switch self {
-        case let .notFIT(file, reason): "\(file) is not a FIT file: \(reason)"
-        case let .badHeader(file, offset, reason): "\(file): the FIT header at byte \(offset) is damaged: \(reason)"
-        case let .headerCRC(file, offset, stored, computed):
+        case .notFIT(let file, let reason): "\(file) is not a FIT file: \(reason)"
+        case .badHeader(let file, let offset, let reason): "\(file): the FIT header at byte \(offset) is damaged: \(reason)"
+        case .headerCRC(let file, let offset, let stored, let computed):
             "\(file): the FIT header at byte \(offset) has CRC \(Self.hex(stored)), but its bytes give \(Self.hex(computed))"
-        case let .fileCRC(file, offset, stored, computed):
+        case .fileCRC(let file, let offset, let stored, let computed):
             "\(file): the file CRC at byte \(offset) is \(Self.hex(stored)), but the header and records give \(Self.hex(computed))"
-        case let .truncated(file, offset, what): "\(file) is cut short at byte \(offset): \(what)"
-        case let .badRecord(file, offset, reason): "\(file): the record at byte \(offset) cannot be read: \(reason)"
+        case .truncated(let file, let offset, let what): "\(file) is cut short at byte \(offset): \(what)"
+        case .badRecord(let file, let offset, let reason): "\(file): the record at byte \(offset) cannot be read: \(reason)"
         }
     }
 

@@ -47,9 +47,23 @@ package struct FITHeader: Sendable, Equatable {
 
 /// A base type of FIT (the FIT protocol's "Base Types" table): its number, size and invalid value.
 package enum FITBaseType: UInt8, Sendable, CaseIterable {
-    case enumeration = 0x00, sint8 = 0x01, uint8 = 0x02, sint16 = 0x83, uint16 = 0x84, sint32 = 0x85
-    case uint32 = 0x86, string = 0x07, float32 = 0x88, float64 = 0x89, uint8z = 0x0A, uint16z = 0x8B
-    case uint32z = 0x8C, byte = 0x0D, sint64 = 0x8E, uint64 = 0x8F, uint64z = 0x90
+    case enumeration = 0x00
+    case sint8 = 0x01
+    case uint8 = 0x02
+    case sint16 = 0x83
+    case uint16 = 0x84
+    case sint32 = 0x85
+    case uint32 = 0x86
+    case string = 0x07
+    case float32 = 0x88
+    case float64 = 0x89
+    case uint8z = 0x0A
+    case uint16z = 0x8B
+    case uint32z = 0x8C
+    case byte = 0x0D
+    case sint64 = 0x8E
+    case uint64 = 0x8F
+    case uint64z = 0x90
 
     /// The type of a definition's base-type byte, by its low five bits (the type number); an
     /// unknown number is read as bytes.

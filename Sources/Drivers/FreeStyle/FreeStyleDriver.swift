@@ -66,9 +66,11 @@ public enum FreeStyleDriver: USBDeviceDriver {
         if let model, model.isEncrypted {
             let keys = try keys()
             link = try FreeStyleLink(transport: transport, progress: progress)
-            try openEncryptedSession(on: link, keys: keys, session: &session, hostNonce: hostNonce ?? { serial in
-                Self.hostNonce(for: transport, serial: serial, keys: keys)
-            })
+            try openEncryptedSession(
+                on: link, keys: keys, session: &session,
+                hostNonce: hostNonce ?? { serial in
+                    Self.hostNonce(for: transport, serial: serial, keys: keys)
+                })
         } else {
             link = try FreeStyleLink(transport: transport, progress: progress)
             _ = try link.request(FreeStyleMessage.Kind.hello, expecting: FreeStyleMessage.Kind.helloReply)
@@ -113,7 +115,8 @@ public enum FreeStyleDriver: USBDeviceDriver {
     /// and the authorisation keys open it), so that the replayed requests are the recorded ones.
     static func hostNonce(for transport: any USBTransport, serial: [UInt8], keys: FreeStyleKeys) -> [UInt8] {
         if let replay = transport as? any RecordedUSBTransport,
-           let recorded = try? FreeStyleCapturedHandshake.recordedHostNonce(in: replay.recorded, keys: keys), recorded.serial == serial {
+            let recorded = try? FreeStyleCapturedHandshake.recordedHostNonce(in: replay.recorded, keys: keys), recorded.serial == serial
+        {
             return recorded.nonce
         }
         var generator = SystemRandomNumberGenerator()
@@ -225,9 +228,10 @@ final class FreeStyleLink {
             let message = try FreeStyleSessionCipher.open(read.bytes, with: cipher, from: .reader, context: context)
             if !message.isKeepAlive { return (message, read.hostTime) }
         }
-        throw .transport(.transferFailed(
-            endpoint: channel.inEndpoint.address,
-            reason: "the reader sent only keep-alive reports (\(FreeStyleDriver.maximumKeepAlives)) answering \(request)"))
+        throw .transport(
+            .transferFailed(
+                endpoint: channel.inEndpoint.address,
+                reason: "the reader sent only keep-alive reports (\(FreeStyleDriver.maximumKeepAlives)) answering \(request)"))
     }
 
     /// Sends a message without payload and returns the reply of the expected type.

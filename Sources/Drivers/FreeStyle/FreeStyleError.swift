@@ -47,28 +47,28 @@ public enum FreeStyleError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .badReport(context, reason): "bad FreeStyle HID report \(context): \(reason)"
-        case let .unexpectedMessage(context, type, expected):
+        case .badReport(let context, let reason): "bad FreeStyle HID report \(context): \(reason)"
+        case .unexpectedMessage(let context, let type, let expected):
             "unexpected FreeStyle message type 0x\(Hex.encode([type])) \(context); expected \(expected)"
         case .unknownMessage(let request): "the reader does not know the message \(request) (it answered 30 01 85)"
-        case let .checksumMismatch(command, part, stated, computed):
+        case .checksumMismatch(let command, let part, let stated, let computed):
             "the reply to \(command) is corrupt: its \(part) checksum says \(Self.hex8(stated)) but its bytes sum to \(Self.hex8(computed)); nothing from this reply was stored"
-        case let .malformedReply(command, reason): "the reply to \(command) is malformed: \(reason)"
-        case let .badTrailer(command, reason): "the records of \(command) are not complete: \(reason); nothing from this reply was stored"
+        case .malformedReply(let command, let reason): "the reply to \(command) is malformed: \(reason)"
+        case .badTrailer(let command, let reason): "the records of \(command) are not complete: \(reason); nothing from this reply was stored"
         case .commandFailed(let command): "the reader refused \(command) (CMD Fail!)"
-        case let .malformedRow(command, row, text, reason): "\(command) row \(row) \"\(text.prefix(60))\": \(reason)"
-        case let .incompleteReply(command, received): "the reply to \(command) stopped after \(received) bytes, before CMD OK"
-        case let .replyTooLong(command, limit): "the reply to \(command) went on past \(limit) bytes without CMD OK; the reader may be faulty"
+        case .malformedRow(let command, let row, let text, let reason): "\(command) row \(row) \"\(text.prefix(60))\": \(reason)"
+        case .incompleteReply(let command, let received): "the reply to \(command) stopped after \(received) bytes, before CMD OK"
+        case .replyTooLong(let command, let limit): "the reply to \(command) went on past \(limit) bytes without CMD OK; the reader may be faulty"
         case .encryptedReader(let reader):
             "the \(reader) reader wants an encrypted session (it answered 33 01 15) that was not set up; nothing was stored"
         case .keysMissing(let searched):
             "FreeStyle Libre 2 / Libre 3 readers need keys, found in none of: \(searched.joined(separator: ", ")). Nothing was sent to the reader: \(FreeStyleKeys.howToGet)"
         case .keys(let reason): "the FreeStyle Libre 2 / Libre 3 keys cannot be used: \(reason)"
-        case let .handshake(context, reason): "the encrypted session's handshake failed \(context): \(reason); nothing was stored"
-        case let .macMismatch(context, stated, computed):
+        case .handshake(let context, let reason): "the encrypted session's handshake failed \(context): \(reason); nothing was stored"
+        case .macMismatch(let context, let stated, let computed):
             "the encrypted report \(context) is corrupt or forged: its MAC says \(Hex.encode(stated)) but its bytes give \(Hex.encode(computed)); nothing was stored"
-        case let .malformedBinary(context, reason): "malformed binary-protocol data \(context): \(reason)"
-        case let .binaryChecksumMismatch(what, stated, computed):
+        case .malformedBinary(let context, let reason): "malformed binary-protocol data \(context): \(reason)"
+        case .binaryChecksumMismatch(let what, let stated, let computed):
             "\(what) is corrupt: its CRC says \(Self.hex8(stated)) but its bytes give \(Self.hex8(computed))"
         case .noHIDInterface(let device): "the device \(device) has no HID interface with an IN endpoint; is it a FreeStyle reader?"
         case .noSerialNumber: "the reader's serial number was not read (neither the HID serial query nor a serial command was answered)"

@@ -63,7 +63,8 @@ public struct FreeStyleMessage: Sendable, Equatable {
             throw .badReport(context: context, reason: "length byte \(length) is more than the 62 bytes a report can carry")
         }
         guard 2 + length <= report.count else {
-            throw .badReport(context: context, reason: "length byte \(length) needs \(2 + length) bytes but the report has \(report.count) (truncated)")
+            throw .badReport(
+                context: context, reason: "length byte \(length) needs \(2 + length) bytes but the report has \(report.count) (truncated)")
         }
         return FreeStyleMessage(type: report[0], payload: Array(report[2..<(2 + length)]))
     }

@@ -81,8 +81,11 @@ struct FreeStyleRow {
 
     /// `M,D,YY,h,m` (and `,s` when `seconds`) from field `index`: wall-clock seconds since 1970.
     func wallClock(at index: Int, seconds: Bool) throws(FreeStyleError) -> Int64 {
-        let month = try int(index, "month"), day = try int(index + 1, "day"), year = try int(index + 2, "year")
-        let hour = try int(index + 3, "hour"), minute = try int(index + 4, "minute")
+        let month = try int(index, "month")
+        let day = try int(index + 1, "day")
+        let year = try int(index + 2, "year")
+        let hour = try int(index + 3, "hour")
+        let minute = try int(index + 4, "minute")
         let second = seconds ? try int(index + 5, "second") : 0
         guard let time = FreeStyleClock.wallSeconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second) else {
             throw failure("\(month)/\(day)/\(year) \(hour):\(minute):\(second) is not a date and time")
@@ -106,7 +109,8 @@ package enum FreeStyleClock {
     /// Seconds since 1970 of a wall-clock date and time, or nil when it is not one.
     package static func wallSeconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int = 0) -> Int64? {
         guard (0...99).contains(year), (1...12).contains(month), (0...23).contains(hour), (0...59).contains(minute),
-              (0...59).contains(second) else { return nil }
+            (0...59).contains(second)
+        else { return nil }
         guard (1...CivilDate.daysInMonth(year: 2000 + year, month: month)).contains(day) else { return nil }
         return CivilDate.days(year: 2000 + year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
@@ -120,15 +124,17 @@ enum FreeStyleRows {
     /// (glucometerutils pull request #131); a row of 15 fields from an encrypted reader whose model
     /// the capture does not tell (`encrypted`: a Libre 2 or a Libre 3) is read that way too.
     static func history(_ row: FreeStyleRow, model: FreeStyleModel? = nil, encrypted: Bool = false) throws(FreeStyleError) -> FreeStyleEntry {
-        let id = try row.int(0, "record number"), type = try row.int(1, "row type")
+        let id = try row.int(0, "record number")
+        let type = try row.int(1, "row type")
         let number = FreeStyleRecordNumber(stream: "history", id: Int64(id))
         guard type == 12 else { return .other(event: "history-row-type-\(type)", record: number) }
         let shortRow = model == .libre3 || (model == nil && encrypted && row.fields.count == libre3HistoryFields)
         let (glucoseField, errorField) = shortRow ? (12, 14) : (13, 15)
         if let flagged = try flaggedEvent(row, errorField: errorField, what: "sensor-reading", record: number) { return flagged }
-        return .reading(FreeStyleReading(
-            stream: "history", id: Int64(id), time: try row.wallClock(at: 2, seconds: true), kind: .sensorHistory,
-            value: try row.glucose(glucoseField)))
+        return .reading(
+            FreeStyleReading(
+                stream: "history", id: Int64(id), time: try row.wallClock(at: 2, seconds: true), kind: .sensorHistory,
+                value: try row.glucose(glucoseField)))
     }
 
     /// The fields of a Libre 3 `$history?` row.
@@ -144,7 +150,8 @@ enum FreeStyleRows {
     /// details) is not an error field. A row of 28 fields from an encrypted reader whose model the
     /// capture does not tell is read that way too.
     static func arresult(_ row: FreeStyleRow, model: FreeStyleModel? = nil, encrypted: Bool = false) throws(FreeStyleError) -> FreeStyleEntry {
-        let id = try row.int(0, "record number"), type = try row.int(1, "row type")
+        let id = try row.int(0, "record number")
+        let type = try row.int(1, "row type")
         let number = FreeStyleRecordNumber(stream: "arresult", id: Int64(id))
         switch type {
         case 2:
@@ -155,18 +162,21 @@ enum FreeStyleRows {
             case 0:
                 return .reading(FreeStyleReading(stream: "arresult", id: Int64(id), time: time, kind: .bloodGlucose, value: try row.glucose(12)))
             case 1:
-                return .reading(FreeStyleReading(stream: "arresult", id: Int64(id), time: time, kind: .ketone, value: try row.int(12, "ketone value")))
+                return .reading(
+                    FreeStyleReading(stream: "arresult", id: Int64(id), time: time, kind: .ketone, value: try row.int(12, "ketone value")))
             case 2:
                 let trend = try row.int(14, "trend arrow")
-                return .reading(FreeStyleReading(
-                    stream: "arresult", id: Int64(id), time: time, kind: .sensorScan, value: try row.glucose(12),
-                    trend: (1...5).contains(trend) ? trend : nil))
+                return .reading(
+                    FreeStyleReading(
+                        stream: "arresult", id: Int64(id), time: time, kind: .sensorScan, value: try row.glucose(12),
+                        trend: (1...5).contains(trend) ? trend : nil))
             case let other:
                 return .other(event: "arresult-reading-type-\(other)", record: number)
             }
         case 5:
-            return .timeChange(FreeStyleTimeChange(
-                id: Int64(id), from: try row.wallClock(at: 9, seconds: true), to: try row.wallClock(at: 2, seconds: true)))
+            return .timeChange(
+                FreeStyleTimeChange(
+                    id: Int64(id), from: try row.wallClock(at: 9, seconds: true), to: try row.wallClock(at: 2, seconds: true)))
         default:
             return .other(event: "arresult-row-type-\(type)", record: number)
         }

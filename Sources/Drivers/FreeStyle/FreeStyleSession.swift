@@ -170,7 +170,9 @@ public struct FreeStyleSession: Sendable {
             return id > cursor
         }
         if !after.isEmpty, entries.count < self.entries.count {
-            notes.append("\(self.entries.count - entries.count) records already imported (up to \(after.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ", "))) were skipped")
+            notes.append(
+                "\(self.entries.count - entries.count) records already imported (up to \(after.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ", "))) were skipped"
+            )
         }
         for entry in entries {
             if let (stream, id) = Self.number(of: entry) { cursors[stream] = max(cursors[stream] ?? id, id) }
@@ -191,7 +193,9 @@ public struct FreeStyleSession: Sendable {
         var deviceNow = clock.seconds
         if clock.isUnset {
             deviceNow = nil
-            notes.append("the reader's clock is not set (it answers 255, as after losing power): it was not trusted, and its offset from the host clock is unknown")
+            notes.append(
+                "the reader's clock is not set (it answers 255, as after losing power): it was not trusted, and its offset from the host clock is unknown"
+            )
         } else if deviceNow == nil, clock.date != nil || clock.time != nil {
             notes.append("the reader's clock did not give a valid date and time; record times were read as local wall-clock time")
         }

@@ -48,7 +48,8 @@ public enum FreeStyleText {
         let tagStart = body.endIndex - tail
         let digits = body[(tagStart + checksumTag.count)..<(body.endIndex - crlf.count)]
         guard body[tagStart..<(tagStart + checksumTag.count)].elementsEqual(checksumTag),
-              let stated = upperHex(digits) else {
+            let stated = upperHex(digits)
+        else {
             throw .malformedReply(command: command, reason: "no CKSM:<8 uppercase hex digits> line before the status")
         }
         let message = Array(body[..<tagStart])
@@ -71,9 +72,12 @@ public enum FreeStyleText {
         let trailerStart = withoutEnd.lastRange(of: crlf).map { $0.upperBound } ?? withoutEnd.startIndex
         let trailer = withoutEnd[trailerStart...]
         guard let comma = trailer.firstIndex(of: UInt8(ascii: ",")),
-              let count = Int(String(decoding: trailer[..<comma], as: UTF8.self)), count >= 0,
-              let stated = upperHex(trailer[(comma + 1)...]) else {
-            throw .badTrailer(command: command, reason: "the last line \"\(String(decoding: trailer.prefix(40), as: UTF8.self))\" is not N,<8 uppercase hex digits>")
+            let count = Int(String(decoding: trailer[..<comma], as: UTF8.self)), count >= 0,
+            let stated = upperHex(trailer[(comma + 1)...])
+        else {
+            throw .badTrailer(
+                command: command, reason: "the last line \"\(String(decoding: trailer.prefix(40), as: UTF8.self))\" is not N,<8 uppercase hex digits>"
+            )
         }
         let lines = message[..<trailerStart]
         let computed = checksum(lines)

@@ -70,7 +70,8 @@ public struct LibreATPFrame: Sendable, Equatable {
             throw .malformedBinary(context: context, reason: "\(bytes.count) bytes, shorter than the 6-byte ATP header")
         }
         let aap = Array(bytes[6...])
-        let stated = bytes.u32le(at: 2), computed = LibreBinary.atpCRC32(aap)
+        let stated = bytes.u32le(at: 2)
+        let computed = LibreBinary.atpCRC32(aap)
         guard stated == computed else {
             throw .binaryChecksumMismatch(what: "ATP frame \(context)", stated: stated, computed: computed)
         }
@@ -116,7 +117,8 @@ public struct LibreAAPPacket: Sendable, Equatable {
             let opcode = bytes[index]
             index += 1
             guard index + length <= bytes.count else {
-                throw .malformedBinary(context: context, reason: "opcode 0x\(String(opcode, radix: 16)) claims \(length) data bytes but \(bytes.count - index) remain")
+                throw .malformedBinary(
+                    context: context, reason: "opcode 0x\(String(opcode, radix: 16)) claims \(length) data bytes but \(bytes.count - index) remain")
             }
             packets.append(LibreAAPPacket(opcode: opcode, data: Array(bytes[index..<(index + length)])))
             index += length
@@ -137,7 +139,8 @@ package struct LibreFactoryConfiguration: Sendable, Equatable {
     package init(configData data: [UInt8]) throws(FreeStyleError) {
         guard data.first == 1 else { throw .malformedBinary(context: "in the factory configuration", reason: "it is not configuration table 1") }
         guard data.count >= 1 + 160 else {
-            throw .malformedBinary(context: "in the factory configuration", reason: "\(data.count) bytes, too short for the time conversion at offset 156")
+            throw .malformedBinary(
+                context: "in the factory configuration", reason: "\(data.count) bytes, too short for the time conversion at offset 156")
         }
         displaysMilligrams = data[1 + 133] == 1
         timeConversion = data.u32le(at: 1 + 156)

@@ -182,7 +182,7 @@ package enum ExerciseDetectorError: Error, Equatable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case let .invalidConfiguration(reason): "invalid exercise detection setting: \(reason)"
+        case .invalidConfiguration(let reason): "invalid exercise detection setting: \(reason)"
         }
     }
 }

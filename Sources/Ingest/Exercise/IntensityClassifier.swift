@@ -89,13 +89,15 @@ package struct IntensityClassifier: Sendable {
         }
         if let steps = minute.stepCadence {
             let intensity = Self.band(steps, Self.cadenceModerate, Self.cadenceVigorous)
-            consider(MinuteAssessment(
-                intensity: intensity, basis: .stepCadence, isActive: steps >= Self.cadenceActive || intensity >= .moderate))
+            consider(
+                MinuteAssessment(
+                    intensity: intensity, basis: .stepCadence, isActive: steps >= Self.cadenceActive || intensity >= .moderate))
         }
         if minute.sensors.contains(.cycling), (minute.crankCadence ?? 0) > 0 || (minute.speed ?? 0) > 0 {
             if let speed = minute.speed {
-                consider(MinuteAssessment(
-                    intensity: Self.band(speed, Self.cyclingModerate, Self.cyclingVigorous), basis: .cyclingSpeed, isActive: true))
+                consider(
+                    MinuteAssessment(
+                        intensity: Self.band(speed, Self.cyclingModerate, Self.cyclingVigorous), basis: .cyclingSpeed, isActive: true))
             } else {
                 consider(MinuteAssessment(intensity: .light, basis: .pedalling, isActive: true))
             }

@@ -41,9 +41,10 @@ package enum ContinuousGlucoseSensorDemo {
 
     /// The simulated sensor holding `tenths` (53.9 mg/dL is 539), on `clock`.
     package static func sensor(tenths: [Int], clock: SimulatedClock) -> SimulatedPeripheral {
-        let server = RACPServer(tenths.enumerated().map { index, value in
-            (UInt16(offset(index)), [SimulatedPeripheral.Emission(0x2AA7, record(tenths: value, offset: offset(index)))])
-        })
+        let server = RACPServer(
+            tenths.enumerated().map { index, value in
+                (UInt16(offset(index)), [SimulatedPeripheral.Emission(0x2AA7, record(tenths: value, offset: offset(index)))])
+            })
         let startTime = CGMSessionStartTime(
             localTime: GATTDateTime(year: 2024, month: 1, day: 15, hours: 7, minutes: 0, seconds: 0), timeZoneQuarterHours: 4,
             dstOffset: .standardTime)
@@ -53,17 +54,21 @@ package enum ContinuousGlucoseSensorDemo {
             peer: peer,
             services: [
                 .init(0x1800, [.init(0x2A00, .read, value: text(peer.name!))]),
-                .init(0x180A, [
-                    .init(0x2A29, .read, value: text(manufacturer)), .init(0x2A24, .read, value: text(model)),
-                    .init(0x2A25, .read, value: text(serial)),
-                ]),
-                .init(0x181F, [
-                    .init(0x2AA7, .notify),
-                    // CGM Feature: E2E-CRC supported; capillary whole blood, finger.
-                    .init(0x2AA8, .read, value: E2ECRC.appending(to: [0x00, 0x10, 0x00, 0x59])),
-                    .init(0x2AA9, .read, value: E2ECRC.appending(to: [UInt8(now & 0xFF), UInt8(now >> 8), 0, 0, 0])),
-                    .init(0x2AAA, [.read, .write], value: startTime.encoded(withCRC: true)), .init(0x2A52, [.write, .indicate]),
-                ]),
+                .init(
+                    0x180A,
+                    [
+                        .init(0x2A29, .read, value: text(manufacturer)), .init(0x2A24, .read, value: text(model)),
+                        .init(0x2A25, .read, value: text(serial)),
+                    ]),
+                .init(
+                    0x181F,
+                    [
+                        .init(0x2AA7, .notify),
+                        // CGM Feature: E2E-CRC supported; capillary whole blood, finger.
+                        .init(0x2AA8, .read, value: E2ECRC.appending(to: [0x00, 0x10, 0x00, 0x59])),
+                        .init(0x2AA9, .read, value: E2ECRC.appending(to: [UInt8(now & 0xFF), UInt8(now >> 8), 0, 0, 0])),
+                        .init(0x2AAA, [.read, .write], value: startTime.encoded(withCRC: true)), .init(0x2A52, [.write, .indicate]),
+                    ]),
             ],
             clock: clock)
         server.serve(on: peripheral)

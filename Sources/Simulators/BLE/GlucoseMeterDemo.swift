@@ -95,7 +95,9 @@ package enum GlucoseMeterDemo {
         Result(sequence: 8, time: at(31, 12, 5), offsetMinutes: 0, concentration: sfloat(250, exponent: -5), sample: 0x11),
         Result(sequence: 9, time: at(31, 18, 20), offsetMinutes: 0, concentration: sfloat(251, exponent: -5), sample: 0x11),
         // 600 mg/dL with "result above the device's range" (sensor status bit 5): HI.
-        Result(sequence: 10, time: at(31, 22, 10), offsetMinutes: -3, concentration: sfloat(600, exponent: -5), sample: 0x11, status: 0x0020, exercise: (1800, 35)),
+        Result(
+            sequence: 10, time: at(31, 22, 10), offsetMinutes: -3, concentration: sfloat(600, exponent: -5), sample: 0x11, status: 0x0020,
+            exercise: (1800, 35)),
         // NaN (SFLOAT 0x07FF): counted, not a reading.
         Result(sequence: 11, time: at(1, 6, 40, month: 4), offsetMinutes: 0, concentration: 0x07FF, sample: 0x11),
         Result(sequence: 12, time: at(1, 7, 15, month: 4), offsetMinutes: 0, concentration: mmol(38), molar: true, sample: 0x11),
@@ -106,9 +108,13 @@ package enum GlucoseMeterDemo {
         var flags = timeOffsetPresent | concentrationPresent
         if result.molar { flags |= molesPerLitre }
         if result.exercise != nil { flags |= contextFollows }
-        var values = [SimulatedPeripheral.Emission(0x2A18, measurement(
-            flags: flags, sequence: result.sequence, baseTime: result.time, offsetMinutes: result.offsetMinutes,
-            concentration: result.concentration, sample: result.sample, status: result.status))]
+        var values = [
+            SimulatedPeripheral.Emission(
+                0x2A18,
+                measurement(
+                    flags: flags, sequence: result.sequence, baseTime: result.time, offsetMinutes: result.offsetMinutes,
+                    concentration: result.concentration, sample: result.sample, status: result.status))
+        ]
         if let exercise = result.exercise {
             values.append(.init(0x2A34, exerciseContext(sequence: result.sequence, seconds: exercise.seconds, intensityPercent: exercise.intensity)))
         }
@@ -136,9 +142,12 @@ package enum GlucoseMeterDemo {
         var services: [SimulatedPeripheral.Service] = []
         if let name = peer.name { services.append(.init(0x1800, [.init(0x2A00, .read, value: Array(name.utf8))])) }
         services.append(.init(0x180A, deviceInformation))
-        services.append(.init(0x1808, [
-            .init(0x2A18, .notify), .init(0x2A34, .notify), .init(0x2A51, .read, value: [0x00, 0x00]), .init(0x2A52, [.write, .indicate]),
-        ]))
+        services.append(
+            .init(
+                0x1808,
+                [
+                    .init(0x2A18, .notify), .init(0x2A34, .notify), .init(0x2A51, .read, value: [0x00, 0x00]), .init(0x2A52, [.write, .indicate]),
+                ]))
         let peripheral = SimulatedPeripheral(peer: peer, services: services, clock: clock)
         server.serve(on: peripheral)
         return peripheral

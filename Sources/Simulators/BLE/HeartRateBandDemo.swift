@@ -55,18 +55,21 @@ package enum HeartRateBandDemo {
         var energy = 0.0
         for second in 1...max(1, seconds) {
             energy += beatsPerMinute(at: second) >= 100 ? 0.35 : 0.1
-            schedule.append(SimulatedPeripheral.Emission(
-                at: connected.addingTimeInterval(TimeInterval(second)), 0x2A37, measurement(at: second, energy: Int(energy))))
+            schedule.append(
+                SimulatedPeripheral.Emission(
+                    at: connected.addingTimeInterval(TimeInterval(second)), 0x2A37, measurement(at: second, energy: Int(energy))))
         }
         func text(_ string: String) -> [UInt8] { Array(string.utf8) }
         return SimulatedPeripheral(
             peer: peer,
             services: [
                 .init(0x1800, [.init(0x2A00, .read, value: text(peer.name!))]),
-                .init(0x180A, [
-                    .init(0x2A29, .read, value: text(manufacturer)), .init(0x2A24, .read, value: text(model)),
-                    .init(0x2A25, .read, value: text(serial)),
-                ]),
+                .init(
+                    0x180A,
+                    [
+                        .init(0x2A29, .read, value: text(manufacturer)), .init(0x2A24, .read, value: text(model)),
+                        .init(0x2A25, .read, value: text(serial)),
+                    ]),
                 .init(0x180D, [.init(0x2A37, .notify), .init(0x2A38, .read, value: [0x01]), .init(0x2A39, .write)]),
             ],
             schedule: schedule, clock: clock)

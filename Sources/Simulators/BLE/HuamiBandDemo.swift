@@ -62,10 +62,12 @@ package final class HuamiBandSimulator {
             services: [
                 .init(0x1800, [.init(0x2A00, .read, value: Array((peer.name ?? "").utf8))]),
                 .init(0x180A, [.init(0x2A25, .read, value: Array(serial.utf8))]),
-                .init(0xFEE0, [
-                    .init(uuid: HuamiCharacteristic.fetchControl.uuid, [.write, .notify]),
-                    .init(uuid: HuamiCharacteristic.activityData.uuid, [.notify]),
-                ]),
+                .init(
+                    0xFEE0,
+                    [
+                        .init(uuid: HuamiCharacteristic.fetchControl.uuid, [.write, .notify]),
+                        .init(uuid: HuamiCharacteristic.activityData.uuid, [.notify]),
+                    ]),
                 .init(0xFEE1, [.init(uuid: HuamiCharacteristic.auth.uuid, [.writeWithoutResponse, .write, .notify])]),
             ],
             clock: clock)

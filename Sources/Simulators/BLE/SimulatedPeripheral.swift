@@ -212,7 +212,7 @@ package final class SimulatedPeripheral: ATTBearer {
     private func value(of attribute: Attribute) -> [UInt8] {
         switch attribute {
         case .service(let uuid, _): uuid.littleEndianBytes
-        case let .declaration(characteristic, valueHandle):
+        case .declaration(let characteristic, let valueHandle):
             [characteristic.properties.rawValue, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)] + characteristic.uuid.littleEndianBytes
         case .value(let index): characteristics[index].value
         case .cccd(let valueHandle): [UInt8(cccd[valueHandle, default: 0] & 0xFF), UInt8(cccd[valueHandle, default: 0] >> 8)]
@@ -255,10 +255,10 @@ package final class SimulatedPeripheral: ATTBearer {
         case .exchangeMTURequest(let client):
             mtu = max(23, min(Int(client), serverMTU))
             return [ATTPDU.exchangeMTUResponse(serverMTU: UInt16(serverMTU)).bytes]
-        case let .readByGroupTypeRequest(start, end, type) where type == .primaryService:
+        case .readByGroupTypeRequest(let start, let end, let type) where type == .primaryService:
             var groups: [ATTGroupValue] = []
             for handle in handles(start, end) {
-                guard case let .service(uuid, groupEnd) = attributes[handle - 1] else { continue }
+                guard case .service(let uuid, let groupEnd) = attributes[handle - 1] else { continue }
                 let entry = ATTGroupValue(start: UInt16(handle), end: groupEnd, value: uuid.littleEndianBytes)
                 if let first = groups.first, first.value.count != entry.value.count { break }
                 guard 2 + (groups.count + 1) * (4 + entry.value.count) <= mtu else { break }
@@ -267,7 +267,7 @@ package final class SimulatedPeripheral: ATTBearer {
             return groups.isEmpty ? error(request, start, .attributeNotFound) : [ATTPDU.readByGroupTypeResponse(groups).bytes]
         case .readByGroupTypeRequest(let start, _, _):
             return error(request, start, .unsupportedGroupType)
-        case let .readByTypeRequest(start, end, type):
+        case .readByTypeRequest(let start, let end, let type):
             var found: [ATTHandleValue] = []
             for handle in handles(start, end) where self.type(of: attributes[handle - 1]) == type {
                 let entry = ATTHandleValue(handle: UInt16(handle), value: value(of: attributes[handle - 1]))
@@ -276,7 +276,7 @@ package final class SimulatedPeripheral: ATTBearer {
                 found.append(entry)
             }
             return found.isEmpty ? error(request, start, .attributeNotFound) : [ATTPDU.readByTypeResponse(found).bytes]
-        case let .findInformationRequest(start, end):
+        case .findInformationRequest(let start, let end):
             var found: [ATTHandleUUID] = []
             for handle in handles(start, end) {
                 guard 2 + (found.count + 1) * 4 <= mtu else { break }
@@ -294,7 +294,7 @@ package final class SimulatedPeripheral: ATTBearer {
             guard offset <= whole.count else { return error(request, handle, .invalidOffset) }
             let part = Array(whole[offset..<min(whole.count, offset + mtu - 1)])
             return [offset == 0 ? ATTPDU.readResponse(value: part).bytes : ATTPDU.readBlobResponse(value: part).bytes]
-        case let .writeRequest(handle, value), let .writeCommand(handle, value):
+        case .writeRequest(let handle, let value), .writeCommand(let handle, let value):
             let answerWrite = request.opcode == ATTOpcode.writeRequest.rawValue
             guard let attribute = attribute(handle) else { return answerWrite ? error(request, handle, .invalidHandle) : [] }
             switch attribute {

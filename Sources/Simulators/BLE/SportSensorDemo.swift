@@ -37,7 +37,8 @@ package enum SportSensorDemo {
     /// A CSC Measurement: flags (bit 0 wheel revolution data present, bit 1 crank revolution data
     /// present), cumulative wheel revolutions u32 and last wheel event time u16 (1/1024 s),
     /// cumulative crank revolutions u16 and last crank event time u16 (1/1024 s).
-    package static func cscMeasurement(wheel: (revolutions: UInt32, eventTime: UInt16)?, crank: (revolutions: UInt16, eventTime: UInt16)?) -> [UInt8] {
+    package static func cscMeasurement(wheel: (revolutions: UInt32, eventTime: UInt16)?, crank: (revolutions: UInt16, eventTime: UInt16)?) -> [UInt8]
+    {
         var flags: UInt8 = 0
         var fields: [UInt8] = []
         if let wheel {

@@ -1,4 +1,3 @@
-
 /// What went wrong talking to a Bluetooth LE device, live or replayed. `description` is one line
 /// that says what failed and, where there is something to do, what to do.
 public enum BLEError: Error, Equatable, CustomStringConvertible {
@@ -40,33 +39,34 @@ public enum BLEError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .bluetoothUnavailable(let why):
             return why
-        case let .socketFailed(call, reason):
+        case .socketFailed(let call, let reason):
             return "Bluetooth \(call) failed: \(reason)"
-        case let .connectFailed(peer, reason):
+        case .connectFailed(let peer, let reason):
             return "cannot connect to \(peer): \(reason)"
-        case let .timeout(device, request, seconds):
+        case .timeout(let device, let request, let seconds):
             return "the device \(device) did not answer the \(request) within \(seconds) s; the connection was closed "
                 + "(move closer, or check that the device is on and not connected to a phone)"
         case .disconnected(let why):
             return "the Bluetooth connection ended: \(why)"
         case .deadlinePassed(let budget):
             return TransportError.deadlineText(budget)
-        case let .attError(request, handle, code):
-            let hint = code.needsSecurity
+        case .attError(let request, let handle, let code):
+            let hint =
+                code.needsSecurity
                 ? " — pair the device first (bluetoothctl pair ADDRESS) so the link can be encrypted" : ""
             return "the device refused the \(ATTOpcode.name(request)) on handle \(handleText(handle)): \(code)\(hint)"
-        case let .unexpectedPDU(expected, received):
+        case .unexpectedPDU(let expected, let received):
             return "the device sent \(Self.describe(received)) while glucobridge waited for \(expected)"
-        case let .malformedPDU(bytes, problem):
+        case .malformedPDU(let bytes, let problem):
             return "malformed ATT PDU \(Self.hex(bytes)): \(problem)"
-        case let .cannotSubscribe(characteristic, valueHandle, reason):
+        case .cannotSubscribe(let characteristic, let valueHandle, let reason):
             return "cannot subscribe to characteristic \(characteristic) (value handle \(handleText(valueHandle))): \(reason)"
-        case let .valueTooLong(handle, length, maximum):
+        case .valueTooLong(let handle, let length, let maximum):
             return "a \(length)-byte value for handle \(handleText(handle)) does not fit one ATT PDU (at most \(maximum) at this MTU)"
-        case let .requestNotInCapture(file, pdu, record):
+        case .requestNotInCapture(let file, let pdu, let record):
             return "\(file): the capture holds no \(Self.describe(pdu)) after record \(record) — the capture was made by a "
                 + "program that asked differently"
-        case let .noConnectionInCapture(file, detail):
+        case .noConnectionInCapture(let file, let detail):
             return "\(file): \(detail)"
         case .recordingFailed(let why):
             return "cannot record the Bluetooth session: \(why)"

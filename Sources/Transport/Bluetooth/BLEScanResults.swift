@@ -35,9 +35,10 @@ package struct BLEScanResults: Sendable, Equatable {
         } else {
             index = devices.count
             positions[report.address] = index
-            devices.append(ScannedDevice(
-                address: report.address, addressType: report.addressType, name: nil, rssi: nil, serviceUUIDs: [], reports: 0,
-                lastSeen: time))
+            devices.append(
+                ScannedDevice(
+                    address: report.address, addressType: report.addressType, name: nil, rssi: nil, serviceUUIDs: [], reports: 0,
+                    lastSeen: time))
         }
         var device = devices[index]
         device.addressType = report.addressType

@@ -1,4 +1,3 @@
-
 /// A 48-bit Bluetooth device address.
 package struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The six bytes, most significant first, in the order `C0:11:22:33:44:55` is written.

@@ -1,4 +1,3 @@
-
 /// A Bluetooth UUID. 16-bit UUIDs are shorthand for `0000xxxx-0000-1000-8000-00805F9B34FB`
 /// [BlueZ lib/bluetooth/uuid.h]; both spellings of one UUID compare equal.
 public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {

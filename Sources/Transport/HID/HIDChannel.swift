@@ -1,4 +1,3 @@
-
 /// A USB HID interface used as a report pipe, as meters that speak over HID use it: reports come
 /// from the device on the interface's interrupt IN endpoint; the host's go out on the interrupt
 /// OUT endpoint when the interface has one, and otherwise as a HID SET_REPORT (output report)
@@ -26,11 +25,13 @@ package struct HIDChannel {
     /// only tells the endpoints its traffic used). Nil when there is none. Nothing is claimed yet.
     package init?(transport: any USBTransport) {
         let interfaces = transport.device.interfaces
-        guard let hid = interfaces.first(where: {
-            $0.interfaceClass == USBInterface.classHID && $0.endpoints.contains { $0.type == .interrupt && $0.direction == .in }
-        }) ?? interfaces.first(where: { $0.endpoints.contains { $0.direction == .in } }),
-              let inward = hid.endpoints.first(where: { $0.direction == .in && $0.type == .interrupt })
-                ?? hid.endpoints.first(where: { $0.direction == .in }) else {
+        guard
+            let hid = interfaces.first(where: {
+                $0.interfaceClass == USBInterface.classHID && $0.endpoints.contains { $0.type == .interrupt && $0.direction == .in }
+            }) ?? interfaces.first(where: { $0.endpoints.contains { $0.direction == .in } }),
+            let inward = hid.endpoints.first(where: { $0.direction == .in && $0.type == .interrupt })
+                ?? hid.endpoints.first(where: { $0.direction == .in })
+        else {
             return nil
         }
         self.transport = transport

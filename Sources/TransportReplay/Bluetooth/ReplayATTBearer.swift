@@ -190,7 +190,8 @@ package final class ReplayATTBearer: ATTBearer {
     }
 
     package var progress: Progress {
-        Progress(served: served, matched: marks.filter { $0 == .matched }.count, steppedOver: marks.filter { $0 == .steppedOver }.count, total: pdus.count)
+        Progress(
+            served: served, matched: marks.filter { $0 == .matched }.count, steppedOver: marks.filter { $0 == .steppedOver }.count, total: pdus.count)
     }
 
     private func matched(_ index: Int) {

@@ -34,8 +34,9 @@ public final class RecordingUSBTransport: USBTransport {
             }(),
         ]
         for (setup, data) in descriptors {
-            append(USBTransfer(packetNumber: 0, endpoint: 0x80, type: .control, direction: .in, setup: setup.bytes, data: data),
-                   submittedAt: now, completedAt: now, requestedLength: Int(setup.length))
+            append(
+                USBTransfer(packetNumber: 0, endpoint: 0x80, type: .control, direction: .in, setup: setup.bytes, data: data),
+                submittedAt: now, completedAt: now, requestedLength: Int(setup.length))
         }
         if let failure { throw .recordingFailed("\(url.path): \(failure)") }
     }
@@ -78,14 +79,18 @@ public final class RecordingUSBTransport: USBTransport {
         do {
             read = try wrapped.control(setup, data: data, timeout: timeout)
         } catch {
-            append(USBTransfer(packetNumber: 0, endpoint: endpoint, type: .control, direction: direction, setup: setup.bytes,
-                               data: direction == .in ? [] : data, status: Self.status(for: error)),
-                   submittedAt: submitted, completedAt: clock(), requestedLength: Int(setup.length))
+            append(
+                USBTransfer(
+                    packetNumber: 0, endpoint: endpoint, type: .control, direction: direction, setup: setup.bytes,
+                    data: direction == .in ? [] : data, status: Self.status(for: error)),
+                submittedAt: submitted, completedAt: clock(), requestedLength: Int(setup.length))
             throw error
         }
-        append(USBTransfer(packetNumber: 0, endpoint: endpoint, type: .control, direction: direction, setup: setup.bytes,
-                           data: direction == .in ? read.bytes : data),
-               submittedAt: submitted, completedAt: read.hostTime ?? clock(), requestedLength: Int(setup.length))
+        append(
+            USBTransfer(
+                packetNumber: 0, endpoint: endpoint, type: .control, direction: direction, setup: setup.bytes,
+                data: direction == .in ? read.bytes : data),
+            submittedAt: submitted, completedAt: read.hostTime ?? clock(), requestedLength: Int(setup.length))
         try checkRecording()
         return read
     }
@@ -106,9 +111,12 @@ public final class RecordingUSBTransport: USBTransport {
         try checkRecording()
     }
 
-    private func record(_ endpoint: USBEndpoint, _ direction: USBDirection, _ data: [UInt8], status: Int32, submitted: Date, completed: Date, requested: Int? = nil) {
-        append(USBTransfer(packetNumber: 0, endpoint: endpoint.address, type: endpoint.type, direction: direction, data: data, status: status),
-               submittedAt: submitted, completedAt: completed, requestedLength: requested)
+    private func record(
+        _ endpoint: USBEndpoint, _ direction: USBDirection, _ data: [UInt8], status: Int32, submitted: Date, completed: Date, requested: Int? = nil
+    ) {
+        append(
+            USBTransfer(packetNumber: 0, endpoint: endpoint.address, type: endpoint.type, direction: direction, data: data, status: status),
+            submittedAt: submitted, completedAt: completed, requestedLength: requested)
     }
 
     private func append(_ transfer: USBTransfer, submittedAt: Date, completedAt: Date, requestedLength: Int?) {

@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Store
 import TestSupport
 import XCTest
@@ -19,7 +19,8 @@ final class BluetoothCommandEndToEndTests: XCTestCase {
 
         let folder = try Fixtures.temporaryDirectory()
         let store = try SharedStore(path: folder.appendingPathComponent("s.sqlite").path, timeZone: TimeZone(identifier: "UTC")!)
-        let result = try runProcess(BuiltProducts.executable("glucobridge"), ["import", "--ble", "C0:11:22:33:44:55", "--record", "/dev/null", "--store", store.path])
+        let result = try runProcess(
+            BuiltProducts.executable("glucobridge"), ["import", "--ble", "C0:11:22:33:44:55", "--record", "/dev/null", "--store", store.path])
         XCTAssertEqual(result.status, 1)
         XCTAssertEqual(result.stderr, "glucobridge: this kernel has no Bluetooth support (socket: Address family not supported by protocol)\n")
         XCTAssertEqual(result.stdout, "")
@@ -29,7 +30,9 @@ final class BluetoothCommandEndToEndTests: XCTestCase {
             BuiltProducts.executable("glucobridge"),
             ["import", "--ble", "C0:11:22:33:44:55", "--address-type", "public", "--store", store.path])
         XCTAssertEqual(old.status, 1)
-        XCTAssertEqual(old.stderr, """
+        XCTAssertEqual(
+            old.stderr,
+            """
             hint: --ble C0:11:22:33:44:55 --address-type public still works; write it as --ble C0:11:22:33:44:55,public
             glucobridge: this kernel has no Bluetooth support (socket: Address family not supported by protocol)
 

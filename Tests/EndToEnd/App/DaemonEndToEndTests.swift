@@ -1,6 +1,6 @@
-import ImportTestSupport
 import Foundation
 import GRDB
+import ImportTestSupport
 import TestSupport
 import XCTest
 
@@ -35,7 +35,8 @@ final class DaemonEndToEndTests: XCTestCase {
         try waitFor(spool.appendingPathComponent("done/again.pcap.report.txt"))
 
         let reason = try String(contentsOf: spool.appendingPathComponent("failed/cut-short.pcap.reason.txt"), encoding: .utf8)
-        XCTAssertTrue(reason.hasPrefix("cut-short.pcap: packet 24 at byte 2458 claims 598 bytes but only 526 remain — the file is cut short\n"), reason)
+        XCTAssertTrue(
+            reason.hasPrefix("cut-short.pcap: packet 24 at byte 2458 claims 598 bytes but only 526 remain — the file is cut short\n"), reason)
         XCTAssertTrue(reason.contains("file: cut-short.pcap (3000 bytes), failed "), reason)
         XCTAssertEqual(try Data(contentsOf: spool.appendingPathComponent("failed/cut-short.pcap")), corrupt, "the file is moved, not changed")
         let report = try String(contentsOf: spool.appendingPathComponent("done/again.pcap.report.txt"), encoding: .utf8)
@@ -48,19 +49,32 @@ final class DaemonEndToEndTests: XCTestCase {
         let statusLines = status.stdout.split(separator: "\n").map(String.init)
         XCTAssertTrue(statusLines[1].hasPrefix("daemon: running, pid \(daemon.processIdentifier), since "), status.stdout)
         XCTAssertTrue(statusLines.contains("  spool: \(spool.path): 2 imported, 1 failed since start, 0 waiting"), status.stdout)
-        XCTAssertTrue(statusLines.contains { $0.hasSuffix(" spool cut-short.pcap: cut-short.pcap: packet 24 at byte 2458 claims 598 bytes but only 526 remain — the file is cut short") }, status.stdout)
-        XCTAssertTrue(statusLines.contains {
-            $0.hasPrefix("  dexcom SM44792675 (G4Receiver): ") && $0.hasSuffix(" replay-conversation from \(spool.path)/again.pcap: 23 records read: 0 new, 23 already stored")
-        }, status.stdout)
+        XCTAssertTrue(
+            statusLines.contains {
+                $0.hasSuffix(
+                    " spool cut-short.pcap: cut-short.pcap: packet 24 at byte 2458 claims 598 bytes but only 526 remain — the file is cut short")
+            }, status.stdout)
+        XCTAssertTrue(
+            statusLines.contains {
+                $0.hasPrefix("  dexcom SM44792675 (G4Receiver): ")
+                    && $0.hasSuffix(" replay-conversation from \(spool.path)/again.pcap: 23 records read: 0 new, 23 already stored")
+            }, status.stdout)
 
         try stop(daemon, with: SIGTERM)
         XCTAssertEqual(daemon.terminationReason, .exit)
         XCTAssertEqual(daemon.terminationStatus, 0)
 
         let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
-        XCTAssertTrue(lines.contains { $0.contains("glucobridge.daemon: spool file imported added=23 alreadyStored=0 file=receiver.pcap") && $0.contains("serial=SM44792675 source=dexcom") }, lines.joined(separator: "\n"))
-        XCTAssertTrue(lines.contains { $0.contains("glucobridge.daemon: spool file failed error=\"cut-short.pcap: packet 24 at byte 2458") }, lines.joined(separator: "\n"))
-        XCTAssertTrue(lines.last?.contains("glucobridge.daemon: daemon stopped pid=\(daemon.processIdentifier)") == true, lines.joined(separator: "\n"))
+        XCTAssertTrue(
+            lines.contains {
+                $0.contains("glucobridge.daemon: spool file imported added=23 alreadyStored=0 file=receiver.pcap")
+                    && $0.contains("serial=SM44792675 source=dexcom")
+            }, lines.joined(separator: "\n"))
+        XCTAssertTrue(
+            lines.contains { $0.contains("glucobridge.daemon: spool file failed error=\"cut-short.pcap: packet 24 at byte 2458") },
+            lines.joined(separator: "\n"))
+        XCTAssertTrue(
+            lines.last?.contains("glucobridge.daemon: daemon stopped pid=\(daemon.processIdentifier)") == true, lines.joined(separator: "\n"))
         // Which executor ran the daemon's tasks, as a task found it: the event loop with the
         // compilers whose runtime hooks are checked, the default global executor with any other.
         #if compiler(>=6.0) && compiler(<6.4)
@@ -117,16 +131,22 @@ final class DaemonEndToEndTests: XCTestCase {
 
         let first = try String(contentsOf: spool.appendingPathComponent("done/walk.log.report.txt"), encoding: .utf8)
         // The same report the command line prints.
-        XCTAssertTrue(first.contains("""
-            device: C0:FF:EE:00:00:01, random; serial SIM-HR-0001; glucobridge simulator HR band
-            services: Generic Access (0x1800), Device Information (0x180A), Heart Rate (0x180D)
-            activity (ble-hrs:SIM-HR-0001): 3000 samples; 51 minutes: 51 new, 0 already stored; exercise sessions: 1 new, 0 already stored
-            """), first)
+        XCTAssertTrue(
+            first.contains(
+                """
+                device: C0:FF:EE:00:00:01, random; serial SIM-HR-0001; glucobridge simulator HR band
+                services: Generic Access (0x1800), Device Information (0x180A), Heart Rate (0x180D)
+                activity (ble-hrs:SIM-HR-0001): 3000 samples; 51 minutes: 51 new, 0 already stored; exercise sessions: 1 new, 0 already stored
+                """), first)
         let again = try String(contentsOf: spool.appendingPathComponent("done/again.btsnoop.report.txt"), encoding: .utf8)
-        XCTAssertTrue(again.contains("activity (ble-hrs:SIM-HR-0001): 3000 samples; 51 minutes: 0 new, 51 already stored; exercise sessions: 0 new, 1 already stored"), again)
+        XCTAssertTrue(
+            again.contains(
+                "activity (ble-hrs:SIM-HR-0001): 3000 samples; 51 minutes: 0 new, 51 already stored; exercise sessions: 0 new, 1 already stored"),
+            again)
         let reason = try String(contentsOf: spool.appendingPathComponent("failed/cut-short.btsnoop.reason.txt"), encoding: .utf8)
-        XCTAssertTrue(reason.hasPrefix(
-            "cut-short.btsnoop: record 995 at byte 39994: its record header needs 24 bytes but only 6 remain — the file is cut short\n"), reason)
+        XCTAssertTrue(
+            reason.hasPrefix(
+                "cut-short.btsnoop: record 995 at byte 39994: its record header needs 24 bytes but only 6 remain — the file is cut short\n"), reason)
         XCTAssertTrue(reason.contains("file: cut-short.btsnoop (40000 bytes), failed "), reason)
         XCTAssertEqual(try Data(contentsOf: spool.appendingPathComponent("failed/cut-short.btsnoop")), corrupt)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spool.path).sorted(), ["done", "failed"])
@@ -137,14 +157,16 @@ final class DaemonEndToEndTests: XCTestCase {
         let statusLines = status.stdout.split(separator: "\n").map(String.init)
         XCTAssertTrue(statusLines.contains("  spool: \(spool.path): 2 imported, 1 failed since start, 0 waiting"), status.stdout)
         XCTAssertTrue(statusLines.contains("  bluetooth: reading bluetooth C0:FF:EE:00:00:01 every 15 min"), status.stdout)
-        XCTAssertTrue(statusLines.contains {
-            $0.hasPrefix("  bluetooth C0:FF:EE:00:00:01: 0 read, 1 failed since start (1 in a row, backing off); next try ")
-        }, status.stdout)
+        XCTAssertTrue(
+            statusLines.contains {
+                $0.hasPrefix("  bluetooth C0:FF:EE:00:00:01: 0 read, 1 failed since start (1 in a row, backing off); next try ")
+            }, status.stdout)
         XCTAssertTrue(statusLines.contains { $0.hasSuffix(" bluetooth C0:FF:EE:00:00:01: \(noBluetooth)") }, status.stdout)
-        XCTAssertTrue(statusLines.contains {
-            $0.hasPrefix("  ble-hrs SIM-HR-0001 (glucobridge simulator HR band): ")
-                && $0.hasSuffix(" replay-conversation from \(spool.path)/again.btsnoop: 3000 records read: 0 new, 51 already stored")
-        }, status.stdout)
+        XCTAssertTrue(
+            statusLines.contains {
+                $0.hasPrefix("  ble-hrs SIM-HR-0001 (glucobridge simulator HR band): ")
+                    && $0.hasSuffix(" replay-conversation from \(spool.path)/again.btsnoop: 3000 records read: 0 new, 51 already stored")
+            }, status.stdout)
 
         try stop(daemon, with: SIGTERM)
         XCTAssertEqual(daemon.terminationReason, .exit)
@@ -152,15 +174,21 @@ final class DaemonEndToEndTests: XCTestCase {
 
         let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
         let all = lines.joined(separator: "\n")
-        XCTAssertTrue(lines.contains {
-            $0.contains("glucobridge.daemon: spool file imported activityMinutesAdded=51 activityMinutesAlreadyStored=0 address=C0:FF:EE:00:00:01 file=walk.log")
-                && $0.contains("serial=SIM-HR-0001 source=ble-hrs")
-        }, all)
-        XCTAssertTrue(lines.contains { $0.contains("glucobridge.daemon: spool file failed error=\"cut-short.btsnoop: record 995 at byte 39994") }, all)
+        XCTAssertTrue(
+            lines.contains {
+                $0.contains(
+                    "glucobridge.daemon: spool file imported activityMinutesAdded=51 activityMinutesAlreadyStored=0 address=C0:FF:EE:00:00:01 file=walk.log"
+                )
+                    && $0.contains("serial=SIM-HR-0001 source=ble-hrs")
+            }, all)
+        XCTAssertTrue(
+            lines.contains { $0.contains("glucobridge.daemon: spool file failed error=\"cut-short.btsnoop: record 995 at byte 39994") }, all)
         let backOff = lines.filter { $0.contains("source not read; backing off") }
         XCTAssertEqual(backOff.count, 1, "retried after 30 s, not in a loop: \(all)")
-        XCTAssertTrue(backOff[0].hasSuffix(
-            "source not read; backing off error=\"\(noBluetooth)\" failures=1 polled=\"bluetooth C0:FF:EE:00:00:01\" retryIn=\"30.0 seconds\""), all)
+        XCTAssertTrue(
+            backOff[0].hasSuffix(
+                "source not read; backing off error=\"\(noBluetooth)\" failures=1 polled=\"bluetooth C0:FF:EE:00:00:01\" retryIn=\"30.0 seconds\""),
+            all)
 
         let queue = try DatabaseQueue(path: store.path)
         try queue.read { db in
@@ -219,7 +247,8 @@ final class DaemonEndToEndTests: XCTestCase {
             try waitFor(spool.appendingPathComponent("failed/\(name).reason.txt"))
             let reason = try String(contentsOf: spool.appendingPathComponent("failed/\(name).reason.txt"), encoding: .utf8)
             XCTAssertTrue(
-                reason.hasPrefix("the import was not run: its time limit is 0 s (--import-limit 0 abandons every import); nothing of it was stored"), reason)
+                reason.hasPrefix("the import was not run: its time limit is 0 s (--import-limit 0 abandons every import); nothing of it was stored"),
+                reason)
         }
         try stop(daemon, with: SIGTERM)
         let queue = try DatabaseQueue(path: store.path)

@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import TestSupport
 import TransportBlueZ
 import XCTest
@@ -25,9 +25,10 @@ final class DoctorEndToEndTests: XCTestCase {
             XCTAssertTrue(lines[index + 1].hasPrefix("      fix: "), "no fix after: \(line)")
         }
         if !FileManager.default.fileExists(atPath: "/sys/bus/usb") {
-            XCTAssertTrue(lines.contains {
-                $0.hasPrefix("FAIL  usb bus           this kernel has no USB support (/sys/bus/usb does not exist)")
-            }, result.stdout)
+            XCTAssertTrue(
+                lines.contains {
+                    $0.hasPrefix("FAIL  usb bus           this kernel has no USB support (/sys/bus/usb does not exist)")
+                }, result.stdout)
         }
         if case .unavailable(let reason) = BluetoothProbe.check(), reason.contains("no Bluetooth support") {
             XCTAssertTrue(lines.contains { $0.hasPrefix("FAIL  bluetooth         this kernel has no Bluetooth support") }, result.stdout)

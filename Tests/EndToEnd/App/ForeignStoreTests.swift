@@ -1,6 +1,6 @@
-import ImportTestSupport
 import Foundation
 import GRDB
+import ImportTestSupport
 import Store
 import TestSupport
 import XCTest
@@ -65,7 +65,8 @@ final class ForeignStoreTests: XCTestCase {
         let before = try Data(contentsOf: file)
         let result = try run(["replay", capture, "--store", file.path])
         XCTAssertEqual(result.status, 1)
-        XCTAssertTrue(result.stderr.contains("\(file.path) is not a glucobridge store: it holds 22 bytes that are not an SQLite database"), result.stderr)
+        XCTAssertTrue(
+            result.stderr.contains("\(file.path) is not a glucobridge store: it holds 22 bytes that are not an SQLite database"), result.stderr)
         XCTAssertEqual(try Data(contentsOf: file), before)
 
         let null = try run(["replay", capture, "--store", "/dev/null"])
@@ -146,7 +147,8 @@ final class ForeignStoreTests: XCTestCase {
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         holder.arguments = ["-batch", path]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         holder.standardInput = input
         holder.standardOutput = output
         try holder.run()

@@ -1,7 +1,7 @@
 import AppTestSupport
-import ImportTestSupport
 import Foundation
 import GRDB
+import ImportTestSupport
 import Model
 import Simulators
 import Store
@@ -53,7 +53,9 @@ final class FractionalValuesEndToEndTests: XCTestCase {
         XCTAssertEqual(rows.map { $0["tag"] as String }, Self.readings.map(\.tag))
 
         // CSV: mgdl exactly, mmol to one decimal from it, the stored tag.
-        let csv = try run(["export", "--format", "csv"], store: store).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let csv = try run(["export", "--format", "csv"], store: store).split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
         XCTAssertEqual(csv[0][2...4], ["mgdl", "mmol", "tag"])
         XCTAssertEqual(csv.dropFirst().map { $0[2] }, Self.readings.map(\.text))
         XCTAssertEqual(csv.dropFirst().map { $0[3] }, ["3.0", "3.0", "3.9", "3.9", "3.9", "10.0", "10.0", "11.4"])
@@ -70,12 +72,15 @@ final class FractionalValuesEndToEndTests: XCTestCase {
 
         // Nightscout: sgv in whole mg/dL, its own convention (half away from zero, as JavaScript's
         // Math.round does for these).
-        let entries = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try run(["export", "--format", "nightscout"], store: store).utf8)) as? [[String: Any]])
+        let entries = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try run(["export", "--format", "nightscout"], store: store).utf8)) as? [[String: Any]])
         XCTAssertEqual(entries.map { $0["sgv"] as? Int }, [54, 54, 70, 70, 70, 180, 180, 205])
         XCTAssertEqual(entries.map { $0["type"] as? String }, Array(repeating: "sgv", count: 8))
 
         // Days: low and high exactly, the average to one decimal, the share in range of the tags.
-        let days = try run(["export", "--kind", "days", "--format", "csv"], store: store).split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+        let days = try run(["export", "--kind", "days", "--format", "csv"], store: store).split(separator: "\n").map {
+            $0.split(separator: ",").map(String.init)
+        }
         XCTAssertEqual(Array(days[0][0...7]), ["day", "readings", "low_mgdl", "average_mgdl", "high_mgdl", "time_in_range_percent", "hypo", "hyper"])
         XCTAssertEqual(Array(days[1][0...7]), ["2024-01-15", "8", "53.9", "110.3", "204.5", "12.5", "true", "true"])
     }
@@ -88,7 +93,8 @@ final class FractionalValuesEndToEndTests: XCTestCase {
         for (reading, words) in zip(Self.readings, ["hypo (level 2)", "hypo", "hypo", "hypo", "in range", "hyper", "hyper", "hyper"]) {
             XCTAssertTrue(day.contains(" \(reading.text) mg/dL, \(words), sensor"), "\(reading.text) \(words) in:\n\(day)")
         }
-        let dayJSON = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try run(["day", "2024-01-15", "--json"], store: store).utf8)) as? [String: Any])
+        let dayJSON = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try run(["day", "2024-01-15", "--json"], store: store).utf8)) as? [String: Any])
         let logs = try XCTUnwrap(dayJSON["logs"] as? [[String: Any]] ?? (dayJSON["glucose"] as? [[String: Any]]), "\(dayJSON.keys)")
         let glucoseLogs = logs.filter { $0["tag"] != nil }
         XCTAssertEqual(glucoseLogs.map { ($0["mgdl"] as? NSNumber)?.doubleValue }, Self.readings.map { Double($0.tenths) / 10 })
@@ -107,7 +113,8 @@ final class FractionalValuesEndToEndTests: XCTestCase {
 
         // `stats`: time in ranges from the tags: 1 very low, 3 low, 1 in range, 3 high of 8.
         let period = ["--from", "2024-01-15", "--to", "2024-01-16"]
-        let stats = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try run(["stats", "--json"] + period, store: store).utf8)) as? [String: Any])
+        let stats = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try run(["stats", "--json"] + period, store: store).utf8)) as? [String: Any])
         let ranges = try XCTUnwrap(stats["time_in_ranges_percent"] as? [String: Any] ?? stats["time_in_ranges"] as? [String: Any], "\(stats)")
         XCTAssertEqual(ranges["very_low"] as? Double, 12.5, "\(ranges)")
         XCTAssertEqual(ranges["low"] as? Double, 37.5, "\(ranges)")

@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import TestSupport
 import XCTest
 
@@ -17,9 +17,11 @@ final class ImportDeviceTests: XCTestCase {
 
     func testAnUnreadableDeviceIsRefusedBeforeAnythingOpens() throws {
         let store = try Fixtures.temporaryDirectory().appendingPathComponent("s.sqlite")
-        let result = try runProcess(BuiltProducts.executable("glucobridge"), ["import", "--device", "/sys/bus/usb/devices/9-9", "--store", store.path])
+        let result = try runProcess(
+            BuiltProducts.executable("glucobridge"), ["import", "--device", "/sys/bus/usb/devices/9-9", "--store", store.path])
         XCTAssertEqual(result.status, 1)
-        XCTAssertEqual(result.stderr, "glucobridge: /sys/bus/usb/devices/9-9 is not a USB device's sysfs folder (it has no readable busnum and devnum files)\n")
+        XCTAssertEqual(
+            result.stderr, "glucobridge: /sys/bus/usb/devices/9-9 is not a USB device's sysfs folder (it has no readable busnum and devnum files)\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: store.path), "no store is created for a device that is not there")
     }
 }

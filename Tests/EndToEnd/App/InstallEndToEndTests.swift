@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import TestSupport
 import XCTest
 
@@ -19,7 +19,8 @@ final class InstallEndToEndTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(result.stderr, "")
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.first, "install glucobridge \(GlucoBridgeVersion.current) for the system, prefix \(prefix) (dry run: nothing is changed)")
+        XCTAssertEqual(
+            lines.first, "install glucobridge \(GlucoBridgeVersion.current) for the system, prefix \(prefix) (dry run: nothing is changed)")
         XCTAssertEqual(lines[1], "copy \(binary.resolvingSymlinksInPath().path) to \(prefix)/bin/glucobridge (mode 0755)")
         XCTAssertTrue(lines.contains("write /etc/udev/rules.d/60-glucobridge.rules (mode 0644) from udev/60-glucobridge.rules"))
         XCTAssertTrue(lines.contains("run udevadm control --reload"))
@@ -59,14 +60,18 @@ final class InstallEndToEndTests: XCTestCase {
         var findings = doctor.installFindings(installed)
         XCTAssertEqual(findings.filter { $0.status == .fail }, [], Doctor.render(findings))
         XCTAssertEqual(findings.map(\.subject), ["udev rules", "import unit", "binary", "daemon unit", "binary"])
-        XCTAssertTrue(findings[0].message.hasSuffix("/etc/udev/rules.d/60-glucobridge.rules matches this glucobridge (\(GlucoBridgeVersion.current))"))
-        XCTAssertEqual(findings[2].message, "/opt/gb/bin/glucobridge is glucobridge \(GlucoBridgeVersion.current)", "the staged binary answered --version")
+        XCTAssertTrue(
+            findings[0].message.hasSuffix("/etc/udev/rules.d/60-glucobridge.rules matches this glucobridge (\(GlucoBridgeVersion.current))"))
+        XCTAssertEqual(
+            findings[2].message, "/opt/gb/bin/glucobridge is glucobridge \(GlucoBridgeVersion.current)", "the staged binary answered --version")
 
         // An edited unit and rules from another release are told apart.
         try (unit + "Nice=5\n").write(toFile: staged("/etc/systemd/system/glucobridge.service"), atomically: true, encoding: .utf8)
         // The older rules also lack a reader this release's Contour driver reads.
-        let older = SystemFile.udevRules.contents.replacingOccurrences(of: "# glucobridge \(GlucoBridgeVersion.current) ", with: "# glucobridge 0.0.9 ")
-            .replacingOccurrences(of: #"ATTR{idProduct}=="6002|"#, with: #"ATTR{idProduct}==""#)
+        let older = SystemFile.udevRules.contents.replacingOccurrences(
+            of: "# glucobridge \(GlucoBridgeVersion.current) ", with: "# glucobridge 0.0.9 "
+        )
+        .replacingOccurrences(of: #"ATTR{idProduct}=="6002|"#, with: #"ATTR{idProduct}==""#)
         try older.write(toFile: staged("/etc/udev/rules.d/60-glucobridge.rules"), atomically: true, encoding: .utf8)
         doctor.binaryPath = binary.path
         findings = doctor.installFindings(InstalledFiles(root: destdir, environment: environment))
@@ -80,8 +85,10 @@ final class InstallEndToEndTests: XCTestCase {
         XCTAssertEqual(daemonUnit.message, "/etc/systemd/system/glucobridge.service differs from what this glucobridge installs (edited?)")
 
         XCTAssertTrue(runner.perform(InstallPlan.uninstall(layout)) { _ in })
-        for path in ["/opt/gb/bin/glucobridge", "/etc/udev/rules.d/60-glucobridge.rules", "/etc/systemd/system/glucobridge.service",
-                     "/etc/systemd/system/glucobridge-import@.service", "/etc/sysusers.d/glucobridge.conf"] {
+        for path in [
+            "/opt/gb/bin/glucobridge", "/etc/udev/rules.d/60-glucobridge.rules", "/etc/systemd/system/glucobridge.service",
+            "/etc/systemd/system/glucobridge-import@.service", "/etc/sysusers.d/glucobridge.conf",
+        ] {
             XCTAssertFalse(FileManager.default.fileExists(atPath: staged(path)), path)
         }
         findings = doctor.installFindings(InstalledFiles(root: destdir, environment: environment))

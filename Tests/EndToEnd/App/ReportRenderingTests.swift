@@ -1,6 +1,6 @@
-import ImportTestSupport
 import Foundation
 import GlucoseMetrics
+import ImportTestSupport
 import Model
 import Report
 import Simulators
@@ -97,7 +97,9 @@ final class ReportRenderingTests: XCTestCase {
     /// colours stacked very high to very low), the AGP bands below it and the daily profiles
     /// below that.
     func testRendersInChromium() throws {
-        let chromium = try XCTUnwrap(Self.chromium(), """
+        let chromium = try XCTUnwrap(
+            Self.chromium(),
+            """
             chromium is not installed: the report must be checked in a real browser. \
             Install it (.ci/setup --tests installs it, and what the other tests use) and run the tests again.
             """)
@@ -120,7 +122,9 @@ final class ReportRenderingTests: XCTestCase {
 
         // Not blank: a fair share of the pixels is not white.
         var ink = 0
-        for i in stride(from: 0, to: image.rgb.count, by: 3) where image.rgb[i] < 0xF0 || image.rgb[i + 1] < 0xF0 || image.rgb[i + 2] < 0xF0 { ink += 1 }
+        for i in stride(from: 0, to: image.rgb.count, by: 3) where image.rgb[i] < 0xF0 || image.rgb[i + 1] < 0xF0 || image.rgb[i + 2] < 0xF0 {
+            ink += 1
+        }
         XCTAssertGreaterThan(Double(ink) / Double(image.width * image.height), 0.05)
 
         func hex(_ text: String) -> Int { Int(text.dropFirst(), radix: 16)! }
@@ -130,7 +134,8 @@ final class ReportRenderingTests: XCTestCase {
             XCTAssertGreaterThan(segment.count, 40, "range \(index) is not drawn")
             if index > 0 { XCTAssertGreaterThanOrEqual(segment.minY, bar[index - 1].maxY, "range \(index) is not below range \(index - 1)") }
         }
-        let outer = image.find(hex(ReportPage.Colour.outerBand)), inner = image.find(hex(ReportPage.Colour.innerBand))
+        let outer = image.find(hex(ReportPage.Colour.outerBand))
+        let inner = image.find(hex(ReportPage.Colour.innerBand))
         let median = image.find(hex(ReportPage.Colour.median))
         XCTAssertGreaterThan(outer.count, 2000)
         XCTAssertGreaterThan(inner.count, 800)

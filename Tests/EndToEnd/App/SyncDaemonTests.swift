@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Model
 import Store
 import TestSupport
@@ -25,10 +25,11 @@ final class SyncDaemonTests: XCTestCase {
         let glucobridge = BuiltProducts.executable("glucobridge")
 
         // Nothing listens on port 1: the import goes on, the sync fails and backs off.
-        let offline = try start([
-            "--spool", spool.path, "--no-usb-hotplug", "--store", store, "--tz", "America/New_York",
-            "--sync-to", "postgresql://glucobridge@127.0.0.1:1/nowhere", "--patient", "p-daemon",
-        ], log: folder.appendingPathComponent("offline.log"))
+        let offline = try start(
+            [
+                "--spool", spool.path, "--no-usb-hotplug", "--store", store, "--tz", "America/New_York",
+                "--sync-to", "postgresql://glucobridge@127.0.0.1:1/nowhere", "--patient", "p-daemon",
+            ], log: folder.appendingPathComponent("offline.log"))
         try FileManager.default.copyItem(at: Fixtures.url("dexcom/ecc1-g4-receiver.pcap"), to: spool.appendingPathComponent("first.pcap"))
         try await waitFor("the import") { FileManager.default.fileExists(atPath: spool.appendingPathComponent("done/first.pcap").path) }
         try await waitFor("the failed sync in status") {
@@ -41,10 +42,11 @@ final class SyncDaemonTests: XCTestCase {
         try stop(offline)
 
         // With the server there, the store reaches it; a later import follows.
-        let online = try start([
-            "--spool", spool.path, "--no-usb-hotplug", "--store", store,
-            "--sync-to", database.url, "--patient", "p-daemon", "--password-file", passwordFile.path,
-        ], log: folder.appendingPathComponent("online.log"))
+        let online = try start(
+            [
+                "--spool", spool.path, "--no-usb-hotplug", "--store", store,
+                "--sync-to", database.url, "--patient", "p-daemon", "--password-file", passwordFile.path,
+            ], log: folder.appendingPathComponent("online.log"))
         try await waitFor("the readings on the server") { ((try? await database.count("glucose_reading", patient: "p-daemon")) ?? 0) == 23 }
         _ = try TestSupport.sqlite3(store, "INSERT INTO insulin (day_id, time, units) SELECT id, '2015-07-17 12:00:00.000', 3 FROM day LIMIT 1;")
         try await waitFor("the new insulin log on the server") { ((try? await database.count("insulin_log", patient: "p-daemon")) ?? 0) == 1 }

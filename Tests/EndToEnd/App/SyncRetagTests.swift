@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Logging
 import Model
 import PostgresNIO
@@ -57,8 +57,9 @@ final class SyncRetagTests: XCTestCase {
 
         try local.store.setThresholds(Self.moved)
         // A reading imported after the change is sent with the store's new tag, once.
-        try local.importReadings(3, source: DeviceSource(family: "dexcom", serial: "SM87654321", model: "G4Receiver"),
-                                 from: utc("2024-03-12T00:00:00Z"))
+        try local.importReadings(
+            3, source: DeviceSource(family: "dexcom", serial: "SM87654321", model: "G4Receiver"),
+            from: utc("2024-03-12T00:00:00Z"))
         let changed = try await changedTags(local, from: before)
         XCTAssertGreaterThan(changed.readings, Self.edges.count(where: { $0.consensus != $0.moved }))
         XCTAssertLessThan(changed.readings, 1200)
@@ -199,9 +200,11 @@ final class SyncRetagTests: XCTestCase {
         }
         _ = try await database.rows("UPDATE sync_cursor SET tag_thresholds = '{54,70,180,250}' WHERE patient_id = 'p-rule'")
         let before = try await serverTags(database, patient: "p-rule")
-        XCTAssertEqual(Array(edgeTags(before.readings).prefix(9)), [
-            "hypo-l1", "hypo-l1", "hypo-l1", "in-range", "in-range", "in-range", "in-range", "in-range", "in-range",
-        ])
+        XCTAssertEqual(
+            Array(edgeTags(before.readings).prefix(9)),
+            [
+                "hypo-l1", "hypo-l1", "hypo-l1", "in-range", "in-range", "in-range", "in-range", "in-range", "in-range",
+            ])
 
         let report = try await database.sync(local.store, patient: "p-rule", batchSize: 150)
         XCTAssertEqual(report.retagged["glucose_reading"], 2, report.summary)
@@ -388,8 +391,9 @@ final class SyncRetagTests: XCTestCase {
         let nulls = Int(try await database.rows("SELECT count(*)::text FROM glucose_reading WHERE tag IS NULL")[0][0])!
         XCTAssertEqual(nulls, 111)
         let localLogsOutOfRange = Int(try local.sqlite3("SELECT count(*) FROM glucose WHERE source_id IS NULL AND tag <> 'in-range';"))!
-        let localEdgesNotHyper2 = Int(try local.sqlite3(
-            "SELECT count(*) FROM glucose WHERE device_record_key LIKE 'edge:%' AND tag <> 'hyper-l2';"))!
+        let localEdgesNotHyper2 = Int(
+            try local.sqlite3(
+                "SELECT count(*) FROM glucose WHERE device_record_key LIKE 'edge:%' AND tag <> 'hyper-l2';"))!
 
         let report = try await database.sync(local.store, patient: "p-old", batchSize: 100)
         let versions = try await database.rows("SELECT string_agg(version::text, ',' ORDER BY version) FROM sync_schema_version")
@@ -413,7 +417,8 @@ final class SyncRetagTests: XCTestCase {
     }
 
     private func localTags(_ local: TestStore) throws -> Tags {
-        let readings = try local.sqlite3("""
+        let readings = try local.sqlite3(
+            """
             SELECT s.family || '|' || s.serial || '|' || g.device_record_key || '|' || g.tag
             FROM glucose g JOIN source s ON s.id = g.source_id;
             """)
@@ -423,10 +428,12 @@ final class SyncRetagTests: XCTestCase {
 
     /// The server's tags of `patient`, or only of the rows `store` holds.
     private func serverTags(_ database: TestDatabase, patient: String, store: TestStore? = nil) async throws -> Tags {
-        let readings = try await database.rows("""
+        let readings = try await database.rows(
+            """
             SELECT s.family || '|' || s.serial || '|' || g.device_record_key || '|' || coalesce(g.tag, 'NULL')
             FROM glucose_reading g JOIN source s ON s.id = g.source_id WHERE g.patient_id = '\(patient)'
-            """).map { $0[0] }
+            """
+        ).map { $0[0] }
         let logs = try await database.rows(
             "SELECT uid || '|' || coalesce(tag, 'NULL') FROM glucose_log WHERE patient_id = '\(patient)'"
         ).map { $0[0] }
@@ -490,10 +497,11 @@ extension TestStore {
                 unit: edge.unit, kind: .fingerstick, recordKey: "edge:\(index)", deviceTime: 500_000_000 + Int64(index) * 3600)
         }
         let end = start.addingTimeInterval(Double(readings.count) * 3600)
-        _ = try store.save(ImportBatch(
-            source: Self.meter, startedAt: end, mode: .live, origin: "sync tests",
-            clock: ClockReport(hostTime: end, deviceTime: nil, method: .hostAnchored),
-            glucose: readings, recordsRead: readings.count))
+        _ = try store.save(
+            ImportBatch(
+                source: Self.meter, startedAt: end, mode: .live, origin: "sync tests",
+                clock: ClockReport(hostTime: end, deviceTime: nil, method: .hostAnchored),
+                glucose: readings, recordsRead: readings.count))
     }
 
     /// One glucose log of each of ``SyncRetagTests/edges``, entered in the app on `day`.

@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Logging
 import Model
 import PostgresNIO
@@ -12,8 +12,9 @@ import XCTest
 /// `/tmp/glucobridge-test-postgres/connection.env`), or the one the same variables name in the
 /// environment. Without one, the tests fail and say how to start it.
 struct TestServer {
-    static let connectionFile = (ProcessInfo.processInfo.environment["GLUCOBRIDGE_TEST_POSTGRES_DIR"]
-        ?? "/tmp/glucobridge-test-postgres") + "/connection.env"
+    static let connectionFile =
+        (ProcessInfo.processInfo.environment["GLUCOBRIDGE_TEST_POSTGRES_DIR"]
+            ?? "/tmp/glucobridge-test-postgres") + "/connection.env"
     static let howToStart = """
         the sync tests need a PostgreSQL server: run `.ci/start-postgres` (it starts a throwaway \
         one and writes \(connectionFile)), or export GLUCOBRIDGE_TEST_POSTGRES_URL, \
@@ -30,7 +31,8 @@ struct TestServer {
     static func settings() throws -> TestServer {
         var values = ProcessInfo.processInfo.environment
         if values["GLUCOBRIDGE_TEST_POSTGRES_URL"] == nil,
-           let text = try? String(contentsOfFile: connectionFile, encoding: .utf8) {
+            let text = try? String(contentsOfFile: connectionFile, encoding: .utf8)
+        {
             for line in text.split(separator: "\n") {
                 let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
                 if parts.count == 2 { values[parts[0]] = parts[1] }
@@ -161,11 +163,12 @@ struct TestStore {
                     kind: .sensor, trend: .flat, noise: 1, recordKey: "egv:\(index)",
                     deviceTime: 400_000_000 + Int64(index) * 300)
             }
-            _ = try store.save(ImportBatch(
-                source: source, startedAt: start.addingTimeInterval(Double(count) * 300 + 60), mode: .live,
-                origin: "sync tests",
-                clock: ClockReport(hostTime: start.addingTimeInterval(Double(count) * 300 + 60), deviceTime: nil, method: .hostAnchored),
-                glucose: readings, recordsRead: readings.count))
+            _ = try store.save(
+                ImportBatch(
+                    source: source, startedAt: start.addingTimeInterval(Double(count) * 300 + 60), mode: .live,
+                    origin: "sync tests",
+                    clock: ClockReport(hostTime: start.addingTimeInterval(Double(count) * 300 + 60), deviceTime: nil, method: .hostAnchored),
+                    glucose: readings, recordsRead: readings.count))
         }
     }
 
@@ -181,10 +184,11 @@ struct TestStore {
         let session = ExerciseSession(
             start: start.addingTimeInterval(600), minutes: 40, kind: .walking, intensity: .moderate,
             minutesByIntensity: [.moderate: 40])
-        _ = try store.save(ActivityBatch(
-            source: Self.band, startedAt: start.addingTimeInterval(3700), mode: .live, origin: "sync tests",
-            clock: ClockReport(hostTime: start.addingTimeInterval(3700), deviceTime: nil, method: .hostAnchored),
-            minutes: minutes, sessions: [session], samplesRead: 3600))
+        _ = try store.save(
+            ActivityBatch(
+                source: Self.band, startedAt: start.addingTimeInterval(3700), mode: .live, origin: "sync tests",
+                clock: ClockReport(hostTime: start.addingTimeInterval(3700), deviceTime: nil, method: .hostAnchored),
+                minutes: minutes, sessions: [session], samplesRead: 3600))
     }
 
     /// One log of every kind the app enters, and a favourite Day.

@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Model
 import Store
 import Sync
@@ -10,18 +10,22 @@ import XCTest
 final class SyncTests: XCTestCase {
     /// Local device readings, one text line each, as the server must hold them.
     private func localReadings(_ store: TestStore) throws -> [String] {
-        try store.sqlite3("""
+        try store.sqlite3(
+            """
             SELECT s.family || '|' || s.serial || '|' || g.device_record_key || '|' || g.time || '|' || CAST(round(g.mgdl) AS INTEGER) || '|' || d.date
             FROM glucose g JOIN source s ON s.id = g.source_id JOIN day d ON d.id = g.day_id ORDER BY 1;
-            """).split(separator: "\n").map(String.init)
+            """
+        ).split(separator: "\n").map(String.init)
     }
 
     private func serverReadings(_ database: TestDatabase, patient: String) async throws -> [String] {
-        try await database.rows("""
+        try await database.rows(
+            """
             SELECT s.family || '|' || s.serial || '|' || g.device_record_key || '|'
                    || to_char(g.time AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') || '|' || round(g.mgdl)::bigint || '|' || g.day
             FROM glucose_reading g JOIN source s ON s.id = g.source_id WHERE g.patient_id = '\(patient)' ORDER BY 1
-            """).map { $0[0] }
+            """
+        ).map { $0[0] }
     }
 
     func testFirstSyncCopiesEveryRowAndASecondSendsNothing() async throws {
@@ -38,7 +42,8 @@ final class SyncTests: XCTestCase {
         XCTAssertEqual(first.written["import_run"], 3)
         XCTAssertEqual(first.written["activity_minute"], 60)
         XCTAssertEqual(first.written["activity_session"], 1)
-        let session = try await database.rows("""
+        let session = try await database.rows(
+            """
             SELECT s.serial, a.device_record_key, a.name, a.duration_seconds::text, a.favourite::text
             FROM activity_session a JOIN source s ON s.id = a.source_id WHERE a.patient_id = 'p-100'
             """)
@@ -152,7 +157,8 @@ final class SyncTests: XCTestCase {
         _ = try local.sqlite3("DELETE FROM insulin;")
         try local.store.setFavourite(day: DayDate("2024-03-02")!, false)
         // Marking an imported session favourite is the one change device data can have.
-        _ = try local.sqlite3("""
+        _ = try local.sqlite3(
+            """
             INSERT INTO favourite (name) VALUES ('Walking');
             UPDATE exercise SET favourite_id = last_insert_rowid() WHERE source_id IS NOT NULL;
             """)
@@ -291,10 +297,12 @@ final class SyncTests: XCTestCase {
         // A CA that did not sign the server's certificate: the handshake fails, so TLS was in use.
         let folder = try Fixtures.temporaryDirectory()
         let strangerCA = folder.appendingPathComponent("stranger.crt").path
-        let made = try runProcess(URL(fileURLWithPath: "/usr/bin/openssl"), [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=stranger",
-            "-keyout", folder.appendingPathComponent("stranger.key").path, "-out", strangerCA,
-        ])
+        let made = try runProcess(
+            URL(fileURLWithPath: "/usr/bin/openssl"),
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=stranger",
+                "-keyout", folder.appendingPathComponent("stranger.key").path, "-out", strangerCA,
+            ])
         XCTAssertEqual(made.status, 0, made.stderr)
         do {
             _ = try await database.sync(local.store, patient: "p-tls", query: "?sslmode=verify-full&sslrootcert=\(strangerCA)")
@@ -356,10 +364,12 @@ final class SyncTests: XCTestCase {
             XCTAssertEqual(actual, expected, "\(table) of \(patient)", file: file, line: line)
         }
         let localUIDs = try local.sqlite3("SELECT uid FROM meal UNION ALL SELECT uid FROM insulin ORDER BY 1;")
-        let serverUIDs = try await database.rows("""
+        let serverUIDs = try await database.rows(
+            """
             SELECT uid FROM meal_log WHERE patient_id = '\(patient)'
             UNION ALL SELECT uid FROM insulin_log WHERE patient_id = '\(patient)' ORDER BY 1
-            """).map { $0[0] }.joined(separator: "\n")
+            """
+        ).map { $0[0] }.joined(separator: "\n")
         XCTAssertEqual(serverUIDs, localUIDs, file: file, line: line)
     }
 }

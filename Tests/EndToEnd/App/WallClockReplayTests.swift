@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Simulators
 import TestSupport
 import XCTest
@@ -28,11 +28,16 @@ final class WallClockReplayTests: XCTestCase {
         let store = folder.appendingPathComponent("s.sqlite").path
         let replay = try runProcess(program, ["replay", capture.path, "--store", store, "--tz", "America/New_York"])
         XCTAssertEqual(replay.status, 0, replay.stderr)
-        XCTAssertTrue(replay.stdout.contains("time: host-anchored wall clock (change log walked back from the host clock), clock error 0"), replay.stdout)
-        XCTAssertTrue(replay.stdout.contains("note: applied the logged clock change arresult:3 from 2026-03-08T08:00:00 to 2026-03-08T09:00:00 (+1 h 0 min)"), replay.stdout)
+        XCTAssertTrue(
+            replay.stdout.contains("time: host-anchored wall clock (change log walked back from the host clock), clock error 0"), replay.stdout)
+        XCTAssertTrue(
+            replay.stdout.contains("note: applied the logged clock change arresult:3 from 2026-03-08T08:00:00 to 2026-03-08T09:00:00 (+1 h 0 min)"),
+            replay.stdout)
         let export = try runProcess(program, ["export", "--format", "csv", "--store", store])
         XCTAssertEqual(export.status, 0, export.stderr)
-        let rows = export.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).prefix(5).joined(separator: ",") }
+        let rows = export.stdout.split(separator: "\n").dropFirst().map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).prefix(5).joined(separator: ",")
+        }
         XCTAssertEqual(rows, ["2026-03-08T12:45:00Z,2026-03-08,70,3.9,in-range", "2026-03-08T13:15:00Z,2026-03-08,180,10.0,in-range"])
     }
 }

@@ -21,8 +21,14 @@ final class HuamiOracleTests: XCTestCase {
         var kind: Int
         var intensity: Int
         var steps: Int
-        var heart_rate: Int
+        var heartRate: Int
         var extra: [Int]
+
+        /// The oracle's JSON keys are Python's names.
+        enum CodingKeys: String, CodingKey {
+            case time, kind, intensity, steps, extra
+            case heartRate = "heart_rate"
+        }
     }
 
     func testSamplesAgreeWithAmazfitPyclient() throws {
@@ -70,10 +76,11 @@ final class HuamiOracleTests: XCTestCase {
             for sample in HuamiActivitySample.samples(in: fetch.data, form: .extended).samples {
                 let instant = time.instant.addingTimeInterval(TimeInterval(reader * 60))
                 reader += 1
-                ours.append(OracleSample(
-                    time: CivilDate.wallClock(Int64(instant.timeIntervalSince1970)) + "Z", kind: Int(sample.kind),
-                    intensity: Int(sample.intensity), steps: Int(sample.steps), heart_rate: Int(sample.heartRate),
-                    extra: sample.extra!.map(Int.init)))
+                ours.append(
+                    OracleSample(
+                        time: CivilDate.wallClock(Int64(instant.timeIntervalSince1970)) + "Z", kind: Int(sample.kind),
+                        intensity: Int(sample.intensity), steps: Int(sample.steps), heartRate: Int(sample.heartRate),
+                        extra: sample.extra!.map(Int.init)))
             }
         }
         XCTAssertEqual(ours.count, oracle.count)
@@ -92,20 +99,25 @@ final class HuamiOracleTests: XCTestCase {
             let heartRate: Double? = row[1]
             let steps: Double? = row[2]
             guard minute == sample.time.dropLast().replacingOccurrences(of: "T", with: " ") + ".000", steps == Double(sample.steps),
-                heartRate == ([0, 255].contains(sample.heart_rate) ? nil : Double(sample.heart_rate))
+                heartRate == ([0, 255].contains(sample.heartRate) ? nil : Double(sample.heartRate))
             else {
-                return XCTFail("the store holds \(minute) \(String(describing: heartRate)) bpm \(String(describing: steps)) steps; amazfit-pyclient decodes \(sample)")
+                return XCTFail(
+                    "the store holds \(minute) \(String(describing: heartRate)) bpm \(String(describing: steps)) steps; amazfit-pyclient decodes \(sample)"
+                )
             }
         }
     }
 
     private func runOracle(script: URL, input: URL) throws -> [OracleSample] {
         let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-        guard let python = paths.map({ URL(fileURLWithPath: "\($0)/python3") }).first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+        guard
+            let python = paths.map({ URL(fileURLWithPath: "\($0)/python3") }).first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
         else { throw XCTSkip("python3 is not on PATH: the amazfit-pyclient oracle cannot run") }
         let check = try runProcess(python, ["-c", "import amazfit_pyclient.fetch.fetch_activity"])
         guard check.status == 0 else {
-            throw XCTSkip("the Python module amazfit_pyclient is not installed (pip install amazfit-pyclient; .ci/setup --tests does): \(check.stderr.split(separator: "\n").last ?? "")")
+            throw XCTSkip(
+                "the Python module amazfit_pyclient is not installed (pip install amazfit-pyclient; .ci/setup --tests does): \(check.stderr.split(separator: "\n").last ?? "")"
+            )
         }
         let result = try runProcess(python, [script.path, input.path])
         guard result.status == 0 else { throw OracleError(stderr: result.stderr) }

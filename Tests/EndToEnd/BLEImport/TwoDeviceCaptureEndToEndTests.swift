@@ -1,6 +1,6 @@
-import ImportTestSupport
 import CaptureBluetooth
 import Foundation
+import ImportTestSupport
 import Importer
 import Model
 import Store
@@ -54,8 +54,9 @@ final class TwoDeviceCaptureEndToEndTests: XCTestCase {
         }
         items += sensor.packets.compactMap { record in
             record.packet.map {
-                Item(time: record.hostTime.addingTimeInterval(shift), packet: rehandled($0, from: sensorHandle, to: newHandle),
-                     direction: record.direction ?? .received, fromSensor: true)
+                Item(
+                    time: record.hostTime.addingTimeInterval(shift), packet: rehandled($0, from: sensorHandle, to: newHandle),
+                    direction: record.direction ?? .received, fromSensor: true)
             }
         }
         items = items.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
@@ -65,10 +66,11 @@ final class TwoDeviceCaptureEndToEndTests: XCTestCase {
             return false
         }
         let continuation = try XCTUnwrap(items.indices.first { isContinuation(items[$0]) })
-        let bandNotification = try XCTUnwrap(items.indices.first { index in
-            guard index > continuation, !items[index].fromSensor, case .acl = items[index].packet else { return false }
-            return items[index].direction == .received
-        })
+        let bandNotification = try XCTUnwrap(
+            items.indices.first { index in
+                guard index > continuation, !items[index].fromSensor, case .acl = items[index].packet else { return false }
+                return items[index].direction == .received
+            })
         var moved = items.remove(at: bandNotification)
         moved.time = items[continuation - 1].time
         items.insert(moved, at: continuation)

@@ -1,6 +1,6 @@
 import AppTestSupport
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Model
 import Store
 import TestSupport
@@ -17,8 +17,10 @@ final class EditCommandEndToEndTests: XCTestCase {
         let result = try runProcess(BuiltProducts.executable("glucobridge"), ["remove", "glucose", "1", "--store", cli.path])
         XCTAssertEqual(result.status, 1)
         XCTAssertEqual(result.stdout, "")
-        XCTAssertEqual(result.stderr, "glucobridge: glucose log #1 was imported from the device dexcom:SM44792675 and cannot be "
-            + "edited or removed: a re-import would bring the device's record back; add a corrected log instead\n")
+        XCTAssertEqual(
+            result.stderr,
+            "glucobridge: glucose log #1 was imported from the device dexcom:SM44792675 and cannot be "
+                + "edited or removed: a re-import would bring the device's record back; add a corrected log instead\n")
         let missing = try runProcess(BuiltProducts.executable("glucobridge"), ["remove", "meal", "7", "--store", cli.path])
         XCTAssertEqual(missing.status, 1)
         XCTAssertEqual(missing.stderr.split(separator: "\n").count, 1)

@@ -1,6 +1,6 @@
 import AppTestSupport
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import TestSupport
 import XCTest
 
@@ -83,8 +83,10 @@ final class ExportBytesEndToEndTests: XCTestCase {
         try assertBytes(["--format", "csv"], cli.path, Golden.glucoseCSV)
         try assertBytes(["--format", "json", "--from", "2015-07-17T11:00:00Z", "--to", "2015-07-17T14:00:00Z"], cli.path, Golden.fingersticksJSON)
         try assertBytes(["--format", "json", "--from", "2015-07-18T00:18:00Z", "--to", "2015-07-18T01:19:00Z"], cli.path, Golden.textJSON)
-        try assertBytes(["--format", "nightscout", "--from", "2015-07-17T11:00:00Z", "--to", "2015-07-17T14:00:00Z"], cli.path, Golden.fingersticksNightscout)
-        try assertBytes(["--format", "nightscout", "--from", "2015-07-18T01:38:00Z", "--to", "2015-07-18T02:09:00Z"], cli.path, Golden.edgesNightscout)
+        try assertBytes(
+            ["--format", "nightscout", "--from", "2015-07-17T11:00:00Z", "--to", "2015-07-17T14:00:00Z"], cli.path, Golden.fingersticksNightscout)
+        try assertBytes(
+            ["--format", "nightscout", "--from", "2015-07-18T01:38:00Z", "--to", "2015-07-18T02:09:00Z"], cli.path, Golden.edgesNightscout)
     }
 
     func testLogsAndDaysInEveryFormat() throws {

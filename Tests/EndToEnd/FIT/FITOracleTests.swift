@@ -28,7 +28,8 @@ final class FITOracleTests: XCTestCase {
         }
 
         enum Value: Decodable {
-            case number(Double), other
+            case number(Double)
+            case other
             init(from decoder: any Decoder) throws {
                 self = (try? decoder.singleValueContainer().decode(Double.self)).map(Value.number) ?? .other
             }
@@ -40,7 +41,8 @@ final class FITOracleTests: XCTestCase {
         guard let python = FreeStyleOracle.python else { throw XCTSkip("python3 is not on PATH: the garmin-fit-sdk oracle cannot run") }
         let check = try runProcess(python, ["-c", "import garmin_fit_sdk"])
         guard check.status == 0 else {
-            throw XCTSkip("the Python module garmin_fit_sdk is not installed (pip install garmin-fit-sdk): \(check.stderr.split(separator: "\n").last ?? "")")
+            throw XCTSkip(
+                "the Python module garmin_fit_sdk is not installed (pip install garmin-fit-sdk): \(check.stderr.split(separator: "\n").last ?? "")")
         }
         let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Oracles/fit_sdk_fields.py")
         let result = try runProcess(python, [script.path] + files.map(\.path))
@@ -93,12 +95,14 @@ final class FITOracleTests: XCTestCase {
             fields = ["timestamp": time(FITProfile.timestampField), "local_timestamp": message.scaled(FITProfile.MonitoringInfo.localTimestamp)]
         case FITProfile.Message.monitoring:
             typealias F = FITProfile.Monitoring
-            let type = message.integer(F.activityType) ?? {
-                if case .bytes(let bytes)? = message.field(F.currentActivityTypeIntensity)?.values.first, let first = bytes.first {
-                    return Int64(first & 0x1F)
-                }
-                return nil
-            }()
+            let type =
+                message.integer(F.activityType)
+                ?? {
+                    if case .bytes(let bytes)? = message.field(F.currentActivityTypeIntensity)?.values.first, let first = bytes.first {
+                        return Int64(first & 0x1F)
+                    }
+                    return nil
+                }()
             fields = [
                 "timestamp": time(FITProfile.timestampField), "timestamp_16": message.scaled(F.timestamp16),
                 "activity_type": type.map(Double.init), "steps": message.scaled(F.cycles), "active_calories": message.scaled(F.activeCalories),
@@ -137,10 +141,13 @@ final class FITOracleTests: XCTestCase {
             for (index, (mine, sdk)) in zip(ours, theirs.messages).enumerated() {
                 XCTAssertEqual(mine.0, sdk.global, "\(url.lastPathComponent) message \(index)", file: file, line: line)
                 let expected = Self.sdkFields(sdk)
-                XCTAssertEqual(Set(mine.1.keys), Set(expected.keys), "\(url.lastPathComponent) message \(index) (\(sdk.global)): fields", file: file, line: line)
+                XCTAssertEqual(
+                    Set(mine.1.keys), Set(expected.keys), "\(url.lastPathComponent) message \(index) (\(sdk.global)): fields", file: file, line: line)
                 for (name, value) in mine.1 {
                     guard let other = expected[name] else { continue }
-                    XCTAssertEqual(value, other, accuracy: 1e-9 * max(1, abs(other)), "\(url.lastPathComponent) message \(index) \(name)", file: file, line: line)
+                    XCTAssertEqual(
+                        value, other, accuracy: 1e-9 * max(1, abs(other)), "\(url.lastPathComponent) message \(index) \(name)", file: file, line: line
+                    )
                     compared += 1
                 }
             }
@@ -151,8 +158,10 @@ final class FITOracleTests: XCTestCase {
     /// The committed fixtures, the damaged ones included (the SDK reads them as far as we do).
     func testFixturesAgreeWithGarminFITSDK() throws {
         try assertAgrees(
-            ["Activity.fit", "MonitoringFile.fit", "garmin-edge-820-bike.fit", "activity-filecrc.fit", "activity-unexpected-eof.fit",
-             "activity-settings-corruptheader.fit"].map { Fixtures.url("fit/\($0)") })
+            [
+                "Activity.fit", "MonitoringFile.fit", "garmin-edge-820-bike.fit", "activity-filecrc.fit", "activity-unexpected-eof.fit",
+                "activity-settings-corruptheader.fit",
+            ].map { Fixtures.url("fit/\($0)") })
     }
 
     /// The file written byte by byte: a developer field the SDK skips as we do, up to the first

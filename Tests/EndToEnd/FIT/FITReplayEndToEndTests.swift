@@ -18,7 +18,8 @@ final class FITReplayEndToEndTests: XCTestCase {
 
         let first = try runProcess(program, ["replay", watch.path, "--store", store, "--tz", "America/Los_Angeles"])
         XCTAssertEqual(first.status, 0, first.stderr)
-        XCTAssertTrue(first.stdout.hasPrefix("device 1 of 2:\nread \(watch.path)/MonitoringFile.fit (FIT monitoring_b file, 355 messages)"), first.stdout)
+        XCTAssertTrue(
+            first.stdout.hasPrefix("device 1 of 2:\nread \(watch.path)/MonitoringFile.fit (FIT monitoring_b file, 355 messages)"), first.stdout)
         XCTAssertTrue(first.stdout.contains("activity: 136 samples; 136 minutes: 136 new, 0 already stored"), first.stdout)
         XCTAssertTrue(
             first.stdout.contains("exercise: 2017-06-12 09:10 (America/Los_Angeles) Cycling 2 min vigorous, 457.12 m, 33.47 kJ (64.52 s)"),

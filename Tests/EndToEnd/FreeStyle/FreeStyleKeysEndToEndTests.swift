@@ -1,6 +1,6 @@
-import ImportTestSupport
 import Drivers
 import Foundation
+import ImportTestSupport
 import Simulators
 import TestSupport
 import TransportReplay
@@ -16,13 +16,15 @@ final class FreeStyleKeysEndToEndTests: XCTestCase {
         let folder = try Fixtures.temporaryDirectory()
         let keys = FreeStyleTestKeys.keys
         let keyFile = folder.appendingPathComponent("freestyle-libre2.keys")
-        try Data("""
+        try Data(
+            """
             # made-up keys of the tests
             AUTHORIZATION_ENCRYPTION_KEY = 0x00112233445566778899aabbccddeeff
             AUTHORIZATION_MAC_KEY = 0x0f1e2d3c4b5a69788796a5b4c3d2e1f0
             SESSION_ENCRYPTION_KEY = 0x13579bdf02468ace13579bdf02468ace
             SESSION_MAC_KEY = 0xfedcba98765432100123456789abcdef
-            """.utf8).write(to: keyFile)
+            """.utf8
+        ).write(to: keyFile)
         let capture = folder.appendingPathComponent("libre2.pcap")
         let reader = FreeStyleDemo.encryptedReader(keys: keys)
         let recorder = try RecordingUSBTransport(recording: reader, to: capture, clock: reader.hostClock)

@@ -1,7 +1,7 @@
-import ImportTestSupport
 import Drivers
 import Foundation
 import GRDB
+import ImportTestSupport
 import Simulators
 import Store
 import TestSupport
@@ -39,10 +39,12 @@ final class StoreFaultEndToEndTests: XCTestCase {
             guard try db.tableExists("glucose") else {
                 return (0, 0, 0, try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; "))
             }
-            return (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM glucose") ?? -1,
-             try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(records_added), 0) FROM import_run") ?? -1,
-             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM import_run") ?? -1,
-             try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; "))
+            return (
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM glucose") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(records_added), 0) FROM import_run") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM import_run") ?? -1,
+                try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ")
+            )
         }
     }
 

@@ -1,14 +1,15 @@
-import ImportTestSupport
 import Foundation
 import GRDB
 import GRDBSQLite
+import ImportTestSupport
 import Model
-@testable import Store
 import TestSupport
 import XCTest
 
+@testable import Store
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A store whose lock another program (sqlite3) holds.
@@ -56,7 +57,10 @@ final class FailureEndToEndTests: XCTestCase {
 
         /// Whether SQLite should try the lock again: once, after the release.
         func called() -> Int32 {
-            let first = lock.withLock { count += 1; return count == 1 }
+            let first = lock.withLock {
+                count += 1
+                return count == 1
+            }
             guard first else { return 0 }
             waiting.signal()
             released.wait()
@@ -73,15 +77,18 @@ final class FailureEndToEndTests: XCTestCase {
         let store = try file.open(busyTimeout: 5)
         let waits = BusyWaits()
         try store.database.writeWithoutTransaction { db in
-            sqlite3_busy_handler(db.sqliteConnection, { context, _ in
-                Unmanaged<BusyWaits>.fromOpaque(context!).takeUnretainedValue().called()
-            }, Unmanaged.passUnretained(waits).toOpaque())
+            sqlite3_busy_handler(
+                db.sqliteConnection,
+                { context, _ in
+                    Unmanaged<BusyWaits>.fromOpaque(context!).takeUnretainedValue().called()
+                }, Unmanaged.passUnretained(waits).toOpaque())
         }
 
         let holder = try Holder(file.path)
         defer { if holder.process.isRunning { holder.process.terminate() } }
-        XCTAssertTrue(holder.run(".timeout 0\nBEGIN IMMEDIATE;\nINSERT INTO favourite (name) VALUES ('held');", until: "holding"),
-                      "sqlite3 ended before taking the lock")
+        XCTAssertTrue(
+            holder.run(".timeout 0\nBEGIN IMMEDIATE;\nINSERT INTO favourite (name) VALUES ('held');", until: "holding"),
+            "sqlite3 ended before taking the lock")
 
         let saved = Box<Result<ImportSummary, StoreError>>()
         let writer = Thread {
@@ -114,18 +121,21 @@ final class FailureEndToEndTests: XCTestCase {
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         holder.arguments = ["-batch", file.path]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         holder.standardInput = input
         holder.standardOutput = output
         try holder.run()
         defer { if holder.isRunning { holder.terminate() } }
-        input.fileHandleForWriting.write(Data("""
-            .timeout 0
-            BEGIN IMMEDIATE;
-            INSERT INTO favourite (name) VALUES ('held');
-            SELECT 'holding';
+        input.fileHandleForWriting.write(
+            Data(
+                """
+                .timeout 0
+                BEGIN IMMEDIATE;
+                INSERT INTO favourite (name) VALUES ('held');
+                SELECT 'holding';
 
-            """.utf8))
+                """.utf8))
         var seen = ""
         while !seen.contains("holding") {
             let data = output.fileHandleForReading.availableData

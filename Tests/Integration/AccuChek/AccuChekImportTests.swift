@@ -41,17 +41,21 @@ final class AccuChekImportTests: XCTestCase {
         let after = PHDAbsoluteTime(year: 2026, month: 3, day: 29, hour: 12, minute: 0, second: 0)
         let clock = PHDAbsoluteTime(year: 2026, month: 3, day: 29, hour: 13, minute: 10, second: 0)
         let host = Date(timeIntervalSince1970: TimeInterval(PHDAbsoluteTime(year: 2026, month: 3, day: 29, hour: 11, minute: 0, second: 0).seconds))
-        let values = [(before, AccuChekMeterSimulator.sfloat(5.5, unit: .millimolesPerLiter)),
-                      (after, AccuChekMeterSimulator.sfloat(12.4, unit: .millimolesPerLiter))]
+        let values = [
+            (before, AccuChekMeterSimulator.sfloat(5.5, unit: .millimolesPerLiter)),
+            (after, AccuChekMeterSimulator.sfloat(12.4, unit: .millimolesPerLiter)),
+        ]
         let first = try importing(meter(.millimolesPerLiter, values, clock: clock, host: host), into: store)
         XCTAssertEqual(first.summary.added, 2)
         let rows = try store.glucose()
         XCTAssertEqual(rows.map(\.unit), [.millimolesPerLiter, .millimolesPerLiter])
         XCTAssertEqual(rows.map { ($0.mgdl / GlucoseUnit.mgdlPerMmol * 1000).rounded() / 1000 }, [5.5, 12.4])
-        XCTAssertEqual(rows.map { Int64($0.time.timeIntervalSince1970) }, [
-            PHDAbsoluteTime(year: 2026, month: 3, day: 28, hour: 10, minute: 50, second: 0).seconds,
-            PHDAbsoluteTime(year: 2026, month: 3, day: 29, hour: 9, minute: 50, second: 0).seconds,
-        ])
+        XCTAssertEqual(
+            rows.map { Int64($0.time.timeIntervalSince1970) },
+            [
+                PHDAbsoluteTime(year: 2026, month: 3, day: 28, hour: 10, minute: 50, second: 0).seconds,
+                PHDAbsoluteTime(year: 2026, month: 3, day: 29, hour: 9, minute: 50, second: 0).seconds,
+            ])
         let again = try importing(meter(.millimolesPerLiter, values, clock: clock, host: host), into: store)
         XCTAssertEqual(again.summary.added, 0)
         XCTAssertEqual(try store.glucose().count, 2)

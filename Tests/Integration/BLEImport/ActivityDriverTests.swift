@@ -33,8 +33,9 @@ final class ActivityDriverTests: XCTestCase {
             if second % 2 == 0 {
                 decimetres += 32
                 // Walking at 410/256 m/s, 115 steps/min, with the total distance.
-                schedule.append(.init(
-                    at: time, 0x2A53, SportSensorDemo.rscMeasurement(speed256: 410, cadence: 115, totalDecimetres: decimetres, running: false)))
+                schedule.append(
+                    .init(
+                        at: time, 0x2A53, SportSensorDemo.rscMeasurement(speed256: 410, cadence: 115, totalDecimetres: decimetres, running: false)))
             }
         }
         let watch = device("C0:FF:EE:00:00:04", [.init(0x180D, [.init(0x2A37, .notify)]), SportSensorDemo.runningService], schedule)
@@ -58,7 +59,8 @@ final class ActivityDriverTests: XCTestCase {
     /// Speed 2 × 2.096 m/s (moderate), 80 rpm, distance summed across the rollovers.
     func testBikeSensorAcrossRollovers() throws {
         let schedule = (0..<1200).map { second in
-            SimulatedPeripheral.Emission(at: start.addingTimeInterval(TimeInterval(second)), 0x2A5B, SportSensorDemo.Sensor.bike.value(at: second).bytes)
+            SimulatedPeripheral.Emission(
+                at: start.addingTimeInterval(TimeInterval(second)), 0x2A5B, SportSensorDemo.Sensor.bike.value(at: second).bytes)
         }
         let bike = device("C0:FF:EE:00:00:05", [SportSensorDemo.cyclingService], schedule)
         let store = try freshStore(zone: "UTC")
@@ -85,9 +87,10 @@ final class ActivityDriverTests: XCTestCase {
         var schedule: [SimulatedPeripheral.Emission] = []
         for second in 1...300 {
             // 5.00 km/h, with the total distance in metres.
-            schedule.append(.init(
-                at: start.addingTimeInterval(TimeInterval(second)), 0x2ACD,
-                SportSensorDemo.treadmillData(speedHundredthsKmh: 500, totalMetres: UInt32(second * 14 / 10))))
+            schedule.append(
+                .init(
+                    at: start.addingTimeInterval(TimeInterval(second)), 0x2ACD,
+                    SportSensorDemo.treadmillData(speedHundredthsKmh: 500, totalMetres: UInt32(second * 14 / 10))))
         }
         let treadmill = device("C0:FF:EE:00:00:06", [SportSensorDemo.fitnessMachineService], schedule)
         let store = try freshStore(zone: "UTC")

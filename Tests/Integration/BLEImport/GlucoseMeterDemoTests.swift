@@ -19,19 +19,23 @@ final class GlucoseMeterDemoTests: XCTestCase {
 
     static func rows(_ store: SharedStore) throws -> [String] {
         try store.database.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT g.device_record_key || ' ' || g.mgdl || ' ' || g.unit || ' ' || g.tag || ' ' || coalesce(g.flag, '-') || ' '
-                    || g.time || ' ' || d.date FROM glucose g JOIN day d ON d.id = g.day_id ORDER BY g.time
-                """)
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT g.device_record_key || ' ' || g.mgdl || ' ' || g.unit || ' ' || g.tag || ' ' || coalesce(g.flag, '-') || ' '
+                        || g.time || ' ' || d.date FROM glucose g JOIN day d ON d.id = g.day_id ORDER BY g.time
+                    """)
         }
     }
 
     static func exercise(_ store: SharedStore) throws -> [String] {
         try store.database.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT e.device_record_key || ' ' || e.time || ' ' || e.duration_seconds || ' ' || e.intensity || ' ' || d.date
-                FROM exercise e JOIN day d ON d.id = e.day_id ORDER BY e.time
-                """)
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT e.device_record_key || ' ' || e.time || ' ' || e.duration_seconds || ' ' || e.intensity || ' ' || d.date
+                    FROM exercise e JOIN day d ON d.id = e.day_id ORDER BY e.time
+                    """)
         }
     }
 
@@ -60,10 +64,12 @@ final class GlucoseMeterDemoTests: XCTestCase {
         XCTAssertEqual(glucose.summary.added, 10)
         XCTAssertEqual(glucose.events, [ImportEvent(name: "control-solution", count: 1), ImportEvent(name: "special-value-nan", count: 1)])
         XCTAssertEqual(try Self.rows(store), Self.expectedRows)
-        XCTAssertEqual(try Self.exercise(store), [
-            "meter-exercise:4 2024-03-30 22:45:00.000 2700.0 vigorous 2024-03-30",
-            "meter-exercise:10 2024-03-31 19:37:00.000 1800.0 light 2024-03-31",
-        ])
+        XCTAssertEqual(
+            try Self.exercise(store),
+            [
+                "meter-exercise:4 2024-03-30 22:45:00.000 2700.0 vigorous 2024-03-30",
+                "meter-exercise:10 2024-03-31 19:37:00.000 1800.0 light 2024-03-31",
+            ])
         XCTAssertEqual(try store.cursor(source: glucose.source, stream: "meter"), 12)
     }
 
@@ -76,9 +82,12 @@ final class GlucoseMeterDemoTests: XCTestCase {
         let cut = GlucoseMeterDemo.server()
         cut.cutAfterValues = 4
         let first = try importer.importOneBLE(over: Self.meter(cut), origin: "simulated meter")
-        XCTAssertEqual(first.problems, [
-            .racpIncomplete(service: .glucose, request: .reportStoredRecords(.all), reason: "the connection ended (the device ended the connection)"),
-        ])
+        XCTAssertEqual(
+            first.problems,
+            [
+                .racpIncomplete(
+                    service: .glucose, request: .reportStoredRecords(.all), reason: "the connection ended (the device ended the connection)")
+            ])
         let glucose = try XCTUnwrap(first.glucose.first)
         XCTAssertEqual(glucose.events, [ImportEvent(name: "context-not-received", count: 1)])
         XCTAssertEqual(try Self.rows(store), Array(Self.expectedRows.prefix(3)))

@@ -9,8 +9,13 @@ import XCTest
 extension GlucoseServiceImportTests {
     func testMeterDownloadReportsRecordsOfTheStoredCount() throws {
         let records: [(index: UInt16, values: [SimulatedPeripheral.Emission])] = (1...3).map { sequence in
-            (UInt16(sequence), [SimulatedPeripheral.Emission(
-                0x2A18, Self.meterMeasurement(flags: 0x03, sequence: UInt16(sequence), concentration: 0xB069, sample: 0x11))])
+            (
+                UInt16(sequence),
+                [
+                    SimulatedPeripheral.Emission(
+                        0x2A18, Self.meterMeasurement(flags: 0x03, sequence: UInt16(sequence), concentration: 0xB069, sample: 0x11))
+                ]
+            )
         }
         let reports = ProgressRecorder()
         let outcome = try Importer(store: try freshStore(zone: "Europe/Berlin"))

@@ -32,11 +32,13 @@ final class GlucoseServiceImportTests: XCTestCase {
         let peripheral = SimulatedPeripheral(
             peer: cgmPeer,
             services: [
-                .init(0x181F, [
-                    .init(0x2AA7, .notify), .init(0x2AA8, .read, value: E2ECRC.appending(to: [0x00, 0x10, 0x00, 0x59])),
-                    .init(0x2AA9, .read, value: E2ECRC.appending(to: [UInt8(statusOffset & 0xFF), UInt8(statusOffset >> 8), 0, 0, 0])),
-                    .init(0x2AAA, [.read, .write], value: startTime.encoded(withCRC: true)), .init(0x2A52, [.write, .indicate]),
-                ])
+                .init(
+                    0x181F,
+                    [
+                        .init(0x2AA7, .notify), .init(0x2AA8, .read, value: E2ECRC.appending(to: [0x00, 0x10, 0x00, 0x59])),
+                        .init(0x2AA9, .read, value: E2ECRC.appending(to: [UInt8(statusOffset & 0xFF), UInt8(statusOffset >> 8), 0, 0, 0])),
+                        .init(0x2AAA, [.read, .write], value: startTime.encoded(withCRC: true)), .init(0x2A52, [.write, .indicate]),
+                    ])
             ],
             schedule: live.map { .init(at: $0.at, 0x2AA7, $0.record) }, clock: clock)
         server.serve(on: peripheral)
@@ -67,24 +69,32 @@ final class GlucoseServiceImportTests: XCTestCase {
         XCTAssertEqual(cgm.source, DeviceSource(family: "ble-cgms", serial: "C0:FF:EE:00:00:02", model: "SimCGM"))
         XCTAssertEqual(cgm.summary.recordsRead, 5)
         XCTAssertEqual(cgm.summary.added, 2)
-        XCTAssertEqual(Set(cgm.events.map { "\($0.name) \($0.count)" }), [
-            "special-value-nres 1", "crc-mismatch 1", "special-value-positive-infinity 1",
-        ])
+        XCTAssertEqual(
+            Set(cgm.events.map { "\($0.name) \($0.count)" }),
+            [
+                "special-value-nres 1", "crc-mismatch 1", "special-value-positive-infinity 1",
+            ])
         let computed = E2ECRC.checksum(corrupted.prefix(6))
         let carried = UInt16(corrupted[6]) | UInt16(corrupted[7]) << 8
         // The record is named by the time offset it carries (91 min) and the time that gives from
         // the session start (06:00Z), so a person can find it in the sensor's own history.
-        XCTAssertEqual(outcome.problems, [.cgmRecord(
-            timeOffsetMinutes: 91, time: instant("2024-01-15T07:31:00Z"),
-            error: .crcMismatch(characteristic: .cgmMeasurement, offset: 6, carried: carried, computed: computed))])
+        XCTAssertEqual(
+            outcome.problems,
+            [
+                .cgmRecord(
+                    timeOffsetMinutes: 91, time: instant("2024-01-15T07:31:00Z"),
+                    error: .crcMismatch(characteristic: .cgmMeasurement, offset: 6, carried: carried, computed: computed))
+            ])
         XCTAssertEqual(
             "\(outcome.problems[0])",
             "the CGM record at time offset 91 min (would have been 2024-01-15T07:31:00Z) was left out: "
                 + "CGM Measurement (0x2AA7) at byte 6: E2E-CRC is 0x\(String(format: "%04X", carried)) but the bytes before it give "
                 + "0x\(String(format: "%04X", computed))")
-        XCTAssertEqual(try store.glucose().map { "\(iso($0.time)) \($0.mgdl)" }, [
-            "2024-01-15T06:10:00.000Z 110.0", "2024-01-15T07:30:00.000Z 120.0",
-        ])
+        XCTAssertEqual(
+            try store.glucose().map { "\(iso($0.time)) \($0.mgdl)" },
+            [
+                "2024-01-15T06:10:00.000Z 110.0", "2024-01-15T07:30:00.000Z 120.0",
+            ])
         XCTAssertNil(
             try store.cursor(source: cgm.source, stream: "cgm@2024-01-15T06:00:00Z"),
             "a record lost to a bad CRC is asked for again next time")
@@ -117,11 +127,13 @@ final class GlucoseServiceImportTests: XCTestCase {
         let store = try freshStore(zone: "UTC")
         let outcome = try Importer(store: store).importOneBLE(
             over: cgm(server: server, clock: SimulatedClock(Self.sessionStart)), origin: "sim")
-        XCTAssertEqual(outcome.problems, [
-            .racpIncomplete(
-                service: .continuousGlucoseMonitoring, request: .reportStoredRecords(.all),
-                reason: "the connection ended (the device ended the connection)"),
-        ])
+        XCTAssertEqual(
+            outcome.problems,
+            [
+                .racpIncomplete(
+                    service: .continuousGlucoseMonitoring, request: .reportStoredRecords(.all),
+                    reason: "the connection ended (the device ended the connection)")
+            ])
         XCTAssertEqual(
             "\(outcome.problems[0])",
             "Continuous Glucose Monitoring: the download of stored records (01 01) ended before the device's response code: the "
@@ -156,8 +168,10 @@ final class GlucoseServiceImportTests: XCTestCase {
         XCTAssertEqual(third.problems, [])
         XCTAssertEqual(third.glucose.first?.summary.added, 0)
         XCTAssertEqual(third.glucose.first?.summary.alreadyStored, 2)
-        XCTAssertTrue(third.notes.contains(
-            "Continuous Glucose Monitoring: the device refused the filter of filter 03 01 15 00 (operator not supported); all records were asked for"),
+        XCTAssertTrue(
+            third.notes.contains(
+                "Continuous Glucose Monitoring: the device refused the filter of filter 03 01 15 00 (operator not supported); all records were asked for"
+            ),
             "\(third.notes)")
         XCTAssertEqual(try store.glucose().count, 2)
     }
@@ -201,8 +215,13 @@ final class GlucoseServiceImportTests: XCTestCase {
         let records: [(index: UInt16, values: [SimulatedPeripheral.Emission])] = [
             // 105 mg/dL = 105e−5 kg/L, capillary whole blood from a finger, with a context:
             // exercise 1800 s at 50 %.
-            (1, [notify(0x2A18, Self.meterMeasurement(flags: 0x13, sequence: 1, concentration: 0xB069, sample: 0x11)),
-                 notify(0x2A34, [0x08, 0x01, 0x00, 0x08, 0x07, 50])]),
+            (
+                1,
+                [
+                    notify(0x2A18, Self.meterMeasurement(flags: 0x13, sequence: 1, concentration: 0xB069, sample: 0x11)),
+                    notify(0x2A34, [0x08, 0x01, 0x00, 0x08, 0x07, 50]),
+                ]
+            ),
             // Control solution.
             (2, [notify(0x2A18, Self.meterMeasurement(flags: 0x03, sequence: 2, concentration: 0xB064, sample: 0x4A))]),
             // 5.5 mmol/L = 55e−4 mol/L.

@@ -62,22 +62,38 @@ final class HuamiBandImportTests: XCTestCase {
         XCTAssertEqual(outcome.activity?.source.serial, "SIM-HUAMI-0005")
         // The first fetch asks from 2000-01-01 00:00 UTC; then after each fetch's last minute
         // (1440 minutes a fetch): 30 March 23:00Z, 31 March 23:00Z... in UTC, zone byte 0.
-        XCTAssertEqual(startCommands(peripheral), [
-            hexBytes("01 01 D0 07 01 01 00 00 00 00"), hexBytes("01 01 E8 07 03 1D 17 00 00 00"),
-            hexBytes("01 01 E8 07 03 1E 17 00 00 00"), hexBytes("01 01 E8 07 03 1F 16 00 00 00"),
-        ])
+        XCTAssertEqual(
+            startCommands(peripheral),
+            [
+                hexBytes("01 01 D0 07 01 01 00 00 00 00"), hexBytes("01 01 E8 07 03 1D 17 00 00 00"),
+                hexBytes("01 01 E8 07 03 1E 17 00 00 00"), hexBytes("01 01 E8 07 03 1F 16 00 00 00"),
+            ])
         // 01:59 CET and 03:00 CEST are consecutive minutes: 00:59Z and 01:00Z, asleep.
-        XCTAssertEqual(try minuteRow(store, "2024-03-31 00:59:00"), "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 00:59:00.000\" | 55.0 | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1")
-        XCTAssertEqual(try minuteRow(store, "2024-03-31 01:00:00"), "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 01:00:00.000\" | 56.0 | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1")
+        XCTAssertEqual(
+            try minuteRow(store, "2024-03-31 00:59:00"),
+            "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 00:59:00.000\" | 55.0 | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
+        )
+        XCTAssertEqual(
+            try minuteRow(store, "2024-03-31 01:00:00"),
+            "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 01:00:00.000\" | 56.0 | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
+        )
         // The walk at 07:30 CEST on the day of the change is 05:30Z: minute 3270 of the history,
         // 107 steps, 114 bpm; at noon the band was off the wrist (no heart rate).
-        XCTAssertEqual(try minuteRow(store, "2024-03-31 05:30:00"), "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 05:30:00.000\" | 114.0 | 107.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1")
-        XCTAssertEqual(try minuteRow(store, "2024-03-31 10:05:00"), "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 10:05:00.000\" | NULL | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1")
+        XCTAssertEqual(
+            try minuteRow(store, "2024-03-31 05:30:00"),
+            "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 05:30:00.000\" | 114.0 | 107.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
+        )
+        XCTAssertEqual(
+            try minuteRow(store, "2024-03-31 10:05:00"),
+            "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 10:05:00.000\" | NULL | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
+        )
         // Each morning's walk is an exercise log.
-        XCTAssertEqual(try storeContent(store, [.exercise]).map { $0.components(separatedBy: " | ").prefix(3).joined(separator: " ") }, [
-            "\"2024-03-29\" \"2024-03-29 06:30:00.000\" \"Walking\"", "\"2024-03-30\" \"2024-03-30 06:30:00.000\" \"Walking\"",
-            "\"2024-03-31\" \"2024-03-31 05:30:00.000\" \"Walking\"",
-        ])
+        XCTAssertEqual(
+            try storeContent(store, [.exercise]).map { $0.components(separatedBy: " | ").prefix(3).joined(separator: " ") },
+            [
+                "\"2024-03-29\" \"2024-03-29 06:30:00.000\" \"Walking\"", "\"2024-03-30\" \"2024-03-30 06:30:00.000\" \"Walking\"",
+                "\"2024-03-31\" \"2024-03-31 05:30:00.000\" \"Walking\"",
+            ])
         // The cursor: the UTC minute number of 2024-03-31T21:59Z.
         XCTAssertEqual(try storeContent(store, [.cursors]), ["\"huami\" | \"activity\" | 28532039"])
     }
@@ -94,7 +110,8 @@ final class HuamiBandImportTests: XCTestCase {
         XCTAssertEqual(try storeContent(store, [.cursors]), ["\"huami\" | \"activity\" | 28533479"])
         let whole = try self.store()
         _ = try importBand(band(days: 4), days: 4, into: whole)
-        XCTAssertEqual(try storeContent(store, [.activityMinutes, .exercise, .cursors]), try storeContent(whole, [.activityMinutes, .exercise, .cursors]))
+        XCTAssertEqual(
+            try storeContent(store, [.activityMinutes, .exercise, .cursors]), try storeContent(whole, [.activityMinutes, .exercise, .cursors]))
         // Nothing newer: one start command, answered with no data.
         let (third, again) = try importBand(band(days: 4), days: 4, into: store)
         XCTAssertEqual(startCommands(again), [hexBytes("01 01 E8 07 04 01 16 00 00 00")])
@@ -110,7 +127,8 @@ final class HuamiBandImportTests: XCTestCase {
         let (first, _) = try importBand(cut, days: 3, into: store)
         XCTAssertEqual(first.activity?.summary.minutesAdded, 1187)
         XCTAssertEqual(first.session?.ending, "the device ended the connection")
-        XCTAssertTrue(first.activity?.notes.contains { $0.contains("9500 of 11520 bytes; cut: the link was lost") } ?? false, "\(first.activity?.notes ?? [])")
+        XCTAssertTrue(
+            first.activity?.notes.contains { $0.contains("9500 of 11520 bytes; cut: the link was lost") } ?? false, "\(first.activity?.notes ?? [])")
         XCTAssertNil(try minuteRow(store, "2024-03-29 18:47:00"))
         XCTAssertNotNil(try minuteRow(store, "2024-03-29 18:46:00"))
         let (second, peripheral) = try importBand(band(), days: 3, into: store)
@@ -136,8 +154,12 @@ final class HuamiBandImportTests: XCTestCase {
         HuamiAuthKeys.supply(nil, for: address)
         let withoutKey = try store()
         let passive = try Importer(store: withoutKey).run(.capture(url)).devices
-        XCTAssertEqual(passive.map(\.replayMode), [.passive(
-            reason: "no auth key is known for the Huami band Mi Smart Band 5 (C8:0F:10:00:00:96), so its session cannot be held again")])
+        XCTAssertEqual(
+            passive.map(\.replayMode),
+            [
+                .passive(
+                    reason: "no auth key is known for the Huami band Mi Smart Band 5 (C8:0F:10:00:00:96), so its session cannot be held again")
+            ])
         XCTAssertEqual(try storeContent(withKey, [.activityMinutes, .exercise]).count, 1440 + 1)
         XCTAssertEqual(try storeContent(withKey, [.activityMinutes, .exercise]), try storeContent(live, [.activityMinutes, .exercise]))
         XCTAssertEqual(try storeContent(withoutKey, [.activityMinutes, .exercise]), try storeContent(live, [.activityMinutes, .exercise]))
@@ -168,7 +190,10 @@ final class HuamiBandImportTests: XCTestCase {
         XCTAssertEqual(outcome.problems, [])
         XCTAssertEqual(outcome.activity?.summary.minutesAdded, 1440)
         // 29 March 07:30 CET, 06:30Z: minute 450, 104 + 3 × (450 mod 7 = 2) steps, 112 + 2 × 2 bpm.
-        XCTAssertEqual(try minuteRow(store, "2024-03-29 06:30:00"), "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-29 06:30:00.000\" | 116.0 | 110.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1")
+        XCTAssertEqual(
+            try minuteRow(store, "2024-03-29 06:30:00"),
+            "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-29 06:30:00.000\" | 116.0 | 110.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
+        )
     }
 
     func testBadCRCStoresNothingOfThatFetch() throws {

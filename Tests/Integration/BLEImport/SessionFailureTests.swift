@@ -38,8 +38,9 @@ final class SessionFailureTests: XCTestCase {
     func testRefusedOptionalReadIsNoted() throws {
         let store = try freshStore(zone: "UTC")
         let outcome = try Importer(store: store).importOneBLE(over: band(refusing: 0x2A38, with: .readNotPermitted), origin: "sim")
-        XCTAssertTrue(outcome.notes.contains(
-            "Body Sensor Location not read: the device refused the Read Request on handle 0x0010: Read Not Permitted (0x02)"),
+        XCTAssertTrue(
+            outcome.notes.contains(
+                "Body Sensor Location not read: the device refused the Read Request on handle 0x0010: Read Not Permitted (0x02)"),
             "\(outcome.notes)")
         XCTAssertEqual(outcome.activity?.summary.samplesRead, 3000)
         XCTAssertFalse(outcome.activity?.notes.contains { $0.hasPrefix("heart rate sensor worn") } ?? true)

@@ -45,9 +45,10 @@ final class SyntheticCaptureImportTests: XCTestCase {
             XCTAssertEqual(cgm.summary.skipped, 1)
             XCTAssertEqual(cgm.events, [ImportEvent(name: "special-value-nan", count: 1)])
             XCTAssertEqual(cgm.clock.method, .deviceClockAsUTC)
-            XCTAssertTrue(cgm.notes.contains(
-                "CGM readings placed at the session start 2024-01-15T06:00:00Z (Session Start Time 2024-01-15T07:00:00 at UTC+1:00, "
-                    + "DST +0 min) plus each record's time offset"), "\(cgm.notes)")
+            XCTAssertTrue(
+                cgm.notes.contains(
+                    "CGM readings placed at the session start 2024-01-15T06:00:00Z (Session Start Time 2024-01-15T07:00:00 at UTC+1:00, "
+                        + "DST +0 min) plus each record's time offset"), "\(cgm.notes)")
             XCTAssertTrue(cgm.notes.contains("CGM Feature: values carry an E2E-CRC; sample interstitial fluid, subcutaneous tissue"))
 
             let stored = try store.glucose()
@@ -81,7 +82,8 @@ final class SyntheticCaptureImportTests: XCTestCase {
             XCTAssertEqual(activity.summary.sessionsAdded, 0, "a minute is no session")
             XCTAssertEqual(
                 outcome.session?.ending,
-                "the device disconnected (remote user terminated connection, \(url.lastPathComponent) record \(url.lastPathComponent.contains("btmon") ? 92 : 91))")
+                "the device disconnected (remote user terminated connection, \(url.lastPathComponent) record \(url.lastPathComponent.contains("btmon") ? 92 : 91))"
+            )
         }
     }
 

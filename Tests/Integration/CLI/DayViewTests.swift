@@ -1,6 +1,6 @@
 import AppTestSupport
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Model
 import Store
 import TestSupport
@@ -34,13 +34,16 @@ final class DayViewTests: XCTestCase {
     func testDaysTable() throws {
         let cli = try makeStore()
         // The 17th's low / average / high, computed by the sqlite3 program from the rows.
-        let aggregates = try cli.sqlite3("""
+        let aggregates = try cli.sqlite3(
+            """
             SELECT count(*), min(mgdl), round(avg(mgdl)), max(mgdl),
                    round(100.0 * sum(tag = 'in-range') / count(*))
             FROM glucose g JOIN day d ON d.id = g.day_id WHERE d.date = '2015-07-17';
             """)
         XCTAssertEqual(aggregates, "24|61.2544|169.0|237.0|50.0")
-        XCTAssertEqual(try cli.run(["days"]), """
+        XCTAssertEqual(
+            try cli.run(["days"]),
+            """
             day         readings  low  avg  high  in range  hypo  hyper  exercise  stress  illness  favourite
             2015-07-17        24   61  169   237       50%  yes   yes    yes       -       yes      -
             2015-07-16         1  110  110   110      100%  -     -      -         yes     yes      -
@@ -89,8 +92,10 @@ final class DayViewTests: XCTestCase {
     func testDayShowsItsLogsInTimeOrder() throws {
         let cli = try makeStore()
         let lines = try cli.run(["day", "2015-07-17"]).split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines[0], "2015-07-17 (America/New_York): 24 readings, low 61 / avg 169 / high 237 mg/dL, 50% in range; "
-            + "45 g carbs, 8 g protein, 5 g fat; hypo, hyper, exercise, illness")
+        XCTAssertEqual(
+            lines[0],
+            "2015-07-17 (America/New_York): 24 readings, low 61 / avg 169 / high 237 mg/dL, 50% in range; "
+                + "45 g carbs, 8 g protein, 5 g fat; hypo, hyper, exercise, illness")
         XCTAssertEqual(lines[1], "time   log       id  what")
         XCTAssertEqual(lines[2], "07:05  glucose   24  3.4 mmol/L (61 mg/dL), hypo, fingerstick")
         XCTAssertEqual(lines[3], "12:30  meal       1  Oatmeal: 45 g carbs, 8 g protein, 5 g fat")
@@ -100,14 +105,18 @@ final class DayViewTests: XCTestCase {
         XCTAssertEqual(lines.count, 2 + 24 + 2)
 
         // The illness started the evening before: it is on the 16th, with the stress episode.
-        XCTAssertEqual(try cli.run(["day", "2015-07-16"]), """
+        XCTAssertEqual(
+            try cli.run(["day", "2015-07-16"]),
+            """
             2015-07-16 (America/New_York): 1 reading, low 110 / avg 110 / high 110 mg/dL, 100% in range; 0 g carbs, 0 g protein, 0 g fat; stress, illness
             time   log      id  what
             09:00  glucose  25  110 mg/dL, in range, fingerstick
             14:00  stress    1  until 15:15 (1 h 15 min)
             22:00  illness   1  until 2015-07-17 06:30 (8 h 30 min)
             """)
-        XCTAssertEqual(try cli.run(["day", "2015-07-15"]), """
+        XCTAssertEqual(
+            try cli.run(["day", "2015-07-15"]),
+            """
             2015-07-15 (America/New_York): no glucose readings; 0 g carbs, 0 g protein, 0 g fat; favourite
             no logs
             """)
@@ -147,7 +156,9 @@ final class DayViewTests: XCTestCase {
         // 07:59 UTC on the 4th is still the 3rd (a 25-hour Day).
         _ = try cli.run(["log", "meal", "--at", "2013-11-04T07:59:00Z", "--name", "Later"])
         _ = try cli.run(["log", "meal", "--at", "2013-11-04T08:00:00Z", "--name", "Next day"])
-        XCTAssertEqual(try cli.run(["day", "2013-11-03"]), """
+        XCTAssertEqual(
+            try cli.run(["day", "2013-11-03"]),
+            """
             2013-11-03 (America/Los_Angeles): 2 readings, low 100 / avg 105 / high 110 mg/dL, 100% in range; 0 g carbs, 0 g protein, 0 g fat
             time          log      id  what
             01:30 -07:00  glucose   1  100 mg/dL, in range, fingerstick

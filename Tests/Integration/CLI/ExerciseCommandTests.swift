@@ -1,7 +1,7 @@
 import AppTestSupport
-import ImportTestSupport
 import ArgumentParser
 import Foundation
+import ImportTestSupport
 import Ingest
 import Model
 import Store
@@ -55,7 +55,9 @@ final class ExerciseCommandTests: XCTestCase {
         try profile(["--age", "40"], options)
         try profile(["--resting-hr", "60"], options)
         XCTAssertEqual(try options.open().userProfile(), try UserProfile(age: 40, restingHeartRate: 60), "options not given are kept")
-        XCTAssertEqual(ProfileCommand.describe(try options.open().userProfile()), """
+        XCTAssertEqual(
+            ProfileCommand.describe(try options.open().userProfile()),
+            """
             age                 40 years
             maximum heart rate  180 bpm (208 − 0.7 × age)
             resting heart rate  60 bpm
@@ -66,9 +68,11 @@ final class ExerciseCommandTests: XCTestCase {
         try profile(["--max-hr", "191", "--unset", "resting-hr"], options)
         let stored = try options.open().userProfile()
         XCTAssertEqual(stored, try UserProfile(age: 40, maxHeartRate: 191))
-        XCTAssertEqual(ProfileCommand.describe(stored).split(separator: "\n").map(String.init)[1...3], [
-            "maximum heart rate  191 bpm (set)", "resting heart rate  -", "intensity from      heart rate as % of maximum, else cadence",
-        ])
+        XCTAssertEqual(
+            ProfileCommand.describe(stored).split(separator: "\n").map(String.init)[1...3],
+            [
+                "maximum heart rate  191 bpm (set)", "resting heart rate  -", "intensity from      heart rate as % of maximum, else cadence",
+            ])
 
         try profile(["--unset", "age", "--unset", "max-hr"], options)
         XCTAssertEqual(try options.open().userProfile(), UserProfile())
@@ -101,8 +105,9 @@ final class ExerciseCommandTests: XCTestCase {
         let options = try storeOptions()
         try profile(["--age", "40", "--resting-hr", "60"], options)
         let store = try options.open()
-        _ = try store.add(ExerciseLog(
-            time: Date(timeIntervalSince1970: 1_714_582_800), name: "Yoga, gentle", duration: 2730, intensity: .light))  // 2024-05-01T17:00:00Z
+        _ = try store.add(
+            ExerciseLog(
+                time: Date(timeIntervalSince1970: 1_714_582_800), name: "Yoga, gentle", duration: 2730, intensity: .light))  // 2024-05-01T17:00:00Z
 
         let first = try importSamples(into: store)
         XCTAssertEqual(first.sessionsAdded, 2, "the 8-minute jog is not a session")
@@ -112,7 +117,9 @@ final class ExerciseCommandTests: XCTestCase {
         XCTAssertEqual(again.sessionsAlreadyStored, 2)
         XCTAssertEqual(again.minutesAdded, 0)
 
-        XCTAssertEqual(try exported(["--kind", "exercise", "--format", "csv"], store), """
+        XCTAssertEqual(
+            try exported(["--kind", "exercise", "--format", "csv"], store),
+            """
             start,day,name,duration_min,intensity,source,record_key
             2024-05-01T17:00:00Z,2024-05-01,"Yoga, gentle",45.5,light,,
             2024-05-02T05:30:00Z,2024-05-01,Walking,30,moderate,ble-rsc:C0:FF:EE:00:00:01,exercise:2024-05-02T05:30Z
@@ -122,10 +129,12 @@ final class ExerciseCommandTests: XCTestCase {
 
         let objects = try XCTUnwrap(jsonObject(try exported(["--kind", "exercise", "--format", "json"], store)) as? [[String: Any]])
         XCTAssertEqual(objects.count, 3)
-        XCTAssertEqual(objects[1] as NSDictionary, [
-            "start": "2024-05-02T05:30:00Z", "day": "2024-05-01", "name": "Walking", "duration_min": 30,
-            "intensity": "moderate", "source": "ble-rsc:C0:FF:EE:00:00:01", "record_key": "exercise:2024-05-02T05:30Z",
-        ])
+        XCTAssertEqual(
+            objects[1] as NSDictionary,
+            [
+                "start": "2024-05-02T05:30:00Z", "day": "2024-05-01", "name": "Walking", "duration_min": 30,
+                "intensity": "moderate", "source": "ble-rsc:C0:FF:EE:00:00:01", "record_key": "exercise:2024-05-02T05:30Z",
+            ])
         XCTAssertEqual(objects[0]["duration_min"] as? Double, 45.5, "a number, not a string")
         XCTAssertNil(objects[0]["source"], "an app-entered session has no source")
     }

@@ -1,6 +1,6 @@
 import AppTestSupport
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Model
 import Store
 import TestSupport
@@ -48,7 +48,8 @@ final class ExportFormatTests: XCTestCase {
         _ = try sqlite3(store.path, "UPDATE glucose SET time = '2015-13-18 00:18:17.000' WHERE device_record_key = 'egv:11856';")
         for format in ["csv", "json", "nightscout"] {
             XCTAssertThrowsError(try exported(["--format", format], store), format) { error in
-                XCTAssertEqual("\(error)", "database error: the store holds a value glucobridge cannot read: glucose.time = '2015-13-18 00:18:17.000'")
+                XCTAssertEqual(
+                    "\(error)", "database error: the store holds a value glucobridge cannot read: glucose.time = '2015-13-18 00:18:17.000'")
             }
         }
     }
@@ -79,12 +80,16 @@ final class LogExportEndToEndTests: XCTestCase {
     func testEveryKindAsCSVAndJSON() throws {
         let cli = try filledStore()
         XCTAssertEqual(try export("insulin", "csv", cli), "time,day,units,id\n2015-07-17T16:25:00Z,2015-07-17,4.5,1\n")
-        XCTAssertEqual(try export("meal", "csv", cli), """
+        XCTAssertEqual(
+            try export("meal", "csv", cli),
+            """
             time,day,name,carbs_g,protein_g,fat_g,favourite,id
             2015-07-17T16:30:00Z,2015-07-17,"Oatmeal, warm",45,8,0,false,1
 
             """)
-        XCTAssertEqual(try export("illness", "csv", cli), "start,end,day,duration_min,open,id\n2015-07-17T02:00:00Z,2015-07-17T10:30:00Z,2015-07-16,510,false,1\n")
+        XCTAssertEqual(
+            try export("illness", "csv", cli),
+            "start,end,day,duration_min,open,id\n2015-07-17T02:00:00Z,2015-07-17T10:30:00Z,2015-07-16,510,false,1\n")
         XCTAssertEqual(try export("stress", "csv", cli), "start,end,day,duration_min,open,id\n")
         let meal = try XCTUnwrap(try jsonObject(try export("meal", "json", cli)) as? [[String: Any]]).first
         XCTAssertEqual(meal?["carbs_g"] as? Int, 45)
@@ -105,24 +110,29 @@ final class LogExportEndToEndTests: XCTestCase {
         let entries = try XCTUnwrap(try jsonObject(try export("glucose", "nightscout", cli)) as? [[String: Any]])
         XCTAssertEqual(entries.count, 24)
         let first = try XCTUnwrap(entries.first { $0["type"] as? String == "sgv" })
-        XCTAssertEqual(first as NSDictionary, [
-            "type": "sgv", "sgv": 79, "date": 1_437_178_697_000, "dateString": "2015-07-18T00:18:17.000Z",
-            "direction": "Flat", "device": "glucobridge dexcom:SM44792675",
-        ])
+        XCTAssertEqual(
+            first as NSDictionary,
+            [
+                "type": "sgv", "sgv": 79, "date": 1_437_178_697_000, "dateString": "2015-07-18T00:18:17.000Z",
+                "direction": "Flat", "device": "glucobridge dexcom:SM44792675",
+            ])
         let meter = try XCTUnwrap(entries.first { $0["type"] as? String == "mbg" })
         XCTAssertEqual(meter["mbg"] as? Int, 70)
         XCTAssertNil(meter["direction"])
         let insulin = try XCTUnwrap(try jsonObject(try export("insulin", "nightscout", cli)) as? [[String: Any]])
-        XCTAssertEqual(insulin.first as NSDictionary?, [
-            "eventType": "Correction Bolus", "insulin": 4.5, "created_at": "2015-07-17T16:25:00.000Z", "enteredBy": "glucobridge",
-        ])
+        XCTAssertEqual(
+            insulin.first as NSDictionary?,
+            [
+                "eventType": "Correction Bolus", "insulin": 4.5, "created_at": "2015-07-17T16:25:00.000Z", "enteredBy": "glucobridge",
+            ])
         let meals = try XCTUnwrap(try jsonObject(try export("meal", "nightscout", cli)) as? [[String: Any]])
         XCTAssertEqual(meals.first?["eventType"] as? String, "Carb Correction")
         XCTAssertEqual(meals.first?["carbs"] as? Int, 45)
         let exercise = try XCTUnwrap(try jsonObject(try export("exercise", "nightscout", cli)) as? [[String: Any]])
         XCTAssertEqual(exercise.first?["eventType"] as? String, "Exercise")
         XCTAssertEqual(exercise.first?["duration"] as? Int, 45)
-        let refused = try runProcess(BuiltProducts.executable("glucobridge"), ["export", "--kind", "days", "--format", "nightscout", "--store", cli.path])
+        let refused = try runProcess(
+            BuiltProducts.executable("glucobridge"), ["export", "--kind", "days", "--format", "nightscout", "--store", cli.path])
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.stderr.contains("--format nightscout exports glucose"), refused.stderr)
     }

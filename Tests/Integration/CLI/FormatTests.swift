@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Store
 import TestSupport
 import XCTest

@@ -1,6 +1,6 @@
 import AppTestSupport
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Model
 import Store
 import TestSupport
@@ -15,14 +15,18 @@ final class LogCommandTests: XCTestCase {
         XCTAssertEqual(
             try cli.run(["log", "meal", "--at", "2013-09-13 07:30", "--name", "Oatmeal", "--carbs", "45", "--protein", "8", "--fat", "5.5"]),
             "added meal #1 on 2013-09-13 at 07:30: Oatmeal: 45 g carbs, 8 g protein, 5.5 g fat")
-        XCTAssertEqual(try cli.run(["log", "insulin", "--at", "2013-09-13 07:35", "--units", "4.25"]),
-                       "added insulin #1 on 2013-09-13 at 07:35: 4.25 units")
         XCTAssertEqual(
-            try cli.run(["log", "exercise", "--at", "2013-09-13T18:00:00-07:00", "--name", "Walking", "--minutes", "45",
-                         "--intensity", "light", "--favourite"]),
+            try cli.run(["log", "insulin", "--at", "2013-09-13 07:35", "--units", "4.25"]),
+            "added insulin #1 on 2013-09-13 at 07:35: 4.25 units")
+        XCTAssertEqual(
+            try cli.run([
+                "log", "exercise", "--at", "2013-09-13T18:00:00-07:00", "--name", "Walking", "--minutes", "45",
+                "--intensity", "light", "--favourite",
+            ]),
             "added exercise #1 on 2013-09-13 at 18:00: Walking, 45 min, light (favourite)")
-        XCTAssertEqual(try cli.run(["log", "glucose", "--at", "2013-09-13 19:00", "--value", "3.4", "--unit", "mmol/L"]),
-                       "added glucose #1 on 2013-09-13 at 19:00: 3.4 mmol/L (61 mg/dL), hypo, fingerstick")
+        XCTAssertEqual(
+            try cli.run(["log", "glucose", "--at", "2013-09-13 19:00", "--value", "3.4", "--unit", "mmol/L"]),
+            "added glucose #1 on 2013-09-13 at 19:00: 3.4 mmol/L (61 mg/dL), hypo, fingerstick")
 
         // What the store holds, as the library reads it.
         let day = DayDate("2013-09-13")!
@@ -30,7 +34,8 @@ final class LogCommandTests: XCTestCase {
         XCTAssertEqual(meal.log, MealLog(time: utc("2013-09-13T14:30:00Z"), name: "Oatmeal", carbs: 45, protein: 8, fat: 5.5))
         XCTAssertEqual(try cli.store.logs(InsulinLog.self, of: day).map(\.log), [InsulinLog(time: utc("2013-09-13T14:35:00Z"), units: 4.25)])
         let walk = try XCTUnwrap(cli.store.logs(ExerciseLog.self, of: day).first)
-        XCTAssertEqual(walk.log, ExerciseLog(time: utc("2013-09-14T01:00:00Z"), name: "Walking", duration: 2700, intensity: .light, isFavourite: true))
+        XCTAssertEqual(
+            walk.log, ExerciseLog(time: utc("2013-09-14T01:00:00Z"), name: "Walking", duration: 2700, intensity: .light, isFavourite: true))
         XCTAssertEqual(try cli.store.favourites(ExerciseLog.self), [walk])
         let meter = try XCTUnwrap(cli.store.logs(GlucoseLog.self, of: day).first)
         XCTAssertEqual(meter.time, utc("2013-09-14T02:00:00Z"))
@@ -53,9 +58,11 @@ final class LogCommandTests: XCTestCase {
 
     func testLogJSON() throws {
         let cli = try CLIStore(zone: "America/Los_Angeles")
-        let meal = try XCTUnwrap(jsonObject(cli.run([
-            "log", "meal", "--at", "2013-09-13T14:30:00.250Z", "--name", "Oatmeal", "--carbs", "45", "--json",
-        ])) as? [String: Any])
+        let meal = try XCTUnwrap(
+            jsonObject(
+                cli.run([
+                    "log", "meal", "--at", "2013-09-13T14:30:00.250Z", "--name", "Oatmeal", "--carbs", "45", "--json",
+                ])) as? [String: Any])
         XCTAssertEqual(meal["kind"] as? String, "meal")
         XCTAssertEqual(meal["id"] as? Int, 1)
         XCTAssertEqual(meal["day"] as? String, "2013-09-13")
@@ -64,9 +71,11 @@ final class LogCommandTests: XCTestCase {
         XCTAssertEqual(meal["favourite"] as? Bool, false)
         XCTAssertNil(meal["units"], "fields of other kinds are left out")
 
-        let glucose = try XCTUnwrap(jsonObject(cli.run([
-            "log", "glucose", "--at", "2013-09-13T15:00:00Z", "--value", "5.5", "--unit", "mmol/L", "--json",
-        ])) as? [String: Any])
+        let glucose = try XCTUnwrap(
+            jsonObject(
+                cli.run([
+                    "log", "glucose", "--at", "2013-09-13T15:00:00Z", "--value", "5.5", "--unit", "mmol/L", "--json",
+                ])) as? [String: Any])
         XCTAssertEqual(glucose["value"] as? Double, 5.5)
         XCTAssertEqual(glucose["unit"] as? String, "mmol/L")
         XCTAssertEqual(try XCTUnwrap(glucose["mgdl"] as? Double), 99.088, accuracy: 1e-9)
@@ -95,10 +104,12 @@ final class LogCommandTests: XCTestCase {
         let cli = try CLIStore(zone: "America/Los_Angeles")
         XCTAssertEqual(try cli.run(["illness", "start", "--at", "2013-09-13 08:00"]), "started illness #1 on 2013-09-13 at 08:00")
         XCTAssertThrowsError(try cli.run(["illness", "start", "--at", "2013-09-13 09:00"])) { error in
-            XCTAssertEqual("\(error)", "an illness episode is already open (since 2013-09-13 08:00 (America/Los_Angeles)); stop it before starting another")
+            XCTAssertEqual(
+                "\(error)", "an illness episode is already open (since 2013-09-13 08:00 (America/Los_Angeles)); stop it before starting another")
         }
-        XCTAssertEqual(try cli.run(["illness", "stop", "--at", "2013-09-14 10:30"]),
-                       "stopped illness #1, started on 2013-09-13 at 08:00: until 2013-09-14 10:30 (26 h 30 min)")
+        XCTAssertEqual(
+            try cli.run(["illness", "stop", "--at", "2013-09-14 10:30"]),
+            "stopped illness #1, started on 2013-09-13 at 08:00: until 2013-09-14 10:30 (26 h 30 min)")
         XCTAssertThrowsError(try cli.run(["illness", "stop"])) { error in
             XCTAssertEqual("\(error)", "there is no open illness episode to stop; start one first")
         }

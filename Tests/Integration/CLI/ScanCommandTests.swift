@@ -1,7 +1,7 @@
-import ImportTestSupport
 import ArgumentParser
 import CaptureBluetooth
 import Foundation
+import ImportTestSupport
 import TestSupport
 import Transport
 import XCTest

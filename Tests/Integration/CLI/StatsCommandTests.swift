@@ -1,6 +1,6 @@
 import AppTestSupport
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Store
 import TestSupport
 import XCTest
@@ -13,10 +13,12 @@ final class StatsCommandTests: XCTestCase {
         let cli = try CLIStore()
         try cli.replayDexcomCapture()
         let object = try XCTUnwrap(try jsonObject(try cli.run(["stats", "--json", "--from", "2015-07-17", "--to", "2015-07-17"])) as? [String: Any])
-        XCTAssertEqual(Set(object.keys), [
-            "from", "to", "zone", "readings", "coverage_percent", "mean_mgdl", "sd_mgdl", "cv_percent", "gmi_percent",
-            "time_in_ranges_percent", "events", "fingersticks_excluded",
-        ])
+        XCTAssertEqual(
+            Set(object.keys),
+            [
+                "from", "to", "zone", "readings", "coverage_percent", "mean_mgdl", "sd_mgdl", "cv_percent", "gmi_percent",
+                "time_in_ranges_percent", "events", "fingersticks_excluded",
+            ])
         XCTAssertEqual(object["from"] as? String, "2015-07-17T07:00:00Z")
         XCTAssertEqual(object["to"] as? String, "2015-07-18T07:00:00Z")
         XCTAssertEqual(object["zone"] as? String, "America/Los_Angeles")

@@ -37,9 +37,11 @@ final class ContourReplayTests: XCTestCase {
         // Markers B/X and A/M0/T1 (M and T of unknown meaning, kept as written).
         XCTAssertEqual(stored.map(\.note), ["before meal; activity", "after meal; M0; T1"])
         // Meter wall clock 2012-02-05 20:34 in Berlin (UTC+1) is 19:34 UTC; 2015-05-26 11:50 (UTC+2) is 09:50 UTC.
-        XCTAssertEqual(stored.map(\.time), [
-            ISO8601DateFormatter().date(from: "2012-02-05T19:34:00Z")!, ISO8601DateFormatter().date(from: "2015-05-26T09:50:00Z")!,
-        ])
+        XCTAssertEqual(
+            stored.map(\.time),
+            [
+                ISO8601DateFormatter().date(from: "2012-02-05T19:34:00Z")!, ISO8601DateFormatter().date(from: "2015-05-26T09:50:00Z")!,
+            ])
         XCTAssertEqual(stored.map(\.day.description), ["2012-02-05", "2015-05-26"])
 
         let again = try importer.replayOne(captureAt: session)

@@ -56,7 +56,8 @@ final class CancellationTests: XCTestCase {
             try Importer(store: store).importOne(
                 over: ReplayUSBTransport(try receiver()), driver: DexcomDriver.self, origin: "test", cancellation: cancellation)
         ) { error in
-            XCTAssertEqual("\(error)", "the import was not run: its time limit is 0 s (--import-limit 0 abandons every import); nothing of it was stored")
+            XCTAssertEqual(
+                "\(error)", "the import was not run: its time limit is 0 s (--import-limit 0 abandons every import); nothing of it was stored")
         }
         XCTAssertEqual(try store.glucose(), [])
     }

@@ -119,7 +119,10 @@ final class PolledSourceTests: XCTestCase {
         XCTAssertEqual(warnings.first?.metadata["polled"], "bluetooth C0:FF:EE:00:00:01")
 
         let shown = StatusReport.daemonLines(recorded)
-        XCTAssertTrue(shown.contains("  bluetooth C0:FF:EE:00:00:01: 0 read, \(status.failed) failed since start (\(status.failed) in a row, backing off); next try \(StatusReport.timestamp(status.nextAttempt!))"), shown.joined(separator: "\n"))
+        XCTAssertTrue(
+            shown.contains(
+                "  bluetooth C0:FF:EE:00:00:01: 0 read, \(status.failed) failed since start (\(status.failed) in a row, backing off); next try \(StatusReport.timestamp(status.nextAttempt!))"
+            ), shown.joined(separator: "\n"))
         XCTAssertTrue(shown.contains { $0.hasSuffix(" bluetooth C0:FF:EE:00:00:01: \(noBluetooth)") }, shown.joined(separator: "\n"))
     }
 

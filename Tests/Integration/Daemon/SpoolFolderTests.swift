@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Logging
 import TestSupport
 import XCTest
@@ -11,8 +11,10 @@ final class SpoolFolderTests: XCTestCase {
         for name in ["receiver.pcap", "dump.pcapng", "session.txt", "no-extension"] {
             XCTAssertTrue(SpoolFolder.isCandidate(name: name), name)
         }
-        for name in [".receiver.pcap", ".receiver.pcap.abc123", "receiver.pcap.part", "receiver.PCAP.PART", "x.partial", "x.tmp",
-                     "x.crdownload", "x.pcap~", ""] {
+        for name in [
+            ".receiver.pcap", ".receiver.pcap.abc123", "receiver.pcap.part", "receiver.PCAP.PART", "x.partial", "x.tmp",
+            "x.crdownload", "x.pcap~", "",
+        ] {
             XCTAssertFalse(SpoolFolder.isCandidate(name: name), name)
         }
     }
@@ -47,7 +49,9 @@ final class SpoolFolderTests: XCTestCase {
 
     func testBackOffDoublesUpToItsLimit() {
         let backOff = BackOff(base: .seconds(30), limit: .seconds(300))
-        XCTAssertEqual((1...6).map { backOff.delay(afterFailures: $0) }, [.seconds(30), .seconds(60), .seconds(120), .seconds(240), .seconds(300), .seconds(300)])
+        XCTAssertEqual(
+            (1...6).map { backOff.delay(afterFailures: $0) },
+            [.seconds(30), .seconds(60), .seconds(120), .seconds(240), .seconds(300), .seconds(300)])
         XCTAssertEqual(backOff.delay(afterFailures: 10_000), .seconds(300))
     }
 

@@ -36,15 +36,25 @@ final class FITImportTests: XCTestCase {
         XCTAssertEqual(devices[0].fit?.fileType, "activity")
         XCTAssertEqual(devices[0].fit?.zoneOffset, -25_200)
         XCTAssertEqual(
-            try rows(store, "SELECT e.time, e.name, e.duration_seconds, e.intensity, e.device_record_key, s.family, s.serial, s.model FROM exercise e JOIN source s ON s.id = e.source_id"),
-            [["2017-06-12 16:10:15.000", "Cycling", "64.524", "vigorous", "session:0", "fit", "3932942223/activity/2017-06-12T16:10:15Z", "garmin product 2530"]])
+            try rows(
+                store,
+                "SELECT e.time, e.name, e.duration_seconds, e.intensity, e.device_record_key, s.family, s.serial, s.model FROM exercise e JOIN source s ON s.id = e.source_id"
+            ),
+            [
+                [
+                    "2017-06-12 16:10:15.000", "Cycling", "64.524", "vigorous", "session:0", "fit", "3932942223/activity/2017-06-12T16:10:15Z",
+                    "garmin product 2530",
+                ]
+            ])
         let session = try XCTUnwrap(devices[0].activity?.sessions.first)
         XCTAssertEqual(try XCTUnwrap(session.distance), 457.12, accuracy: 1e-9)
         XCTAssertEqual(try XCTUnwrap(session.energy), 8 * 4.184, accuracy: 1e-9)
         let minutes = try rows(store, "SELECT minute, crank_cadence_rpm IS NOT NULL, step_cadence_spm, sensors FROM activity_minute ORDER BY minute")
-        XCTAssertEqual(minutes, [["2017-06-12 16:10:00.000", "1", "NULL", "[\"cycling\"]"], ["2017-06-12 16:11:00.000", "1", "NULL", "[\"cycling\"]"]])
+        XCTAssertEqual(
+            minutes, [["2017-06-12 16:10:00.000", "1", "NULL", "[\"cycling\"]"], ["2017-06-12 16:11:00.000", "1", "NULL", "[\"cycling\"]"]])
         let report = ImportReport(ImportResult(devices: devices), store: store).text
-        XCTAssertTrue(report.contains("exercise: 2017-06-12 09:10 (America/Los_Angeles) Cycling 2 min vigorous, 457.12 m, 33.47 kJ (64.52 s)"), report)
+        XCTAssertTrue(
+            report.contains("exercise: 2017-06-12 09:10 (America/Los_Angeles) Cycling 2 min vigorous, 457.12 m, 33.47 kJ (64.52 s)"), report)
         XCTAssertTrue(report.contains("note: the watch's clock was UTC−07:00 at 2017-06-12T16:11:22Z (local_timestamp)"), report)
     }
 
@@ -65,7 +75,8 @@ final class FITImportTests: XCTestCase {
         XCTAssertEqual(summary, [["48", "9007.07", "2015-08-15 14:45:00.000", "2015-08-15 15:32:00.000", "running"]])
         // The first minute: the mean of 2 × (cadence + fractional_cadence) over its 51 records, as
         // garmin-fit-sdk decodes them (161.2156862745098 there).
-        let cadence = try XCTUnwrap(try rows(store, "SELECT step_cadence_spm FROM activity_minute ORDER BY minute LIMIT 1").first?.first.flatMap(Double.init))
+        let cadence = try XCTUnwrap(
+            try rows(store, "SELECT step_cadence_spm FROM activity_minute ORDER BY minute LIMIT 1").first?.first.flatMap(Double.init))
         XCTAssertEqual(cadence, 161.2156862745098, accuracy: 1e-9)
         XCTAssertEqual(devices[0].activity?.sessions.first?.activeMinutes, 48)
     }
@@ -114,7 +125,10 @@ final class FITImportTests: XCTestCase {
         let before = try tableCounts(store)
         for (name, expected) in [
             ("activity-filecrc.fit", "activity-filecrc.fit: the file CRC at byte 769 is 0xB1D5, but the header and records give 0xA1D5"),
-            ("activity-settings-corruptheader.fit", "activity-settings-corruptheader.fit: the FIT header at byte 771 is damaged: bytes 8–11 are \".GIT\", not \".FIT\""),
+            (
+                "activity-settings-corruptheader.fit",
+                "activity-settings-corruptheader.fit: the FIT header at byte 771 is damaged: bytes 8–11 are \".GIT\", not \".FIT\""
+            ),
         ] {
             XCTAssertThrowsError(try replay(Fixtures.url("fit/\(name)"), into: store)) { error in
                 XCTAssertEqual((error as? ImportError)?.description, expected)
@@ -129,7 +143,10 @@ final class FITImportTests: XCTestCase {
         let devices = try replay(Fixtures.url("fit/activity-unexpected-eof.fit"), into: store)
         XCTAssertEqual(devices[0].fit?.messagesRead, 21)
         XCTAssertEqual(devices[0].activity?.summary.samplesRead, 14)
-        XCTAssertEqual(devices[0].activity?.notes.first, "activity-unexpected-eof.fit is cut short at byte 768: a data message of global number 34 at byte 751 needs 18 bytes; the message is left out")
+        XCTAssertEqual(
+            devices[0].activity?.notes.first,
+            "activity-unexpected-eof.fit is cut short at byte 768: a data message of global number 34 at byte 751 needs 18 bytes; the message is left out"
+        )
         XCTAssertEqual(try rows(store, "SELECT time, name, duration_seconds FROM exercise"), [["2012-04-09 21:22:26.000", "Running", "13.749"]])
     }
 

@@ -53,9 +53,12 @@ final class FreeStyleBehaviourTests: XCTestCase {
         XCTAssertEqual(reader.claimed, [], "closed after the session")
         XCTAssertEqual(outcome.source, DeviceSource(family: "freestyle", serial: "CBGT000-N0002", model: "FreeStyle Precision / Optium Neo"))
         XCTAssertEqual(outcome.summary.added, 3)
-        XCTAssertEqual(outcome.events, [
-            ImportEvent(name: "insulin-entry", count: 1), ImportEvent(name: "ketone-strip", count: 1), ImportEvent(name: "result-row-type-3", count: 1),
-        ])
+        XCTAssertEqual(
+            outcome.events,
+            [
+                ImportEvent(name: "insulin-entry", count: 1), ImportEvent(name: "ketone-strip", count: 1),
+                ImportEvent(name: "result-row-type-3", count: 1),
+            ])
         // Reader 18:30 wall (16:30Z in Berlin summer time), host 16:30:20Z: within the reader's
         // one-minute resolution, so no clock error; its wall times are read in Berlin.
         XCTAssertEqual(outcome.clock.offsetSeconds, 0)
@@ -102,7 +105,10 @@ final class FreeStyleBehaviourTests: XCTestCase {
         XCTAssertEqual(outcome.clock.method, .deviceLocalTime)
         XCTAssertNil(outcome.clock.offsetSeconds)
         XCTAssertNil(outcome.clock.deviceTime)
-        XCTAssertTrue(outcome.notes.contains("the reader's clock is not set (it answers 255, as after losing power): it was not trusted, and its offset from the host clock is unknown"), "\(outcome.notes)")
+        XCTAssertTrue(
+            outcome.notes.contains(
+                "the reader's clock is not set (it answers 255, as after losing power): it was not trusted, and its offset from the host clock is unknown"
+            ), "\(outcome.notes)")
         XCTAssertTrue(outcome.notes.contains("the device's clock was not read: record times were read as local time in Europe/Berlin"))
         // Wall clock 09:16:05 in Berlin (UTC+1).
         XCTAssertEqual(try store.glucose().last?.time, utc("2025-03-14T08:16:05Z"))
@@ -152,7 +158,8 @@ final class FreeStyleBehaviourTests: XCTestCase {
     /// The synthetic capture's conversation as a transcript, damaged by `edit`, replayed with the
     /// FreeStyle driver named.
     func replayDamagedTranscript(_ edit: (inout [String]) -> Void) throws -> (Error, SharedStore) {
-        let device = try XCTUnwrap(RecordedUSBDevice.devices(in: try USBCaptureReader.read(contentsOf: Fixtures.url("freestyle/libre-synthetic.pcap"))).first)
+        let device = try XCTUnwrap(
+            RecordedUSBDevice.devices(in: try USBCaptureReader.read(contentsOf: Fixtures.url("freestyle/libre-synthetic.pcap"))).first)
         var lines = device.conversation.map { ($0.direction == .out ? "out," : "in,") + Hex.encode($0.data) }
         edit(&lines)
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("damaged.txt")
@@ -178,7 +185,10 @@ final class FreeStyleBehaviourTests: XCTestCase {
             let index = line(carrying: "412,12,3,14", in: lines)
             lines[index] = String(lines[index].prefix(3 + 20 * 3 - 1))  // "in," and 20 bytes
         }
-        XCTAssertEqual("\(error)", "bad FreeStyle HID report from the reader answering $history? at capture packet 19: length byte 62 needs 64 bytes but the report has 20 (truncated)")
+        XCTAssertEqual(
+            "\(error)",
+            "bad FreeStyle HID report from the reader answering $history? at capture packet 19: length byte 62 needs 64 bytes but the report has 20 (truncated)"
+        )
         XCTAssertEqual(try counts(store), [0, 0, 0, 0, 0])
     }
 

@@ -61,9 +61,11 @@ final class FreeStyleEncryptedTests: XCTestCase {
     func testKeysAreLookedForInTheConfigurationFolder() throws {
         let home = try Fixtures.temporaryDirectory()
         let environment = ["HOME": home.path, "PATH": ""]
-        XCTAssertEqual(FreeStyleKeys.keyFiles(environment: environment), [
-            home.path + "/.config/glucobridge/freestyle-libre2.keys", "/etc/glucobridge/freestyle-libre2.keys",
-        ])
+        XCTAssertEqual(
+            FreeStyleKeys.keyFiles(environment: environment),
+            [
+                home.path + "/.config/glucobridge/freestyle-libre2.keys", "/etc/glucobridge/freestyle-libre2.keys",
+            ])
         XCTAssertEqual(FreeStyleKeys.keyFiles(environment: ["HOME": "/h", "XDG_CONFIG_HOME": "/c"]).first, "/c/glucobridge/freestyle-libre2.keys")
         XCTAssertThrowsError(try FreeStyleKeys.locate(environment: environment)) { error in
             XCTAssertTrue("\(error)".contains("pip install freestyle-keys"), "\(error)")
@@ -71,12 +73,14 @@ final class FreeStyleEncryptedTests: XCTestCase {
         }
         let folder = home.appendingPathComponent(".config/glucobridge")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Data("""
+        try Data(
+            """
             AUTHORIZATION_ENCRYPTION_KEY = 0x00112233445566778899aabbccddeeff
             AUTHORIZATION_MAC_KEY = 0x0f1e2d3c4b5a69788796a5b4c3d2e1f0
             SESSION_ENCRYPTION_KEY = 0x13579bdf02468ace13579bdf02468ace
             SESSION_MAC_KEY = 0xfedcba98765432100123456789abcdef
-            """.utf8).write(to: folder.appendingPathComponent("freestyle-libre2.keys"))
+            """.utf8
+        ).write(to: folder.appendingPathComponent("freestyle-libre2.keys"))
         let found = try FreeStyleKeys.locate(environment: environment)
         XCTAssertEqual(found.origin, folder.appendingPathComponent("freestyle-libre2.keys").path)
         XCTAssertEqual(found.sessionMAC, Self.testKeys.sessionMAC)
@@ -97,9 +101,13 @@ final class FreeStyleEncryptedTests: XCTestCase {
     func testLibre2WithoutKeysFailsBeforeSending() throws {
         let reader = FreeStyleDemo.encryptedReader(keys: Self.testKeys)
         let home = try Fixtures.temporaryDirectory()
-        XCTAssertThrowsError(try FreeStyleDriver.readSession(over: reader, keys: { () throws(FreeStyleError) in
-            try FreeStyleKeys.locate(environment: ["HOME": home.path, "PATH": ""])
-        })) { error in
+        XCTAssertThrowsError(
+            try FreeStyleDriver.readSession(
+                over: reader,
+                keys: { () throws(FreeStyleError) in
+                    try FreeStyleKeys.locate(environment: ["HOME": home.path, "PATH": ""])
+                })
+        ) { error in
             XCTAssertTrue("\(error)".hasPrefix("FreeStyle Libre 2 / Libre 3 readers need keys, found in none of:"), "\(error)")
             XCTAssertTrue("\(error)".contains("Nothing was sent to the reader"), "\(error)")
             XCTAssertTrue("\(error)".contains("pip install freestyle-keys"), "\(error)")
@@ -117,8 +125,9 @@ final class FreeStyleEncryptedTests: XCTestCase {
         let session = try FreeStyleDriver.readSession(over: reader, keys: Self.testKeysSource, hostNonce: { _ in Array(0xA0..<0xA8) })
         XCTAssertEqual(reader.hostNonce, Array(0xA0..<0xA8))
         XCTAssertEqual(reader.messagesReceived.map(\.type), [0x05, 0x14, 0x14, 0x01, 0x60, 0x60, 0x60, 0x60, 0x60])
-        XCTAssertEqual(reader.messagesReceived.suffix(5).map { String(decoding: $0.payload, as: UTF8.self) },
-                       ["$sn?\r\n", "$date?\r\n", "$time?\r\n", "$history?\r\n", "$arresult?\r\n"])
+        XCTAssertEqual(
+            reader.messagesReceived.suffix(5).map { String(decoding: $0.payload, as: UTF8.self) },
+            ["$sn?\r\n", "$date?\r\n", "$time?\r\n", "$history?\r\n", "$arresult?\r\n"])
         XCTAssertEqual(session.model, .libre2)
         XCTAssertEqual(session.hidSerial, "MAGA987-J0123")
         XCTAssertEqual(session.textSerial, "MAGA987-J0123")
@@ -137,7 +146,8 @@ final class FreeStyleEncryptedTests: XCTestCase {
         XCTAssertThrowsError(try FreeStyleDriver.readSession(over: reader, keys: Self.testKeysSource)) { error in
             XCTAssertEqual(
                 "\(error)",
-                "the encrypted session's handshake failed answering the challenge response (14 1A 17) of reader MAGA987-J0123: the reader refused the challenge response (33 01 14): the keys are not the reader's; nothing was stored")
+                "the encrypted session's handshake failed answering the challenge response (14 1A 17) of reader MAGA987-J0123: the reader refused the challenge response (33 01 14): the keys are not the reader's; nothing was stored"
+            )
         }
         XCTAssertEqual(reader.messagesReceived.map(\.type), [0x05, 0x14, 0x14])
     }
@@ -201,16 +211,20 @@ final class FreeStyleEncryptedTests: XCTestCase {
         XCTAssertEqual(session.model, .libre3)
         let download = try session.normalised()
         XCTAssertEqual(download.source.model, "FreeStyle Libre 3")
-        XCTAssertEqual(download.glucose.map(\.recordKey), [
-            "history:412", "history:411", "history:409", "history:408", "history:407",
-            "arresult:1205", "arresult:1204", "arresult:1202", "arresult:1200",
-        ])
+        XCTAssertEqual(
+            download.glucose.map(\.recordKey),
+            [
+                "history:412", "history:411", "history:409", "history:408", "history:407",
+                "arresult:1205", "arresult:1204", "arresult:1202", "arresult:1200",
+            ])
         XCTAssertEqual(download.glucose.map(\.value), [112, 118, 131, 38, 64, 115, 126, 96, 500])
         XCTAssertEqual(download.glucose.map(\.trend), [nil, nil, nil, nil, nil, .fortyFiveUp, .fortyFiveUp, nil, .singleUp])
-        XCTAssertEqual(download.events, [
-            ImportEvent(name: "ketone-strip", count: 1), ImportEvent(name: "sensor-reading-flagged-invalid", count: 1),
-            ImportEvent(name: "time-change", count: 1),
-        ])
+        XCTAssertEqual(
+            download.events,
+            [
+                ImportEvent(name: "ketone-strip", count: 1), ImportEvent(name: "sensor-reading-flagged-invalid", count: 1),
+                ImportEvent(name: "time-change", count: 1),
+            ])
     }
 
     /// A Libre 3 session across the spring DST change in Berlin, its clock moved forward by the
@@ -249,10 +263,12 @@ final class FreeStyleEncryptedTests: XCTestCase {
         XCTAssertEqual(stored.map(\.recordKey), ["arresult:59", "history:100", "history:101", "history:102", "history:103", "arresult:61"])
         XCTAssertEqual(stored.map(\.mgdl), [99, 120, 125, 130, 140, 142])
         // Before the change the reader's wall clock was CET (UTC+1): 23:10 → 22:10Z, 01:30 → 00:30Z.
-        XCTAssertEqual(stored.map(\.time), [
-            utc("2025-03-29T22:10:00Z"), utc("2025-03-30T00:30:00Z"), utc("2025-03-30T00:45:00Z"), utc("2025-03-30T01:15:00Z"),
-            utc("2025-03-30T07:45:00Z"), utc("2025-03-30T07:50:00Z"),
-        ])
+        XCTAssertEqual(
+            stored.map(\.time),
+            [
+                utc("2025-03-29T22:10:00Z"), utc("2025-03-30T00:30:00Z"), utc("2025-03-30T00:45:00Z"), utc("2025-03-30T01:15:00Z"),
+                utc("2025-03-30T07:45:00Z"), utc("2025-03-30T07:50:00Z"),
+            ])
         XCTAssertEqual(stored.map(\.day.description), ["2025-03-29"] + Array(repeating: "2025-03-30", count: 5))
         XCTAssertEqual(stored.map(\.trend), [.flat, nil, nil, nil, nil, .fortyFiveUp])
     }
@@ -372,7 +388,9 @@ final class FreeStyleEncryptedTests: XCTestCase {
         let (damaged, packet) = try damaged(capture, readerReportOfType: 0x06) { $0[14] = UInt8(ascii: "4") }
         let store = try makeStore(zone: "Europe/Berlin").0
         XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: damaged)) { error in
-            XCTAssertTrue("\(error)".contains("does not match under the keys of serial \"MAGA987-J0124\" (from the reader at capture packet \(packet))"), "\(error)")
+            XCTAssertTrue(
+                "\(error)".contains("does not match under the keys of serial \"MAGA987-J0124\" (from the reader at capture packet \(packet))"),
+                "\(error)")
             XCTAssertTrue("\(error)".contains("the encrypted session's handshake failed sent at capture packet"), "\(error)")
         }
         XCTAssertEqual(try counts(store), [0, 0, 0, 0, 0])

@@ -40,13 +40,16 @@ final class FreeStyleReplayTests: XCTestCase {
         XCTAssertEqual(outcome.summary.recordsRead, 12)
         XCTAssertEqual(outcome.summary.added, 8)
         XCTAssertEqual(outcome.summary.skipped, 4)
-        XCTAssertEqual(outcome.events, [
-            ImportEvent(name: "ketone-strip", count: 1), ImportEvent(name: "result-flagged-invalid", count: 1),
-            ImportEvent(name: "sensor-reading-flagged-invalid", count: 1), ImportEvent(name: "time-change", count: 1),
-        ])
-        XCTAssertTrue(outcome.notes.contains {
-            $0.hasPrefix("applied the logged clock change arresult:1201 from 2025-03-13T21:00:00 to 2025-03-13T22:00:00 (+1 h 0 min)")
-        }, "\(outcome.notes)")
+        XCTAssertEqual(
+            outcome.events,
+            [
+                ImportEvent(name: "ketone-strip", count: 1), ImportEvent(name: "result-flagged-invalid", count: 1),
+                ImportEvent(name: "sensor-reading-flagged-invalid", count: 1), ImportEvent(name: "time-change", count: 1),
+            ])
+        XCTAssertTrue(
+            outcome.notes.contains {
+                $0.hasPrefix("applied the logged clock change arresult:1201 from 2025-03-13T21:00:00 to 2025-03-13T22:00:00 (+1 h 0 min)")
+            }, "\(outcome.notes)")
         // The reader's clock (09:30 wall, 08:30Z in Berlin) is two minutes behind the host's.
         XCTAssertEqual(outcome.clock.method, .hostAnchored)
         XCTAssertEqual(outcome.clock.wallClock, .changeLog)
@@ -54,9 +57,11 @@ final class FreeStyleReplayTests: XCTestCase {
         XCTAssertEqual(outcome.clock.deviceTime, utc("2025-03-14T08:30:00Z"))
 
         let stored = try store.glucose()
-        XCTAssertEqual(stored.map(\.recordKey), [
-            "arresult:1200", "arresult:1202", "history:407", "history:408", "history:409", "history:411", "arresult:1205", "history:412",
-        ])
+        XCTAssertEqual(
+            stored.map(\.recordKey),
+            [
+                "arresult:1200", "arresult:1202", "history:407", "history:408", "history:409", "history:411", "arresult:1205", "history:412",
+            ])
         XCTAssertEqual(stored.map(\.mgdl), [500, 96, 64, 38, 131, 118, 115, 112])
         XCTAssertEqual(stored.map(\.kind), [.sensor, .fingerstick, .sensor, .sensor, .sensor, .sensor, .sensor, .sensor])
         XCTAssertEqual(stored.map(\.flag), [.aboveRange, nil, nil, .belowRange, nil, nil, nil, nil])
@@ -87,8 +92,9 @@ final class FreeStyleReplayTests: XCTestCase {
         XCTAssertTrue(sent.allSatisfy { $0.type == .control && $0.setup == HIDChannel.setReport(interface: 0, length: 64).bytes })
         let messages = try sent.map { try FreeStyleMessage.decode($0.data, context: "test") }
         XCTAssertEqual(messages.prefix(4).map(\.type), [0x04, 0x05, 0x15, 0x01])
-        XCTAssertEqual(messages.dropFirst(4).map { String(decoding: $0.payload, as: UTF8.self) },
-                       ["$sn?\r\n", "$date?\r\n", "$time?\r\n", "$history?\r\n", "$arresult?\r\n"])
+        XCTAssertEqual(
+            messages.dropFirst(4).map { String(decoding: $0.payload, as: UTF8.self) },
+            ["$sn?\r\n", "$date?\r\n", "$time?\r\n", "$history?\r\n", "$arresult?\r\n"])
         // Keep-alives and stale bytes are in the capture and were skipped.
         let received = try device.conversation.filter { $0.direction == .in }.map { try FreeStyleMessage.decode($0.data, context: "test") }
         XCTAssertEqual(received.filter(\.isKeepAlive).count, 3)
@@ -102,7 +108,8 @@ final class FreeStyleReplayTests: XCTestCase {
             throw XCTSkip("../shared is absent")
         }
         let transcript = try Fixtures.temporaryDirectory().appendingPathComponent("insulinx.txt")
-        try FreeStyleTranscripts.fromSessionMessages(try String(contentsOf: vector, encoding: .utf8)).write(to: transcript, atomically: true, encoding: .utf8)
+        try FreeStyleTranscripts.fromSessionMessages(try String(contentsOf: vector, encoding: .utf8)).write(
+            to: transcript, atomically: true, encoding: .utf8)
 
         let store = try makeStore(zone: "Europe/Paris").0
         let importer = Importer(store: store)

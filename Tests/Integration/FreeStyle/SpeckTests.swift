@@ -1,6 +1,6 @@
-import ImportTestSupport
 import Drivers
 import Foundation
+import ImportTestSupport
 import XCTest
 
 /// Speck 64/128 against its designers' test vector, and the block cipher, the stream cipher, the
@@ -76,7 +76,10 @@ final class SpeckTests: XCTestCase {
             print(json.dumps(out))
             """
         let oracle = try FreeStyleOracle.json(OracleValues.self, script)
-        var blocks: [String] = [], streams: [String] = [], tags: [String] = [], derived: [String] = []
+        var blocks: [String] = []
+        var streams: [String] = []
+        var tags: [String] = []
+        var derived: [String] = []
         for keyText in Self.keys {
             let key = SpeckKey(hex: keyText)!
             let cipher = Speck64_128(key: key)

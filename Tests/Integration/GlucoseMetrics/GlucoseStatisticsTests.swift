@@ -1,6 +1,6 @@
-import ImportTestSupport
 import Foundation
 import GlucoseMetrics
+import ImportTestSupport
 import Model
 import Store
 import TestSupport
@@ -17,7 +17,9 @@ final class GlucoseStatisticsTests: XCTestCase {
     }
 
     /// Stores CGM readings at (minute after `start`, value) and returns everything stored.
-    func stored(_ trace: [(Int, Double)], unit: GlucoseUnit = .milligramsPerDeciliter, fingersticks: [(Int, Double)] = [], in store: SharedStore) throws -> [StoredGlucose] {
+    func stored(_ trace: [(Int, Double)], unit: GlucoseUnit = .milligramsPerDeciliter, fingersticks: [(Int, Double)] = [], in store: SharedStore)
+        throws -> [StoredGlucose]
+    {
         for (minute, value) in trace {
             _ = try store.add(GlucoseLog(time: start.addingTimeInterval(Double(minute) * 60), value: value, unit: unit, kind: .sensor))
         }
@@ -122,7 +124,8 @@ final class GlucoseStatisticsTests: XCTestCase {
     func testEmptyPeriod() throws {
         let store = try store()
         let readings = try stored(trace, in: store)
-        let s = GlucoseStatistics(readings: readings, period: DateInterval(start: start.addingTimeInterval(-86_400), duration: 3600), thresholds: .consensus)
+        let s = GlucoseStatistics(
+            readings: readings, period: DateInterval(start: start.addingTimeInterval(-86_400), duration: 3600), thresholds: .consensus)
         XCTAssertEqual(s.readings, 0)
         XCTAssertEqual(s.coveragePercent, 0)
         XCTAssertNil(s.mean)

@@ -1,6 +1,6 @@
-import ImportTestSupport
 import Foundation
 import GlucoseMetrics
+import ImportTestSupport
 import Model
 import Report
 import Store
@@ -25,10 +25,11 @@ final class LongReportTests: XCTestCase {
                 trend: .flat, noise: 1, recordKey: "egv:\(index)", deviceTime: 400_000_000 + Int64(index) * 300)
         }
         let end = start.addingTimeInterval(Double(count) * 300)
-        _ = try store.save(ImportBatch(
-            source: DeviceSource(family: "dexcom", serial: "SM00000001", model: "G4Receiver"), startedAt: end, mode: .live,
-            origin: nil, clock: ClockReport(hostTime: end, deviceTime: nil, method: .hostAnchored), glucose: readings,
-            recordsRead: count))
+        _ = try store.save(
+            ImportBatch(
+                source: DeviceSource(family: "dexcom", serial: "SM00000001", model: "G4Receiver"), startedAt: end, mode: .live,
+                origin: nil, clock: ClockReport(hostTime: end, deviceTime: nil, method: .hostAnchored), glucose: readings,
+                recordsRead: count))
         for day in 0..<days {
             let midnight = start.addingTimeInterval(Double(day) * 86_400)
             _ = try store.add(MealLog(time: midnight.addingTimeInterval(8 * 3600), name: "Breakfast", carbs: 40))
@@ -80,7 +81,8 @@ final class LongReportTests: XCTestCase {
         let drawn = utc("2024-03-13T00:00:00Z")
         let recent = whole.events.filter { $0.kind == .hypoLevel1 && $0.start >= drawn }.count
         XCTAssertTrue(html.contains("Hypoglycaemia events of the last 28 Days (\(recent) of \(counted))"))
-        let listed = try XCTUnwrap(html.components(separatedBy: "id=\"hypo-events\"").dropFirst().first)
+        let listed =
+            try XCTUnwrap(html.components(separatedBy: "id=\"hypo-events\"").dropFirst().first)
             .components(separatedBy: "</table>")[0].components(separatedBy: "<tr><td>").count - 1
         XCTAssertEqual(listed, recent)
         XCTAssertLessThan(recent, counted)

@@ -68,13 +68,17 @@ final class CutCaptureTests: XCTestCase {
         let (store, _) = try makeStore()
         let before = try tableCounts(store)
         XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: Fixtures.url("dexcom/ecc1-g4-receiver.pcap"), budget: .zero)) {
-            XCTAssertEqual(($0 as? TransportErrorCarrying)?.transportError ?? (($0 as? ImportError).flatMap {
-                if case .driver(let error) = $0 { return (error as? TransportErrorCarrying)?.transportError }
-                return nil
-            }), .deadlinePassed(.zero), "\($0)")
+            XCTAssertEqual(
+                ($0 as? TransportErrorCarrying)?.transportError
+                    ?? (($0 as? ImportError).flatMap {
+                        if case .driver(let error) = $0 { return (error as? TransportErrorCarrying)?.transportError }
+                        return nil
+                    }), .deadlinePassed(.zero), "\($0)")
         }
-        XCTAssertThrowsError(try Importer(store: store).replayOneBLE(
-            captureAt: Fixtures.url("ble/synthetic/synthetic-hrs-cgms-android-h4.btsnoop"), budget: .zero)) {
+        XCTAssertThrowsError(
+            try Importer(store: store).replayOneBLE(
+                captureAt: Fixtures.url("ble/synthetic/synthetic-hrs-cgms-android-h4.btsnoop"), budget: .zero)
+        ) {
             XCTAssertTrue("\($0)".contains("its time limit is 0 s (--import-limit 0 abandons every import); nothing of it was stored"), "\($0)")
         }
         XCTAssertEqual(try tableCounts(store), before)
@@ -85,9 +89,10 @@ final class CutCaptureTests: XCTestCase {
     /// What the store holds, without its own row ids: each glucose reading whole, and the
     /// minutes of activity (a cut may end inside a minute, which then holds fewer samples).
     static func contents(of store: SharedStore) throws -> Set<String> {
-        var rows = Set(try store.glucose().map {
-            "glucose \($0.sourceSerial ?? "-") \($0.recordKey ?? "-") \($0.time.timeIntervalSince1970) \($0.mgdl) \($0.kind) \($0.flag.map { "\($0)" } ?? "-")"
-        })
+        var rows = Set(
+            try store.glucose().map {
+                "glucose \($0.sourceSerial ?? "-") \($0.recordKey ?? "-") \($0.time.timeIntervalSince1970) \($0.mgdl) \($0.kind) \($0.flag.map { "\($0)" } ?? "-")"
+            })
         let minutes = try store.database.read { db in try String.fetchAll(db, sql: "SELECT minute FROM activity_minute") }
         rows.formUnion(minutes.map { "activity minute \($0)" })
         return rows
@@ -112,7 +117,9 @@ final class CutCaptureTests: XCTestCase {
             try Data(bytes[..<cut]).write(to: piece)
             let (store, _) = try makeStore()
             guard let result = try replayed(piece, into: store) else {
-                XCTFail("\(url.lastPathComponent) cut at byte \(cut) of \(bytes.count): the replay did not end within \(watchdog) s", file: file, line: line)
+                XCTFail(
+                    "\(url.lastPathComponent) cut at byte \(cut) of \(bytes.count): the replay did not end within \(watchdog) s", file: file,
+                    line: line)
                 continue
             }
             let stored = try Self.contents(of: store)

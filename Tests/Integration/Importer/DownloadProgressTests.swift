@@ -13,8 +13,10 @@ final class DownloadProgressTests: XCTestCase {
     func testDexcomReportsEGVPagesReadOfTotal() throws {
         let last: UInt32 = 560_000_000
         let receiver = DexcomReceiverSimulator(
-            pages: [DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: "SM00000042", systemSeconds: 1)],
-                    DexcomPartition.egvData.rawValue: DexcomPageBuilder.generatedEGVPages(count: 380, lastSystemSeconds: last, displayOffset: 0)],
+            pages: [
+                DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: "SM00000042", systemSeconds: 1)],
+                DexcomPartition.egvData.rawValue: DexcomPageBuilder.generatedEGVPages(count: 380, lastSystemSeconds: last, displayOffset: 0),
+            ],
             systemTime: last + 60, displayTimeOffset: 0, hostClock: { Date(timeIntervalSince1970: 1_790_768_000) })
         let reports = ProgressRecorder()
         _ = try DexcomDriver.download(over: receiver, context: DownloadContext(progress: reports.reporter))

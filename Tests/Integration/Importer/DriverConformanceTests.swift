@@ -48,8 +48,10 @@ enum DexcomFamily: ConformingUSBFamily {
         let systemNow = first + UInt32(count - 1) * 300 + 60
         let host = Date(timeIntervalSince1970: TimeInterval(dexcomEpochOffsetFrom1970) + TimeInterval(systemNow))
         return DexcomReceiverSimulator(
-            pages: [DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: "SM00KIT01", systemSeconds: 1)],
-                    DexcomPartition.egvData.rawValue: DexcomPageBuilder.egvPages(readings, displayOffset: -25_200)],
+            pages: [
+                DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: "SM00KIT01", systemSeconds: 1)],
+                DexcomPartition.egvData.rawValue: DexcomPageBuilder.egvPages(readings, displayOffset: -25_200),
+            ],
             systemTime: systemNow, displayTimeOffset: -25_200, hostClock: ticking(from: host))
     }
 }
@@ -101,8 +103,12 @@ enum AccuChekFamily: ConformingUSBFamily {
     static func simulator(step: Int) -> any USBTransport {
         let first = PHDAbsoluteTime(year: 2026, month: 3, day: 6, hour: 7, minute: 5, second: 12)
         let entries = (0..<(30 + 2 * step)).map { i in
-            let value: UInt16 = i == 7 ? AccuChekMeterSimulator.high : i == 19 ? AccuChekMeterSimulator.low
-                : UInt16(GeneratedHistory.glucose(at: i * 7) ?? 100)
+            let value: UInt16 =
+                i == 7
+                ? AccuChekMeterSimulator.high
+                : i == 19
+                    ? AccuChekMeterSimulator.low
+                    : UInt16(GeneratedHistory.glucose(at: i * 7) ?? 100)
             return AccuChekEntry(
                 position: Int64(i), time: PHDAbsoluteTime(seconds: first.seconds + Int64(i) * 11_000), glucose: value,
                 status: i == 12 ? AccuChekEntry.testData : 0)
@@ -118,8 +124,10 @@ enum AccuChekFamily: ConformingUSBFamily {
 /// devices that serve them.
 final class BluetoothDriverConformanceTests: XCTestCase {
     static var devices: [any ConformingBLEDevice.Type] {
-        [HeartRateBandDevice.self, CGMSensorDevice.self, GlucoseMeterDevice.self, RunningPodDevice.self, BikeSensorDevice.self,
-         TreadmillDevice.self, HuamiBandDevice.self]
+        [
+            HeartRateBandDevice.self, CGMSensorDevice.self, GlucoseMeterDevice.self, RunningPodDevice.self, BikeSensorDevice.self,
+            TreadmillDevice.self, HuamiBandDevice.self,
+        ]
     }
 
     func testEveryRegisteredServiceIsServed() {

@@ -39,7 +39,8 @@ final class FuzzFindingTests: XCTestCase {
             }
             XCTAssertNotNil(outcome, "\(input.lastPathComponent) did not end")
             if input.lastPathComponent == "astm-header-range-inverted.bin" {
-                XCTAssertEqual(try XCTUnwrap(outcome).get().contains("the reportable range V=10006 has its low limit 10 above its high limit 6"), true)
+                XCTAssertEqual(
+                    try XCTUnwrap(outcome).get().contains("the reportable range V=10006 has its low limit 10 above its high limit 6"), true)
             }
         }
     }

@@ -1,9 +1,9 @@
 import CaptureBluetooth
+import Drivers
 import Foundation
 import GRDB
 import ImportTestSupport
 import Importer
-import Drivers
 import Simulators
 import Store
 import TestSupport
@@ -56,7 +56,8 @@ final class LabCaptureReplayTests: XCTestCase {
     func testABtmonCaptureHoldingBothEndsOfTheLinkReplaysTheCentralsSide() throws {
         let url = Fixtures.url("lab/hr-band-btmon-both-ends.btsnoop")
         let capture = try LECapture.read(contentsOf: url)
-        XCTAssertEqual(Set(capture.connections.filter { !$0.att.isEmpty }.map(\.role.rawValue)), [LERole.central.rawValue, LERole.peripheral.rawValue])
+        XCTAssertEqual(
+            Set(capture.connections.filter { !$0.att.isEmpty }.map(\.role.rawValue)), [LERole.central.rawValue, LERole.peripheral.rawValue])
         XCTAssertEqual(capture.attConnections.map(\.role), [.central])
         XCTAssertEqual(capture.attConnections.first?.controllerIndex, 0)
 

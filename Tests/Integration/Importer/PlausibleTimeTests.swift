@@ -22,8 +22,10 @@ final class PlausibleTimeTests: XCTestCase {
         let host = Date(timeIntervalSince1970: TimeInterval(dexcomEpochOffsetFrom1970) + TimeInterval(last + 60))
         let damaged = last + 60 + 883_612_800
         let receiver = DexcomReceiverSimulator(
-            pages: [DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: "SM00000042", systemSeconds: 1)],
-                    DexcomPartition.egvData.rawValue: pages],
+            pages: [
+                DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: "SM00000042", systemSeconds: 1)],
+                DexcomPartition.egvData.rawValue: pages,
+            ],
             systemTime: damaged, displayTimeOffset: -25_200, hostClock: { host })
         let before = try tableCounts(store)
         XCTAssertThrowsError(try Importer(store: store).importOne(over: receiver, driver: DexcomDriver.self, origin: "simulated")) { error in
@@ -57,9 +59,10 @@ final class PlausibleTimeTests: XCTestCase {
         XCTAssertEqual(outcome.summary.added, 1)
         XCTAssertEqual(outcome.summary.skipped, 1)
         XCTAssertEqual(outcome.events, [ImportEvent(name: "implausible-time", count: 1)])
-        XCTAssertTrue(outcome.notes.contains(
-            "1 readings outside the plausible time window 2000-01-01 to 2026-03-10T14:05:40Z not stored: history:3 at 2049-03-09T16:00:00Z"
-        ), "\(outcome.notes)")
+        XCTAssertTrue(
+            outcome.notes.contains(
+                "1 readings outside the plausible time window 2000-01-01 to 2026-03-10T14:05:40Z not stored: history:3 at 2049-03-09T16:00:00Z"
+            ), "\(outcome.notes)")
         XCTAssertEqual(try store.glucose().map(\.recordKey), ["history:2"])
 
         let meter = ContourMeterSimulator(
@@ -73,9 +76,10 @@ final class PlausibleTimeTests: XCTestCase {
         XCTAssertEqual(second.events, [ImportEvent(name: "implausible-time", count: 1)])
         XCTAssertTrue(second.notes.contains { $0.hasSuffix("not stored: result:1@195103101000 at 1951-03-10T15:00:00Z") }, "\(second.notes)")
         XCTAssertEqual(try store.glucose().count, 2)
-        XCTAssertFalse(try store.database.read { db in
-            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM day WHERE date < '2000-01-01' OR date > '2026-03-11')")!
-        })
+        XCTAssertFalse(
+            try store.database.read { db in
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM day WHERE date < '2000-01-01' OR date > '2026-03-11')")!
+            })
     }
 
     /// The window's end is the capture's last plausible packet time: a damaged last timestamp

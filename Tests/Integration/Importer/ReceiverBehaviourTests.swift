@@ -21,8 +21,10 @@ final class ReceiverBehaviourTests: XCTestCase {
         let pages = DexcomPageBuilder.generatedEGVPages(count: readings, lastSystemSeconds: last, displayOffset: -25_200)
         let host = Date(timeIntervalSince1970: TimeInterval(dexcomEpochOffsetFrom1970) + TimeInterval(last + 60) + hostOffset)
         return DexcomReceiverSimulator(
-            pages: [DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: "SM00000042", systemSeconds: 1)],
-                    DexcomPartition.egvData.rawValue: pages],
+            pages: [
+                DexcomPartition.manufacturingData.rawValue: [0: DexcomPageBuilder.manufacturingPage(serial: "SM00000042", systemSeconds: 1)],
+                DexcomPartition.egvData.rawValue: pages,
+            ],
             systemTime: last + 60, displayTimeOffset: -25_200, hostClock: { host })
     }
 
@@ -109,7 +111,8 @@ final class ReceiverBehaviourTests: XCTestCase {
         XCTAssertEqual(replayed.replayMode, .conversation)
         XCTAssertEqual(replayed.summary.added, 100)
         XCTAssertEqual(replayed.source, live.source)
-        let a = try liveStore.glucose(), b = try replayStore.glucose()
+        let a = try liveStore.glucose()
+        let b = try replayStore.glucose()
         XCTAssertEqual(a.map(\.time), b.map(\.time))
         XCTAssertEqual(a.map(\.mgdl), b.map(\.mgdl))
         XCTAssertEqual(a.map(\.recordKey), b.map(\.recordKey))
@@ -135,7 +138,8 @@ final class ReceiverBehaviourTests: XCTestCase {
         XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: corrupt)) { error in
             XCTAssertTrue("\(error)".hasPrefix("CRC mismatch in the reply to ReadDatabasePages(EGVData, page 312, 1 page)"), "\(error)")
         }
-        XCTAssertEqual(try tableCounts(store), ["day": 0, "glucose": 0, "source": 0, "import_run": 0, "source_cursor": 0, "activity_minute": 0, "exercise": 0])
+        XCTAssertEqual(
+            try tableCounts(store), ["day": 0, "glucose": 0, "source": 0, "import_run": 0, "source_cursor": 0, "activity_minute": 0, "exercise": 0])
     }
 
     /// A page stored corrupt on the receiver (sent intact): its record CRC names page and record,
@@ -148,11 +152,14 @@ final class ReceiverBehaviourTests: XCTestCase {
         let folder = try Fixtures.temporaryDirectory()
         let capture = folder.appendingPathComponent("corrupt-page.pcap")
         let (store, _) = try makeStore()
-        XCTAssertThrowsError(try Importer(store: store).importOne(
-            over: simulator, driver: DexcomDriver.self, origin: "simulated", recordTo: capture)) { error in
+        XCTAssertThrowsError(
+            try Importer(store: store).importOne(
+                over: simulator, driver: DexcomDriver.self, origin: "simulated", recordTo: capture)
+        ) { error in
             XCTAssertTrue("\(error)".hasPrefix("EGVData page 0, record 5: CRC is"), "\(error)")
         }
-        XCTAssertEqual(try tableCounts(store), ["day": 0, "glucose": 0, "source": 0, "import_run": 0, "source_cursor": 0, "activity_minute": 0, "exercise": 0])
+        XCTAssertEqual(
+            try tableCounts(store), ["day": 0, "glucose": 0, "source": 0, "import_run": 0, "source_cursor": 0, "activity_minute": 0, "exercise": 0])
         // The same from the recording of that session.
         XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: capture)) { error in
             XCTAssertTrue("\(error)".hasPrefix("EGVData page 0, record 5: CRC is"), "\(error)")

@@ -45,7 +45,8 @@ final class TwoReaderCaptureTests: XCTestCase {
         let contour = ContourMeterSimulator(
             serial: "7390-0000003", unit: 0, clock: contourClock, results: ["R|1|^^^Glucose|99|mg/dL^P||||202603100930"],
             hostClock: WallClockTimeTests.clock(from: host.addingTimeInterval(0.5)))
-        let libreCapture = folder.appendingPathComponent("libre.pcap"), contourCapture = folder.appendingPathComponent("contour.pcap")
+        let libreCapture = folder.appendingPathComponent("libre.pcap")
+        let contourCapture = folder.appendingPathComponent("contour.pcap")
         try FreeStyleDemo.record(libre, to: libreCapture)
         try ContourMeterSimulator.record(contour, to: contourCapture)
         let bus = folder.appendingPathComponent("usbmon3.pcap")

@@ -1,6 +1,6 @@
 import Drivers
-import GRDB
 import Foundation
+import GRDB
 import ImportTestSupport
 import Importer
 import Ingest
@@ -84,18 +84,21 @@ final class WallClockTimeTests: XCTestCase {
         let (outcome, stored, _) = try replay(capture)
         XCTAssertEqual(outcome.clock.wallClock, .changeLog)
         XCTAssertEqual(outcome.clock.offsetSeconds, 0, "40 s after the minute is no clock error")
-        XCTAssertEqual(stored, [
-            Stored(time: "2026-03-07 13:00:00.000", day: "2026-03-07", mgdl: 69, tag: "hypo-l1"),
-            Stored(time: "2026-03-08 00:30:00.000", day: "2026-03-07", mgdl: 53, tag: "hypo-l2"),
-            Stored(time: "2026-03-08 12:45:00.000", day: "2026-03-08", mgdl: 70, tag: "in-range"),
-            Stored(time: "2026-03-08 13:15:00.000", day: "2026-03-08", mgdl: 180, tag: "in-range"),
-            Stored(time: "2026-03-08 14:00:00.000", day: "2026-03-08", mgdl: 54, tag: "hypo-l1"),
-            Stored(time: "2026-03-09 16:00:00.000", day: "2026-03-09", mgdl: 181, tag: "hyper-l1"),
-        ])
-        XCTAssertTrue(outcome.notes.contains {
-            $0.hasPrefix("applied the logged clock change arresult:201 from 2026-03-08T08:00:00 to 2026-03-08T09:00:00 (+1 h 0 min)")
-                && $0.hasSuffix("read at UTC−05:00")
-        }, "\(outcome.notes)")
+        XCTAssertEqual(
+            stored,
+            [
+                Stored(time: "2026-03-07 13:00:00.000", day: "2026-03-07", mgdl: 69, tag: "hypo-l1"),
+                Stored(time: "2026-03-08 00:30:00.000", day: "2026-03-07", mgdl: 53, tag: "hypo-l2"),
+                Stored(time: "2026-03-08 12:45:00.000", day: "2026-03-08", mgdl: 70, tag: "in-range"),
+                Stored(time: "2026-03-08 13:15:00.000", day: "2026-03-08", mgdl: 180, tag: "in-range"),
+                Stored(time: "2026-03-08 14:00:00.000", day: "2026-03-08", mgdl: 54, tag: "hypo-l1"),
+                Stored(time: "2026-03-09 16:00:00.000", day: "2026-03-09", mgdl: 181, tag: "hyper-l1"),
+            ])
+        XCTAssertTrue(
+            outcome.notes.contains {
+                $0.hasPrefix("applied the logged clock change arresult:201 from 2026-03-08T08:00:00 to 2026-03-08T09:00:00 (+1 h 0 min)")
+                    && $0.hasSuffix("read at UTC−05:00")
+            }, "\(outcome.notes)")
     }
 
     /// The user never moved the clock: it still keeps standard time, an hour behind after the 8th.
@@ -108,11 +111,13 @@ final class WallClockTimeTests: XCTestCase {
         let (outcome, stored, _) = try replay(capture)
         XCTAssertEqual(outcome.clock.wallClock, .changeLog)
         XCTAssertEqual(outcome.clock.offsetSeconds, 3600, "the reader is an hour behind")
-        XCTAssertEqual(stored, [
-            Stored(time: "2026-03-07 13:00:00.000", day: "2026-03-07", mgdl: 110, tag: "in-range"),
-            Stored(time: "2026-03-08 11:30:00.000", day: "2026-03-08", mgdl: 250, tag: "hyper-l1"),
-            Stored(time: "2026-03-09 16:00:00.000", day: "2026-03-09", mgdl: 120, tag: "in-range"),
-        ])
+        XCTAssertEqual(
+            stored,
+            [
+                Stored(time: "2026-03-07 13:00:00.000", day: "2026-03-07", mgdl: 110, tag: "in-range"),
+                Stored(time: "2026-03-08 11:30:00.000", day: "2026-03-08", mgdl: 250, tag: "hyper-l1"),
+                Stored(time: "2026-03-09 16:00:00.000", day: "2026-03-09", mgdl: 120, tag: "in-range"),
+            ])
         XCTAssertTrue(outcome.notes.contains { $0.contains("the device clock is −1 h 0 min off local time in America/New_York") }, "\(outcome.notes)")
     }
 
@@ -139,23 +144,28 @@ final class WallClockTimeTests: XCTestCase {
     /// A Neo whose clock followed the change keeps no change log: its wall times are read in the
     /// store's zone on each side of the change; 02:30 on the 8th (skipped) is read in standard time.
     func testNeoAcrossTheChangeReadsLocalTimeOnEachSide() throws {
-        let capture = try neoCapture(date: "3,10,26", time: "10,0", rows: [
-            "7,4,3,9,26,8,0,1,104,0,0,0,0,0,0,0,0,0,0",
-            "7,3,3,8,26,2,30,1,181,0,0,0,0,0,0,0,0,0,0",
-            "7,2,3,8,26,1,59,1,251,0,0,0,0,0,0,0,0,0,0",
-            "7,1,3,7,26,8,0,1,LO,0,0,0,0,0,0,0,0,0,0",
-        ])
+        let capture = try neoCapture(
+            date: "3,10,26", time: "10,0",
+            rows: [
+                "7,4,3,9,26,8,0,1,104,0,0,0,0,0,0,0,0,0,0",
+                "7,3,3,8,26,2,30,1,181,0,0,0,0,0,0,0,0,0,0",
+                "7,2,3,8,26,1,59,1,251,0,0,0,0,0,0,0,0,0,0",
+                "7,1,3,7,26,8,0,1,LO,0,0,0,0,0,0,0,0,0,0",
+            ])
         let (outcome, stored, _) = try replay(capture)
         XCTAssertEqual(outcome.clock.wallClock, .correctedLocalTime)
-        XCTAssertEqual(stored, [
-            Stored(time: "2026-03-07 13:00:00.000", day: "2026-03-07", mgdl: 40, tag: "hypo-l2"),
-            Stored(time: "2026-03-08 06:59:00.000", day: "2026-03-08", mgdl: 251, tag: "hyper-l2"),
-            Stored(time: "2026-03-08 07:30:00.000", day: "2026-03-08", mgdl: 181, tag: "hyper-l1"),
-            Stored(time: "2026-03-09 12:00:00.000", day: "2026-03-09", mgdl: 104, tag: "in-range"),
-        ])
-        XCTAssertTrue(outcome.notes.contains {
-            $0.hasSuffix("they were read as local time on each side of the 2026-03-08 change")
-        }, "\(outcome.notes)")
+        XCTAssertEqual(
+            stored,
+            [
+                Stored(time: "2026-03-07 13:00:00.000", day: "2026-03-07", mgdl: 40, tag: "hypo-l2"),
+                Stored(time: "2026-03-08 06:59:00.000", day: "2026-03-08", mgdl: 251, tag: "hyper-l2"),
+                Stored(time: "2026-03-08 07:30:00.000", day: "2026-03-08", mgdl: 181, tag: "hyper-l1"),
+                Stored(time: "2026-03-09 12:00:00.000", day: "2026-03-09", mgdl: 104, tag: "in-range"),
+            ])
+        XCTAssertTrue(
+            outcome.notes.contains {
+                $0.hasSuffix("they were read as local time on each side of the 2026-03-08 change")
+            }, "\(outcome.notes)")
     }
 
     func contourCapture(unit: Int, clock: String, results: [String]) throws -> URL {
@@ -168,33 +178,41 @@ final class WallClockTimeTests: XCTestCase {
 
     /// A Contour 7 minutes fast: every wall time is read 7 minutes earlier, across the change.
     func testContourSevenMinutesFast() throws {
-        let capture = try contourCapture(unit: 0, clock: "202603101007", results: [
-            "R|1|^^^Glucose|70|mg/dL^P||B||202603070807",
-            "R|2|^^^Glucose|181|mg/dL^P||A||202603091207",
-        ])
+        let capture = try contourCapture(
+            unit: 0, clock: "202603101007",
+            results: [
+                "R|1|^^^Glucose|70|mg/dL^P||B||202603070807",
+                "R|2|^^^Glucose|181|mg/dL^P||A||202603091207",
+            ])
         let (outcome, stored, _) = try replay(capture)
         XCTAssertEqual(outcome.clock.wallClock, .correctedLocalTime)
         XCTAssertEqual(outcome.clock.offsetSeconds, -420)
-        XCTAssertEqual(stored, [
-            Stored(time: "2026-03-07 13:00:00.000", day: "2026-03-07", mgdl: 70, tag: "in-range"),
-            Stored(time: "2026-03-09 16:00:00.000", day: "2026-03-09", mgdl: 181, tag: "hyper-l1"),
-        ])
+        XCTAssertEqual(
+            stored,
+            [
+                Stored(time: "2026-03-07 13:00:00.000", day: "2026-03-07", mgdl: 70, tag: "in-range"),
+                Stored(time: "2026-03-09 16:00:00.000", day: "2026-03-09", mgdl: 181, tag: "hyper-l1"),
+            ])
     }
 
     /// A Contour 3 h 10 min slow, in mmol/L: tags follow the mmol/L edges (3.9 in range, 10.0 in
     /// range, 10.1 above, 3.8 below).
     func testContourThreeHoursTenMinutesSlowInMillimoles() throws {
-        let capture = try contourCapture(unit: 1, clock: "202603100650", results: [
-            "R|1|^^^Glucose|3.9|mmol/L^P||||202603070450",
-            "R|2|^^^Glucose|10.0|mmol/L^P||||202603072350",  // 03:00 EDT on the 8th, just after the change
-            "R|3|^^^Glucose|10.1|mmol/L^P||||202603080050",  // 04:00 EDT on the 8th
-            "R|4|^^^Glucose|3.8|mmol/L^P||||202603090850",
-        ])
+        let capture = try contourCapture(
+            unit: 1, clock: "202603100650",
+            results: [
+                "R|1|^^^Glucose|3.9|mmol/L^P||||202603070450",
+                "R|2|^^^Glucose|10.0|mmol/L^P||||202603072350",  // 03:00 EDT on the 8th, just after the change
+                "R|3|^^^Glucose|10.1|mmol/L^P||||202603080050",  // 04:00 EDT on the 8th
+                "R|4|^^^Glucose|3.8|mmol/L^P||||202603090850",
+            ])
         let (outcome, stored, _) = try replay(capture)
         XCTAssertEqual(outcome.clock.offsetSeconds, 11_400)
-        XCTAssertEqual(stored.map(\.time), [
-            "2026-03-07 13:00:00.000", "2026-03-08 07:00:00.000", "2026-03-08 08:00:00.000", "2026-03-09 16:00:00.000",
-        ])
+        XCTAssertEqual(
+            stored.map(\.time),
+            [
+                "2026-03-07 13:00:00.000", "2026-03-08 07:00:00.000", "2026-03-08 08:00:00.000", "2026-03-09 16:00:00.000",
+            ])
         XCTAssertEqual(stored.map(\.day), ["2026-03-07", "2026-03-08", "2026-03-08", "2026-03-09"])
         XCTAssertEqual(stored.map(\.tag), ["in-range", "in-range", "hyper-l1", "hypo-l1"])
         XCTAssertTrue(outcome.notes.contains { $0.contains("−3 h 10 min off local time") }, "\(outcome.notes)")
@@ -223,7 +241,8 @@ final class FreeStyleCursorTests: XCTestCase {
         XCTAssertEqual(first.summary.added, 3)
         XCTAssertEqual(try store.cursors(source: first.source), ["history": 2, "arresult": 9])
 
-        history.insert(contentsOf: [WallClockTimeTests.history(4, "3,10,26", "8,45,0", 140), WallClockTimeTests.history(3, "3,10,26", "8,30,0", 130)], at: 0)
+        history.insert(
+            contentsOf: [WallClockTimeTests.history(4, "3,10,26", "8,45,0", 140), WallClockTimeTests.history(3, "3,10,26", "8,30,0", 130)], at: 0)
         arresult.insert(WallClockTimeTests.result(10, "3,10,26", "8,50,0", kind: 2, 150), at: 0)
         let second = try importer.importOne(over: reader(history: history, arresult: arresult), driver: FreeStyleDriver.self, origin: "simulated")
         XCTAssertEqual(second.summary.recordsRead, 3, "only the records after the cursors")

@@ -1,6 +1,6 @@
-import ImportTestSupport
 import CBluetooth
 import Foundation
+import ImportTestSupport
 import XCTest
 
 @testable import TransportBlueZ

@@ -1,6 +1,6 @@
-import ImportTestSupport
 import CLibUSB
 import Foundation
+import ImportTestSupport
 import XCTest
 
 @testable import Transport
@@ -80,7 +80,7 @@ final class LibUSBTests: XCTestCase {
     func testOpenErrorMapping() {
         let name = LibUSB.deviceName(vendorID: 0x22a3, productID: 0x0047, bus: 1, address: 5)
         XCTAssertEqual(name, "22a3:0047 on bus 1 address 5")
-        guard case let .openFailed(device, reason) = LibUSB.openError(Int32(LIBUSB_ERROR_ACCESS.rawValue), device: name) else {
+        guard case .openFailed(let device, let reason) = LibUSB.openError(Int32(LIBUSB_ERROR_ACCESS.rawValue), device: name) else {
             return XCTFail("access denied is an open failure")
         }
         XCTAssertEqual(device, name)
@@ -93,12 +93,12 @@ final class LibUSBTests: XCTestCase {
 
     func testClaimErrorMapping() {
         let name = "22a3:0047 on bus 1 address 5"
-        guard case let .claimFailed(1, reason) = LibUSB.claimError(Int32(LIBUSB_ERROR_BUSY.rawValue), interface: 1, device: name) else {
+        guard case .claimFailed(1, let reason) = LibUSB.claimError(Int32(LIBUSB_ERROR_BUSY.rawValue), interface: 1, device: name) else {
             return XCTFail("busy is a claim failure")
         }
         XCTAssertTrue(reason.hasPrefix("another program holds it"), reason)
         XCTAssertEqual(LibUSB.claimError(Int32(LIBUSB_ERROR_NO_DEVICE.rawValue), interface: 1, device: name), .disconnected(name))
-        guard case let .claimFailed(0, detachReason) = LibUSB.detachError(Int32(LIBUSB_ERROR_IO.rawValue), interface: 0, device: name) else {
+        guard case .claimFailed(0, let detachReason) = LibUSB.detachError(Int32(LIBUSB_ERROR_IO.rawValue), interface: 0, device: name) else {
             return XCTFail("a failed detach is a claim failure")
         }
         XCTAssertEqual(detachReason, "cannot detach the kernel driver: LIBUSB_ERROR_IO: Input/Output Error")

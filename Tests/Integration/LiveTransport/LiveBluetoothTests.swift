@@ -1,8 +1,8 @@
-import ImportTestSupport
 import CBluetooth
 import Capture
 import CaptureBluetooth
 import Foundation
+import ImportTestSupport
 import TestSupport
 import Transport
 import XCTest

@@ -1,6 +1,6 @@
-import ImportTestSupport
 import Drivers
 import Foundation
+import ImportTestSupport
 import TestSupport
 import XCTest
 
@@ -14,7 +14,9 @@ final class DeviceTableTests: XCTestCase {
             let section = try XCTUnwrap(
                 DeviceTable.section(name, in: readme),
                 "README.md lacks the lines \(DeviceTable.begin(name)) and \(DeviceTable.end(name))")
-            XCTAssertEqual(section, markdown, """
+            XCTAssertEqual(
+                section, markdown,
+                """
                 README's \(name) table differs from the driver registry; replace the lines between its markers with:
                 \(markdown)
                 """)

@@ -1,6 +1,6 @@
-import ImportTestSupport
 import Foundation
 import GRDB
+import ImportTestSupport
 import Store
 import TestSupport
 import XCTest
@@ -13,10 +13,12 @@ final class DoctorTests: XCTestCase {
         let path = try Fixtures.temporaryDirectory().appendingPathComponent("s.sqlite").path
         _ = try SharedStore(path: path, timeZone: TimeZone(identifier: "UTC"))
         let findings = Doctor(storePath: path, environment: [:]).storeFindings()
-        XCTAssertEqual(findings, [
-            DoctorFinding(.ok, "store", "\(path) is writable"),
-            DoctorFinding(.ok, "store schema", "current (\(SharedStore.schemaMigrations.last!))"),
-        ])
+        XCTAssertEqual(
+            findings,
+            [
+                DoctorFinding(.ok, "store", "\(path) is writable"),
+                DoctorFinding(.ok, "store schema", "current (\(SharedStore.schemaMigrations.last!))"),
+            ])
     }
 
     /// A store tagged by a glucobridge before v9 (on a whole mg/dL) is re-tagged when opened,
@@ -26,16 +28,17 @@ final class DoctorTests: XCTestCase {
         _ = try SharedStore(path: path, timeZone: TimeZone(identifier: "UTC"))
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
-            try db.execute(sql: """
-                DELETE FROM grdb_migrations WHERE identifier = 'v9-tags-from-exact-values';
-                DROP TABLE migration_note;
-                INSERT INTO day (date) VALUES ('2024-01-15');
-                INSERT INTO source (family, serial) VALUES ('ble-cgms', 'SIM');
-                INSERT INTO glucose (day_id, time, mgdl, unit, tag, kind, source_id, device_record_key) VALUES
-                    (1, '2024-01-15 06:10:00.000', 69.6, 'mg/dL', 'in-range', 'sensor', 1, 'a'),
-                    (1, '2024-01-15 06:15:00.000', 180.4, 'mg/dL', 'in-range', 'sensor', 1, 'b'),
-                    (1, '2024-01-15 06:20:00.000', 120, 'mg/dL', 'in-range', 'sensor', 1, 'c');
-                """)
+            try db.execute(
+                sql: """
+                    DELETE FROM grdb_migrations WHERE identifier = 'v9-tags-from-exact-values';
+                    DROP TABLE migration_note;
+                    INSERT INTO day (date) VALUES ('2024-01-15');
+                    INSERT INTO source (family, serial) VALUES ('ble-cgms', 'SIM');
+                    INSERT INTO glucose (day_id, time, mgdl, unit, tag, kind, source_id, device_record_key) VALUES
+                        (1, '2024-01-15 06:10:00.000', 69.6, 'mg/dL', 'in-range', 'sensor', 1, 'a'),
+                        (1, '2024-01-15 06:15:00.000', 180.4, 'mg/dL', 'in-range', 'sensor', 1, 'b'),
+                        (1, '2024-01-15 06:20:00.000', 120, 'mg/dL', 'in-range', 'sensor', 1, 'c');
+                    """)
         }
         try queue.close()
         _ = try SharedStore(path: path)
@@ -83,7 +86,9 @@ final class DoctorTests: XCTestCase {
             DoctorFinding(.fail, "bluetooth", "no adapter", fix: "plug one in"),
             DoctorFinding(.info, "readers", "none connected"),
         ])
-        XCTAssertEqual(text, """
+        XCTAssertEqual(
+            text,
+            """
             ok    store             writable
             FAIL  bluetooth         no adapter
                   fix: plug one in

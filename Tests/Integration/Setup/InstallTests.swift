@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import TestSupport
 import XCTest
 
@@ -13,32 +13,36 @@ final class InstallTests: XCTestCase {
     func testSystemPlan() throws {
         let layout = try InstallLayout(mode: .system, prefix: nil, environment: environment)
         let steps = InstallPlan.install(layout, binarySource: "/build/glucobridge").map(\.description)
-        XCTAssertEqual(steps, [
-            "copy /build/glucobridge to /usr/local/bin/glucobridge (mode 0755)",
-            "write /etc/sysusers.d/glucobridge.conf (mode 0644) from systemd/glucobridge.sysusers",
-            "run systemd-sysusers /etc/sysusers.d/glucobridge.conf",
-            "write /etc/systemd/system/glucobridge-import@.service (mode 0644) from systemd/glucobridge-import@.service",
-            "write /etc/systemd/system/glucobridge.service (mode 0644) from systemd/glucobridge.service",
-            "write /etc/udev/rules.d/60-glucobridge.rules (mode 0644) from udev/60-glucobridge.rules",
-            "run udevadm control --reload",
-            "run udevadm trigger --action=change --subsystem-match=usb --subsystem-match=tty",
-            "run systemctl daemon-reload",
-            "run systemctl enable --now glucobridge.service",
-            "note: readers plugged in from now on are imported into /var/lib/glucobridge/store.sqlite; "
-                + "to let a user's app read and write it: sudo usermod -aG glucobridge USER",
-        ])
-        XCTAssertEqual(InstallPlan.uninstall(layout).map(\.description), [
-            "run systemctl disable --now glucobridge.service",
-            "remove /etc/systemd/system/glucobridge-import@.service",
-            "remove /etc/systemd/system/glucobridge.service",
-            "remove /etc/udev/rules.d/60-glucobridge.rules",
-            "remove /etc/sysusers.d/glucobridge.conf",
-            "remove /usr/local/bin/glucobridge",
-            "run systemctl daemon-reload",
-            "run udevadm control --reload",
-            "note: the store in /var/lib/glucobridge and the account glucobridge are kept; remove them with "
-                + "sudo rm -r /var/lib/glucobridge && sudo userdel glucobridge when they are no longer wanted",
-        ])
+        XCTAssertEqual(
+            steps,
+            [
+                "copy /build/glucobridge to /usr/local/bin/glucobridge (mode 0755)",
+                "write /etc/sysusers.d/glucobridge.conf (mode 0644) from systemd/glucobridge.sysusers",
+                "run systemd-sysusers /etc/sysusers.d/glucobridge.conf",
+                "write /etc/systemd/system/glucobridge-import@.service (mode 0644) from systemd/glucobridge-import@.service",
+                "write /etc/systemd/system/glucobridge.service (mode 0644) from systemd/glucobridge.service",
+                "write /etc/udev/rules.d/60-glucobridge.rules (mode 0644) from udev/60-glucobridge.rules",
+                "run udevadm control --reload",
+                "run udevadm trigger --action=change --subsystem-match=usb --subsystem-match=tty",
+                "run systemctl daemon-reload",
+                "run systemctl enable --now glucobridge.service",
+                "note: readers plugged in from now on are imported into /var/lib/glucobridge/store.sqlite; "
+                    + "to let a user's app read and write it: sudo usermod -aG glucobridge USER",
+            ])
+        XCTAssertEqual(
+            InstallPlan.uninstall(layout).map(\.description),
+            [
+                "run systemctl disable --now glucobridge.service",
+                "remove /etc/systemd/system/glucobridge-import@.service",
+                "remove /etc/systemd/system/glucobridge.service",
+                "remove /etc/udev/rules.d/60-glucobridge.rules",
+                "remove /etc/sysusers.d/glucobridge.conf",
+                "remove /usr/local/bin/glucobridge",
+                "run systemctl daemon-reload",
+                "run udevadm control --reload",
+                "note: the store in /var/lib/glucobridge and the account glucobridge are kept; remove them with "
+                    + "sudo rm -r /var/lib/glucobridge && sudo userdel glucobridge when they are no longer wanted",
+            ])
     }
 
     /// With the prefix `/usr`, as the Debian package is staged, the system files go where a
@@ -51,10 +55,12 @@ final class InstallTests: XCTestCase {
             if case .copyBinary(_, let path) = step { return path }
             return nil
         }
-        XCTAssertEqual(writes, [
-            "/usr/bin/glucobridge", "/usr/lib/sysusers.d/glucobridge.conf", "/usr/lib/systemd/system/glucobridge-import@.service",
-            "/usr/lib/systemd/system/glucobridge.service", "/usr/lib/udev/rules.d/60-glucobridge.rules",
-        ])
+        XCTAssertEqual(
+            writes,
+            [
+                "/usr/bin/glucobridge", "/usr/lib/sysusers.d/glucobridge.conf", "/usr/lib/systemd/system/glucobridge-import@.service",
+                "/usr/lib/systemd/system/glucobridge.service", "/usr/lib/udev/rules.d/60-glucobridge.rules",
+            ])
         let units = InstallPlan.install(layout, binarySource: "/build/glucobridge").compactMap { step -> String? in
             if case .write(let file, _, let text) = step, file == .importUnit { return text }
             return nil
@@ -69,23 +75,28 @@ final class InstallTests: XCTestCase {
     func testUserPlan() throws {
         let layout = try InstallLayout(mode: .user, prefix: nil, environment: environment)
         let steps = InstallPlan.install(layout, binarySource: "/build/glucobridge")
-        XCTAssertEqual(steps.map(\.description).prefix(6), [
-            "copy /build/glucobridge to /home/ana/.local/bin/glucobridge (mode 0755)",
-            "create folder /home/ana/.local/share/glucobridge/spool",
-            "write /home/ana/.config/systemd/user/glucobridge.service (mode 0644) from systemd/user/glucobridge.service",
-            "write /home/ana/.local/share/glucobridge/60-glucobridge.rules (mode 0644) from udev/60-glucobridge.rules",
-            "run systemctl --user daemon-reload",
-            "run systemctl --user enable --now glucobridge.service",
-        ])
-        guard case let .write(_, _, text) = steps[2] else { return XCTFail("the unit is written third") }
+        XCTAssertEqual(
+            steps.map(\.description).prefix(6),
+            [
+                "copy /build/glucobridge to /home/ana/.local/bin/glucobridge (mode 0755)",
+                "create folder /home/ana/.local/share/glucobridge/spool",
+                "write /home/ana/.config/systemd/user/glucobridge.service (mode 0644) from systemd/user/glucobridge.service",
+                "write /home/ana/.local/share/glucobridge/60-glucobridge.rules (mode 0644) from udev/60-glucobridge.rules",
+                "run systemctl --user daemon-reload",
+                "run systemctl --user enable --now glucobridge.service",
+            ])
+        guard case .write(_, _, let text) = steps[2] else { return XCTFail("the unit is written third") }
         XCTAssertEqual(text, SystemFile.userDaemonUnit.contents, "the default prefix keeps %h/.local/bin")
-        XCTAssertTrue(steps.last?.description.contains("sudo install -m 0644 /home/ana/.local/share/glucobridge/60-glucobridge.rules /etc/udev/rules.d/") == true)
+        XCTAssertTrue(
+            steps.last?.description.contains("sudo install -m 0644 /home/ana/.local/share/glucobridge/60-glucobridge.rules /etc/udev/rules.d/")
+                == true)
     }
 
     func testPrefixGoesIntoExecStartOnly() throws {
         let layout = try InstallLayout(mode: .system, prefix: "/opt/gb/", environment: environment)
         XCTAssertEqual(layout.binary, "/opt/gb/bin/glucobridge")
-        for case let .write(file, _, text) in InstallPlan.install(layout, binarySource: "/build/glucobridge") where file != .udevRules && file != .sysusers {
+        for case .write(let file, _, let text) in InstallPlan.install(layout, binarySource: "/build/glucobridge")
+        where file != .udevRules && file != .sysusers {
             XCTAssertEqual(SystemFile.execBinary(of: text), "/opt/gb/bin/glucobridge")
             XCTAssertEqual(text.replacingOccurrences(of: "/opt/gb/bin/glucobridge", with: "/usr/local/bin/glucobridge"), file.contents)
         }

@@ -1,6 +1,6 @@
-import ImportTestSupport
 import Drivers
 import Foundation
+import ImportTestSupport
 import TestSupport
 import XCTest
 
@@ -36,13 +36,16 @@ final class SystemFileTests: XCTestCase {
     func testDriftNamesMissingExtraAndMisassignedReaders() {
         let rules = SystemFile.udevRules.contents
             .replacingOccurrences(of: #"ATTR{idProduct}=="6002|"#, with: #"ATTR{idProduct}==""#)
-            .replacingOccurrences(of: #"ATTR{idProduct}=="0047", ENV{ID_MM_DEVICE_IGNORE}="1", ENV{GLUCOBRIDGE_DRIVER}="dexcom""#,
-                                  with: #"ATTR{idProduct}=="0047|0048", ENV{ID_MM_DEVICE_IGNORE}="1", ENV{GLUCOBRIDGE_DRIVER}="contour""#)
-        XCTAssertEqual(UdevRules.drift(in: rules), [
-            "1a79:6002 (contour) is missing",
-            "22a3:0047 is given to driver contour, but the dexcom driver reads it",
-            "22a3:0048 (contour) is listed, but no driver supports it",
-        ])
+            .replacingOccurrences(
+                of: #"ATTR{idProduct}=="0047", ENV{ID_MM_DEVICE_IGNORE}="1", ENV{GLUCOBRIDGE_DRIVER}="dexcom""#,
+                with: #"ATTR{idProduct}=="0047|0048", ENV{ID_MM_DEVICE_IGNORE}="1", ENV{GLUCOBRIDGE_DRIVER}="contour""#)
+        XCTAssertEqual(
+            UdevRules.drift(in: rules),
+            [
+                "1a79:6002 (contour) is missing",
+                "22a3:0047 is given to driver contour, but the dexcom driver reads it",
+                "22a3:0048 (contour) is listed, but no driver supports it",
+            ])
     }
 
     func testRulesNeverOpenReadersToEveryone() {
@@ -140,7 +143,8 @@ final class SystemFileTests: XCTestCase {
         XCTAssertEqual(Self.storeArgument(exec), "%h/.local/share/glucobridge/store.sqlite")
         XCTAssertEqual(unit["Service", "NoNewPrivileges"], ["yes"])
         for option in ["ProtectSystem", "ReadWritePaths", "PrivateTmp", "PrivateUsers"] {
-            XCTAssertTrue(unit["Service", option].isEmpty, "\(option) implies a user namespace in a user manager, where older libudev ignores hotplug events")
+            XCTAssertTrue(
+                unit["Service", option].isEmpty, "\(option) implies a user namespace in a user manager, where older libudev ignores hotplug events")
         }
         XCTAssertEqual(unit["Service", "CapabilityBoundingSet"], [""])
         XCTAssertTrue(unit["Service", "AmbientCapabilities"].isEmpty)

@@ -1,10 +1,11 @@
-import ImportTestSupport
 import Foundation
 import GRDB
+import ImportTestSupport
 import Model
-@testable import Store
 import TestSupport
 import XCTest
+
+@testable import Store
 
 /// Activity imports: minutes kept once per source and minute, sessions written once as imported
 /// Exercise logs on the Day of their start, all in one transaction; the user profile.
@@ -23,15 +24,17 @@ final class ActivityStoreTests: XCTestCase {
 
     /// 22:30–23:00 local on 2024-05-01 in Los Angeles (05:30 UTC on the 2nd), and 09:00–09:40 local on the 2nd.
     func batch(minutes: [ActivityMinute]? = nil, sessions: [ExerciseSession]? = nil) -> ActivityBatch {
-        let evening = utc("2024-05-02T05:30:00Z"), morning = utc("2024-05-02T16:00:00Z")
+        let evening = utc("2024-05-02T05:30:00Z")
+        let morning = utc("2024-05-02T16:00:00Z")
         return ActivityBatch(
             source: band, startedAt: utc("2024-05-02T17:00:00Z"), mode: .replayPassive, origin: "walk.btsnoop",
             clock: ClockReport(hostTime: utc("2024-05-02T17:00:00Z"), deviceTime: nil, method: .hostAnchored),
             minutes: minutes ?? self.minutes(from: evening, count: 30) + self.minutes(from: morning, count: 40),
             sessions: sessions ?? [
                 ExerciseSession(start: evening, minutes: 30, kind: .walking, intensity: .moderate, minutesByIntensity: [.moderate: 30]),
-                ExerciseSession(start: morning, minutes: 40, kind: .running, intensity: .vigorous,
-                                minutesByIntensity: [.moderate: 15, .vigorous: 25]),
+                ExerciseSession(
+                    start: morning, minutes: 40, kind: .running, intensity: .vigorous,
+                    minutesByIntensity: [.moderate: 15, .vigorous: 25]),
             ],
             samplesRead: 70 * 90 + 3, events: [ImportEvent(name: "heart-rate-without-contact", count: 3)],
             notes: ["from a test"])
@@ -65,7 +68,9 @@ final class ActivityStoreTests: XCTestCase {
         }
         // The run is recorded with its counts: samples read, minutes added, values left out.
         XCTAssertEqual(
-            try sqlite3(file.path, """
+            try sqlite3(
+                file.path,
+                """
                 SELECT records_read, records_added, records_already_stored, records_skipped, mode, time_method, events_json
                 FROM import_run;
                 """),
@@ -100,9 +105,10 @@ final class ActivityStoreTests: XCTestCase {
         let later = utc("2024-05-02T16:20:00Z")
         var changed = minutes(from: later, count: 40)
         changed[0].heartRate = 180
-        let overlapping = try store.save(batch(
-            minutes: changed,
-            sessions: [ExerciseSession(start: later, minutes: 40, kind: .walking, intensity: .moderate, minutesByIntensity: [.moderate: 40])]))
+        let overlapping = try store.save(
+            batch(
+                minutes: changed,
+                sessions: [ExerciseSession(start: later, minutes: 40, kind: .walking, intensity: .moderate, minutesByIntensity: [.moderate: 40])]))
         XCTAssertEqual(overlapping.minutesAdded, 20)
         XCTAssertEqual(overlapping.minutesAlreadyStored, 20)
         XCTAssertEqual(overlapping.sessionsAdded, 1)
@@ -124,8 +130,9 @@ final class ActivityStoreTests: XCTestCase {
         XCTAssertEqual(summary.sessionsAlreadyStored, 1)
 
         var differing = batch()
-        differing.sessions.append(ExerciseSession(
-            start: utc("2024-05-02T05:30:00Z"), minutes: 31, kind: .walking, intensity: .moderate, minutesByIntensity: [.moderate: 31]))
+        differing.sessions.append(
+            ExerciseSession(
+                start: utc("2024-05-02T05:30:00Z"), minutes: 31, kind: .walking, intensity: .moderate, minutesByIntensity: [.moderate: 31]))
         XCTAssertStoreError(.invalidBatch(reason: "the exercise session \"exercise:2024-05-02T05:30Z\" appears twice with different values")) {
             try store.save(differing)
         }
@@ -137,22 +144,26 @@ final class ActivityStoreTests: XCTestCase {
         let written = batch()
         _ = try store.save(written)
         let pod = DeviceSource(family: "ble-rsc", serial: "C0:FF:EE:00:00:02")
-        _ = try store.save(ActivityBatch(
-            source: pod, startedAt: written.startedAt, mode: .live, origin: nil, clock: written.clock,
-            minutes: minutes(from: utc("2024-05-02T16:00:00Z"), count: 2), sessions: [], samplesRead: 60))
+        _ = try store.save(
+            ActivityBatch(
+                source: pod, startedAt: written.startedAt, mode: .live, origin: nil, clock: written.clock,
+                minutes: minutes(from: utc("2024-05-02T16:00:00Z"), count: 2), sessions: [], samplesRead: 60))
 
         let all = try store.activityMinutes()
         XCTAssertEqual(all.count, 72)
         XCTAssertEqual(all.filter { $0.source == band }.map(\.minute), written.minutes, "every value comes back as written")
 
         let window = try store.activityMinutes(from: utc("2024-05-02T16:00:00Z"), to: utc("2024-05-02T16:02:00Z"))
-        XCTAssertEqual(window.map { "\(StoreTime.string($0.minute.start)) \($0.source.family)" }, [
-            "2024-05-02 16:00:00.000 ble-heart-rate", "2024-05-02 16:00:00.000 ble-rsc",
-            "2024-05-02 16:01:00.000 ble-heart-rate", "2024-05-02 16:01:00.000 ble-rsc",
-        ])
+        XCTAssertEqual(
+            window.map { "\(StoreTime.string($0.minute.start)) \($0.source.family)" },
+            [
+                "2024-05-02 16:00:00.000 ble-heart-rate", "2024-05-02 16:00:00.000 ble-rsc",
+                "2024-05-02 16:01:00.000 ble-heart-rate", "2024-05-02 16:01:00.000 ble-rsc",
+            ])
         XCTAssertEqual(try store.activityMinutes(source: pod).count, 2)
-        XCTAssertEqual(try store.activityMinutes(source: band, from: utc("2024-05-02T05:45:00Z"), to: utc("2024-05-02T06:00:00Z")).map(\.minute.heartRate),
-                       (15..<30).map { 110 + Double($0) })
+        XCTAssertEqual(
+            try store.activityMinutes(source: band, from: utc("2024-05-02T05:45:00Z"), to: utc("2024-05-02T06:00:00Z")).map(\.minute.heartRate),
+            (15..<30).map { 110 + Double($0) })
         XCTAssertEqual(try store.activityMinutes(source: DeviceSource(family: "ble-rsc", serial: "unknown")), [])
     }
 
@@ -181,8 +192,10 @@ final class ActivityStoreTests: XCTestCase {
         let store = try file.open()
         var hot = batch()
         hot.minutes[3].heartRate = 400
-        XCTAssertStoreError(.invalidBatch(
-            reason: "the activity minute 2024-05-01 22:33 (America/Los_Angeles) has a heart rate of 400.0 bpm, not within 0 < bpm < 300")) {
+        XCTAssertStoreError(
+            .invalidBatch(
+                reason: "the activity minute 2024-05-01 22:33 (America/Los_Angeles) has a heart rate of 400.0 bpm, not within 0 < bpm < 300")
+        ) {
             try store.save(hot)
         }
         var offMinute = batch()
@@ -255,14 +268,19 @@ final class ActivityStoreTests: XCTestCase {
             XCTAssertThrowsError(try sqlite3(file.path, sql), sql)
         }
         try sqlite3(file.path, "INSERT INTO user_profile (id, age_years, resting_heart_rate_bpm) VALUES (1, 90, 144);")
-        try sqlite3(file.path, """
+        try sqlite3(
+            file.path,
+            """
             INSERT INTO activity_minute (source_id, minute, heart_rate_bpm, sensors, sample_count)
             VALUES (1, '2024-05-01 06:30:00.000', 72, '["heart-rate-band"]', 60);
             """)
-        XCTAssertThrowsError(try sqlite3(file.path, """
-            INSERT INTO activity_minute (source_id, minute, heart_rate_bpm, sensors, sample_count)
-            VALUES (1, '2024-05-01 06:30:00.000', 75, '["heart-rate-band"]', 60);
-            """), "one row per source and minute")
+        XCTAssertThrowsError(
+            try sqlite3(
+                file.path,
+                """
+                INSERT INTO activity_minute (source_id, minute, heart_rate_bpm, sensors, sample_count)
+                VALUES (1, '2024-05-01 06:30:00.000', 75, '["heart-rate-band"]', 60);
+                """), "one row per source and minute")
         let store = try file.open()
         XCTAssertEqual(try store.userProfile(), try UserProfile(age: 90, restingHeartRate: 144))
         XCTAssertEqual(try store.activityMinutes().map(\.minute.heartRate), [72])
@@ -275,12 +293,13 @@ final class ActivityStoreTests: XCTestCase {
             let pool = try DatabasePool(path: file.path)
             try Migrations.migrator.migrate(pool, upTo: "v2-app-api-indexes")
             try pool.write { db in
-                try db.execute(sql: """
-                    INSERT INTO store_config VALUES (1, 'America/Los_Angeles', 54, 70, 180, 250);
-                    INSERT INTO day (date) VALUES ('2024-05-01');
-                    INSERT INTO exercise (day_id, time, name, duration_seconds, intensity)
-                    VALUES (1, '2024-05-01 17:00:00.000', 'Yoga', 3600, 'light');
-                    """)
+                try db.execute(
+                    sql: """
+                        INSERT INTO store_config VALUES (1, 'America/Los_Angeles', 54, 70, 180, 250);
+                        INSERT INTO day (date) VALUES ('2024-05-01');
+                        INSERT INTO exercise (day_id, time, name, duration_seconds, intensity)
+                        VALUES (1, '2024-05-01 17:00:00.000', 'Yoga', 3600, 'light');
+                        """)
             }
         }
         let store = try file.open()

@@ -1,6 +1,6 @@
-import ImportTestSupport
 import Foundation
 import GRDB
+import ImportTestSupport
 import Model
 import Store
 import TestSupport
@@ -13,19 +13,24 @@ final class ChangeLogTests: XCTestCase {
         let store = try file.open()
         _ = try store.save(batch(readings(count: 3, from: utc("2013-09-13T07:00:00Z"))))
         let meal = try store.add(MealLog(time: utc("2013-09-13T12:00:00Z"), name: "Soup", carbs: 30))
-        _ = try sqlite3(file.path, """
+        _ = try sqlite3(
+            file.path,
+            """
             INSERT INTO insulin (day_id, time, units) SELECT id, '2013-09-13 12:05:00.000', 4 FROM day LIMIT 1;
             """)
 
         XCTAssertEqual(try sqlite3(file.path, "SELECT count(*) FROM glucose WHERE uid IS NOT NULL;"), "0")
         // A fingerstick entered by another program, after every migration (a later one must keep
         // glucose's uid trigger).
-        _ = try sqlite3(file.path, """
+        _ = try sqlite3(
+            file.path,
+            """
             INSERT INTO glucose (day_id, time, mgdl, tag) SELECT id, '2013-09-13 12:10:00.000', 140, 'in-range' FROM day LIMIT 1;
             """)
         XCTAssertEqual(try sqlite3(file.path, "SELECT count(*) FROM glucose WHERE uid IS NOT NULL;"), "1")
         XCTAssertEqual(
-            try sqlite3(file.path, "SELECT count(*) FROM sync_change WHERE entity = 'glucose' AND key = (SELECT uid FROM glucose WHERE uid IS NOT NULL);"),
+            try sqlite3(
+                file.path, "SELECT count(*) FROM sync_change WHERE entity = 'glucose' AND key = (SELECT uid FROM glucose WHERE uid IS NOT NULL);"),
             "1")
         let uids = try sqlite3(file.path, "SELECT uid FROM meal UNION ALL SELECT uid FROM insulin;").split(separator: "\n")
         XCTAssertEqual(uids.count, 2)
@@ -89,15 +94,17 @@ final class ChangeLogTests: XCTestCase {
 
     /// A store that held logs before v8: each gets a uid and one change entry, readings none.
     func testV8GivesTheLogsOfAnOlderStoreUidsAndLogsThem() throws {
-        let file = try olderStore(migratedUpTo: "v4-glucose-note", holding: """
-            INSERT INTO day (date) VALUES ('2013-09-13');
-            INSERT INTO source (family, serial) VALUES ('dexcom', 'SM1');
-            INSERT INTO glucose (day_id, time, mgdl, tag, source_id, device_record_key)
-                VALUES (1, '2013-09-13 08:00:00.000', 112, 'in-range', 1, 'egv:1');
-            INSERT INTO glucose (day_id, time, mgdl, tag) VALUES (1, '2013-09-13 09:00:00.000', 130, 'in-range');
-            INSERT INTO meal (day_id, time, name) VALUES (1, '2013-09-13 12:00:00.000', 'Soup');
-            INSERT INTO stress (day_id, start_time) VALUES (1, '2013-09-13 13:00:00.000');
-            """)
+        let file = try olderStore(
+            migratedUpTo: "v4-glucose-note",
+            holding: """
+                INSERT INTO day (date) VALUES ('2013-09-13');
+                INSERT INTO source (family, serial) VALUES ('dexcom', 'SM1');
+                INSERT INTO glucose (day_id, time, mgdl, tag, source_id, device_record_key)
+                    VALUES (1, '2013-09-13 08:00:00.000', 112, 'in-range', 1, 'egv:1');
+                INSERT INTO glucose (day_id, time, mgdl, tag) VALUES (1, '2013-09-13 09:00:00.000', 130, 'in-range');
+                INSERT INTO meal (day_id, time, name) VALUES (1, '2013-09-13 12:00:00.000', 'Soup');
+                INSERT INTO stress (day_id, start_time) VALUES (1, '2013-09-13 13:00:00.000');
+                """)
         let store = try file.open(zone: "UTC")
         XCTAssertEqual(try sqlite3(file.path, "SELECT count(*) FROM glucose WHERE uid IS NULL;"), "1", "the reading has none")
         let changes = try store.syncChanges(after: 0, limit: 100)

@@ -1,6 +1,6 @@
-import ImportTestSupport
 import Foundation
 import GRDB
+import ImportTestSupport
 import Model
 import Store
 import TestSupport
@@ -16,7 +16,9 @@ final class ConcurrencyTests: XCTestCase {
 
         let cli = Thread.detachNewThreadWithResult {
             try (0..<20).forEach { i in
-                try sqlite3(file.path, """
+                try sqlite3(
+                    file.path,
+                    """
                     INSERT INTO day (date) VALUES ('2013-10-01') ON CONFLICT (date) DO NOTHING;
                     INSERT INTO meal (day_id, time, name, carbs_g)
                         SELECT id, strftime('%Y-%m-%d %H:%M:%f', '2013-10-01 12:00:00', '+\(i) minutes'), 'CLI meal \(i)', 30
@@ -24,11 +26,13 @@ final class ConcurrencyTests: XCTestCase {
                     """)
             }
         }
-        let queue = try DatabaseQueue(path: file.path, configuration: {
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
-            return configuration
-        }())
+        let queue = try DatabaseQueue(
+            path: file.path,
+            configuration: {
+                var configuration = Configuration()
+                configuration.busyMode = .timeout(10)
+                return configuration
+            }())
         let app = Thread.detachNewThreadWithResult {
             try (0..<20).forEach { i in
                 try queue.write { db in

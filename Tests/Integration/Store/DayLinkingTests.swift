@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Model
 import Store
 import TestSupport
@@ -9,10 +9,11 @@ final class DayLinkingTests: XCTestCase {
     func testReadingsNearLocalMidnightGoToTheirLocalDay() throws {
         let file = try StoreFile()
         let store = try file.open(zone: "America/Los_Angeles")
-        let summary = try store.save(batch([
-            reading(1, at: utc("2013-09-13T06:59:59Z"), 100),
-            reading(2, at: utc("2013-09-13T07:00:00Z"), 110),
-        ]))
+        let summary = try store.save(
+            batch([
+                reading(1, at: utc("2013-09-13T06:59:59Z"), 100),
+                reading(2, at: utc("2013-09-13T07:00:00Z"), 110),
+            ]))
         XCTAssertEqual(summary.days.map(\.description), ["2013-09-12", "2013-09-13"])
         XCTAssertEqual(try store.glucose().map(\.day.description), ["2013-09-12", "2013-09-13"])
         XCTAssertEqual(

@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Model
 import Store
 import TestSupport
@@ -26,8 +26,9 @@ final class EditingTests: XCTestCase {
         XCTAssertEqual(moved.carbs, 55)
         XCTAssertEqual(try store.logs(MealLog.self, of: DayDate("2013-09-13")!), [other])
         XCTAssertEqual(try store.logs(MealLog.self, of: DayDate("2013-09-14")!), [moved])
-        XCTAssertEqual(try sqlite3(file.path, "SELECT d.date FROM meal m JOIN day d ON d.id = m.day_id WHERE m.name = 'Lunch';"),
-                       "2013-09-14")
+        XCTAssertEqual(
+            try sqlite3(file.path, "SELECT d.date FROM meal m JOIN day d ON d.id = m.day_id WHERE m.name = 'Lunch';"),
+            "2013-09-14")
 
         // Across the fall-back change: the 25-hour Day 2013-11-03 ends at 08:00 UTC on the 4th.
         let dose = try store.add(InsulinLog(time: utc("2013-11-04T07:59:59Z"), units: 3))
@@ -70,7 +71,9 @@ final class EditingTests: XCTestCase {
         let file = try StoreFile()
         let store = try file.open(zone: "UTC")
         _ = try store.save(batch([reading(1, at: utc("2013-09-13T08:00:00Z"), 100)]))
-        try sqlite3(file.path, """
+        try sqlite3(
+            file.path,
+            """
             INSERT INTO exercise (day_id, time, name, duration_seconds, intensity, source_id, device_record_key)
             VALUES (1, '2013-09-13 09:00:00.000', 'Running', 1200, 'vigorous', 1, 'session:1');
             """)

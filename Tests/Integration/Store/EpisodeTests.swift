@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Model
 import Store
 import TestSupport
@@ -14,8 +14,9 @@ final class EpisodeTests: XCTestCase {
         let started = try store.startEpisode(.illness, at: utc("2013-09-13T16:00:00Z"))
         XCTAssertTrue(started.isOpen)
         XCTAssertEqual(try store.openEpisode(.illness), started)
-        XCTAssertEqual(try sqlite3(file.path, "SELECT start_time || ' ' || ifnull(end_time, 'open') FROM illness;"),
-                       "2013-09-13 16:00:00.000 open")
+        XCTAssertEqual(
+            try sqlite3(file.path, "SELECT start_time || ' ' || ifnull(end_time, 'open') FROM illness;"),
+            "2013-09-13 16:00:00.000 open")
         // Two days later, in the store's zone: the episode stays on the Day it started on.
         let stopped = try store.stopEpisode(.illness, at: utc("2013-09-15T18:30:00Z"))
         XCTAssertEqual(stopped.id, started.id)
@@ -62,12 +63,18 @@ final class EpisodeTests: XCTestCase {
         let file = try StoreFile()
         let store = try file.open(zone: "UTC")
         try store.startEpisode(.stress, at: utc("2013-09-13T16:00:00Z"))
-        XCTAssertThrowsError(try sqlite3(file.path, """
-            INSERT INTO stress (day_id, start_time) VALUES (1, '2013-09-13 18:00:00.000');
-            """)) { error in
+        XCTAssertThrowsError(
+            try sqlite3(
+                file.path,
+                """
+                INSERT INTO stress (day_id, start_time) VALUES (1, '2013-09-13 18:00:00.000');
+                """)
+        ) { error in
             XCTAssertTrue((error as? SQLite3Failure)?.message.contains("UNIQUE constraint failed") == true, "\(error)")
         }
-        try sqlite3(file.path, """
+        try sqlite3(
+            file.path,
+            """
             INSERT INTO stress (day_id, start_time, end_time) VALUES (1, '2013-09-13 10:00:00.000', '2013-09-13 11:00:00.000');
             INSERT INTO illness (day_id, start_time) VALUES (1, '2013-09-13 18:00:00.000');
             """)

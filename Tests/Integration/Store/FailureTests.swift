@@ -1,13 +1,14 @@
-import ImportTestSupport
 import Foundation
 import GRDB
+import ImportTestSupport
 import Model
-@testable import Store
 import TestSupport
 import XCTest
 
+@testable import Store
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 final class FailureTests: XCTestCase {
@@ -69,7 +70,9 @@ final class FailureTests: XCTestCase {
         XCTAssertEqual(try count("grdb_migrations", in: unstamped.path), Migrations.migrator.migrations.count)
 
         let stamped = try StoreFile()
-        try sqlite3(stamped.path, """
+        try sqlite3(
+            stamped.path,
+            """
             PRAGMA journal_mode = WAL; PRAGMA application_id = \(Int32(bitPattern: SharedStore.applicationID));
             CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
             """)

@@ -1,10 +1,11 @@
-import ImportTestSupport
 import Foundation
 import GRDB
+import ImportTestSupport
 import Model
-@testable import Store
 import TestSupport
 import XCTest
+
+@testable import Store
 
 /// Favourite Days, meals and exercise sessions.
 final class FavouriteTests: XCTestCase {
@@ -18,8 +19,9 @@ final class FavouriteTests: XCTestCase {
         try store.setFavourite(day: DayDate("2013-09-20")!, true)
         XCTAssertEqual(try store.favouriteDays().map(\.description), ["2013-09-01", "2013-09-13", "2013-09-20"])
         XCTAssertEqual(try store.recentDays(3).map(\.isFavourite), [true, true, true])
-        XCTAssertEqual(try sqlite3(file.path, "SELECT group_concat(name, ' ') FROM (SELECT name FROM favourite ORDER BY name);"),
-                       "2013-09-01 2013-09-13 2013-09-20")
+        XCTAssertEqual(
+            try sqlite3(file.path, "SELECT group_concat(name, ' ') FROM (SELECT name FROM favourite ORDER BY name);"),
+            "2013-09-01 2013-09-13 2013-09-20")
 
         XCTAssertFalse(try store.toggleFavourite(day: DayDate("2013-09-13")!))
         try store.setFavourite(day: DayDate("2013-09-20")!, false)
@@ -63,7 +65,9 @@ final class FavouriteTests: XCTestCase {
         // Exercise, including a session imported from a device: marking it changes no device data.
         try store.add(ExerciseLog(time: utc("2013-09-13T18:00:00Z"), name: "walking", duration: 1800, intensity: .light, isFavourite: true))
         _ = try store.save(batch([reading(1, at: utc("2013-09-13T08:00:00Z"), 100)]))
-        try sqlite3(file.path, """
+        try sqlite3(
+            file.path,
+            """
             INSERT INTO exercise (day_id, time, name, duration_seconds, intensity, source_id, device_record_key)
             VALUES (1, '2013-09-13 09:00:00.000', 'Running', 1200, 'vigorous', 1, 'session:1');
             """)

@@ -1,10 +1,11 @@
-import ImportTestSupport
 import Foundation
 import GRDB
+import ImportTestSupport
 import Model
-@testable import Store
 import TestSupport
 import XCTest
+
+@testable import Store
 
 /// Listeners: the initial result, then one event per commit that changes the result, with what
 /// was added, updated and removed; from this process and from other programs.
@@ -163,12 +164,13 @@ final class ListenerTests: XCTestCase {
 
         // A meal and a dose in one transaction, as the app might write them.
         try store.database.write { db in
-            try db.execute(sql: """
-                INSERT INTO meal (day_id, time, name, carbs_g) SELECT id, '2013-09-13 12:00:00.000', 'Lunch', 40
-                    FROM day WHERE date = '2013-09-13';
-                INSERT INTO insulin (day_id, time, units) SELECT id, '2013-09-13 12:05:00.000', 4
-                    FROM day WHERE date = '2013-09-13';
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO meal (day_id, time, name, carbs_g) SELECT id, '2013-09-13 12:00:00.000', 'Lunch', 40
+                        FROM day WHERE date = '2013-09-13';
+                    INSERT INTO insulin (day_id, time, units) SELECT id, '2013-09-13 12:05:00.000', 4
+                        FROM day WHERE date = '2013-09-13';
+                    """)
         }
         let both = try inbox.next()
         XCTAssertEqual(both.changedKinds, [.meal, .insulin])
@@ -266,7 +268,9 @@ final class ListenerTests: XCTestCase {
         let (listener, inbox) = try store.listen(to: .meals(.everything))
         _ = try inbox.next()
         // Another program writes a time glucobridge cannot read.
-        try sqlite3(file.path, """
+        try sqlite3(
+            file.path,
+            """
             PRAGMA ignore_check_constraints = ON;
             INSERT INTO day (date) VALUES ('2013-09-13');
             INSERT INTO meal (day_id, time, name) VALUES (1, 'yesterday', 'Soup');
@@ -290,7 +294,9 @@ final class ListenerTests: XCTestCase {
         let (listener, inbox) = try store.listen(to: .glucose(.everything))
         XCTAssertEqual(try inbox.next().result, [])
 
-        try sqlite3(file.path, """
+        try sqlite3(
+            file.path,
+            """
             INSERT INTO day (date) VALUES ('2013-09-13') ON CONFLICT (date) DO NOTHING;
             INSERT INTO glucose (day_id, time, mgdl, tag, kind)
                 SELECT id, '2013-09-13 08:00:00.000', 123, 'in-range', 'fingerstick' FROM day WHERE date = '2013-09-13';
@@ -300,7 +306,9 @@ final class ListenerTests: XCTestCase {
         XCTAssertEqual(first.added.map(\.day.description), ["2013-09-13"])
 
         // Three readings in one transaction of the other program: one event.
-        try sqlite3(file.path, """
+        try sqlite3(
+            file.path,
+            """
             BEGIN IMMEDIATE;
             INSERT INTO glucose (day_id, time, mgdl, tag) VALUES (1, '2013-09-13 09:00:00.000', 60, 'hypo-l1');
             INSERT INTO glucose (day_id, time, mgdl, tag) VALUES (1, '2013-09-13 09:05:00.000', 65, 'hypo-l1');
@@ -350,7 +358,9 @@ final class ListenerTests: XCTestCase {
     func testAListenerStartsFromTheCurrentFile() throws {
         let file = try StoreFile()
         let store = try file.open(zone: "UTC")
-        try sqlite3(file.path, """
+        try sqlite3(
+            file.path,
+            """
             INSERT INTO day (date) VALUES ('2013-09-13');
             INSERT INTO meal (day_id, time, name) VALUES (1, '2013-09-13 12:00:00.000', 'Soup');
             """)

@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Model
 import Store
 import TestSupport
@@ -57,9 +57,12 @@ final class LogTests: XCTestCase {
         XCTAssertEqual(all.illness, [flu])
         XCTAssertEqual(all.stress, [exam])
         XCTAssertEqual(all.glucose.first, meter)
-        XCTAssertEqual(try sqlite3(file.path, """
-            SELECT group_concat(d.date || ' ' || m.time || ' ' || m.name, '; ') FROM meal m JOIN day d ON d.id = m.day_id;
-            """), "2013-09-13 2013-09-14 01:30:00.000 Dinner; 2013-09-13 2013-09-13 14:30:00.000 Oatmeal")
+        XCTAssertEqual(
+            try sqlite3(
+                file.path,
+                """
+                SELECT group_concat(d.date || ' ' || m.time || ' ' || m.name, '; ') FROM meal m JOIN day d ON d.id = m.day_id;
+                """), "2013-09-13 2013-09-14 01:30:00.000 Dinner; 2013-09-13 2013-09-13 14:30:00.000 Oatmeal")
         XCTAssertEqual(try count("day", in: file.path), 1)
     }
 
@@ -70,8 +73,9 @@ final class LogTests: XCTestCase {
         let after = try store.add(InsulinLog(time: utc("2013-09-13T07:00:00Z"), units: 2))
         XCTAssertEqual(before.day.description, "2013-09-12")
         XCTAssertEqual(after.day.description, "2013-09-13")
-        XCTAssertEqual(try sqlite3(file.path, "SELECT group_concat(date, ' ') FROM (SELECT date FROM day ORDER BY date);"),
-                       "2013-09-12 2013-09-13")
+        XCTAssertEqual(
+            try sqlite3(file.path, "SELECT group_concat(date, ' ') FROM (SELECT date FROM day ORDER BY date);"),
+            "2013-09-12 2013-09-13")
         XCTAssertEqual(try store.logs(InsulinLog.self, of: DayDate("2013-09-12")!).map(\.units), [1])
         XCTAssertEqual(try store.logs(InsulinLog.self, of: DayDate("2013-09-13")!).map(\.units), [2])
     }
@@ -90,10 +94,12 @@ final class LogTests: XCTestCase {
         for (instant, date) in cases {
             XCTAssertEqual(try store.add(MealLog(time: utc(instant), name: instant)).day.description, date, instant)
         }
-        XCTAssertEqual(try store.logs(MealLog.self, of: DayDate("2013-11-03")!).map(\.name),
-                       ["2013-11-03T07:00:00Z", "2013-11-04T07:59:59Z"])
-        XCTAssertEqual(try store.logs(MealLog.self, of: DayDate("2013-03-10")!).map(\.name),
-                       ["2013-03-10T08:00:00Z", "2013-03-11T06:59:59Z"])
+        XCTAssertEqual(
+            try store.logs(MealLog.self, of: DayDate("2013-11-03")!).map(\.name),
+            ["2013-11-03T07:00:00Z", "2013-11-04T07:59:59Z"])
+        XCTAssertEqual(
+            try store.logs(MealLog.self, of: DayDate("2013-03-10")!).map(\.name),
+            ["2013-03-10T08:00:00Z", "2013-03-11T06:59:59Z"])
     }
 
     func testLogsBetweenTwoInstantsAreHalfOpenAndByTime() throws {
@@ -103,14 +109,16 @@ final class LogTests: XCTestCase {
         for hour in [5, 1, 3, 2, 4] {
             try store.add(MealLog(time: start.addingTimeInterval(Double(hour) * 3600), name: "meal \(hour)", carbs: 10))
         }
-        XCTAssertEqual(try store.logs(MealLog.self, from: start.addingTimeInterval(2 * 3600), to: start.addingTimeInterval(4 * 3600)).map(\.name),
-                       ["meal 2", "meal 3"])
+        XCTAssertEqual(
+            try store.logs(MealLog.self, from: start.addingTimeInterval(2 * 3600), to: start.addingTimeInterval(4 * 3600)).map(\.name),
+            ["meal 2", "meal 3"])
         XCTAssertEqual(try store.logs(MealLog.self, from: start.addingTimeInterval(4 * 3600)).map(\.name), ["meal 4", "meal 5"])
         XCTAssertEqual(try store.logs(MealLog.self).map(\.name), ["meal 1", "meal 2", "meal 3", "meal 4", "meal 5"])
         XCTAssertEqual(try store.logs(InsulinLog.self, from: start), [])
         // The same through a window.
-        XCTAssertEqual(try store.logs(MealLog.self, in: .between(from: start.addingTimeInterval(4 * 3600), to: nil)).map(\.name),
-                       ["meal 4", "meal 5"])
+        XCTAssertEqual(
+            try store.logs(MealLog.self, in: .between(from: start.addingTimeInterval(4 * 3600), to: nil)).map(\.name),
+            ["meal 4", "meal 5"])
         XCTAssertEqual(try store.logs(MealLog.self, in: .day(DayDate("2013-09-13")!)), try store.logs(MealLog.self, in: .everything))
         XCTAssertEqual(try store.logs(MealLog.self, in: .day(DayDate("2013-09-14")!)), [])
     }

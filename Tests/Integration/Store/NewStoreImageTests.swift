@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import ImportTestSupport
-@testable import Store
 import TestSupport
 import XCTest
+
+@testable import Store
 
 /// A new store is written from ``NewStoreImage`` instead of running its schema's SQL. These tests
 /// hold a store made that way to one made by the SQL (the path a zero-byte file still takes), and
@@ -34,7 +35,9 @@ final class NewStoreImageTests: XCTestCase {
     private func contents(_ path: String) throws -> [String] {
         var contents = [
             try sqlite3(path, "SELECT type || ' ' || name || ' ' || tbl_name || ': ' || ifnull(sql, '') FROM sqlite_master ORDER BY type, name;"),
-            try sqlite3(path, """
+            try sqlite3(
+                path,
+                """
                 SELECT m.name || '.' || c.name || ' ' || c.type || ' ' || c."notnull" || ' ' || ifnull(c.dflt_value, '-') || ' ' || c.pk
                 FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' ORDER BY m.name, c.cid;
                 """),
@@ -61,7 +64,8 @@ final class NewStoreImageTests: XCTestCase {
             "the store was not written from the image")
         let expected = try contents(bySQL.path)
         for (made, sql) in zip(try contents(fromImage.path), expected) {
-            XCTAssertEqual(made, sql, "the image is out of date: record it with GLUCOBRIDGE_RECORD_SNAPSHOTS=1 swift test --filter NewStoreImageTests")
+            XCTAssertEqual(
+                made, sql, "the image is out of date: record it with GLUCOBRIDGE_RECORD_SNAPSHOTS=1 swift test --filter NewStoreImageTests")
         }
         XCTAssertTrue(expected.contains("integrity_check ok"), "\(expected)")
         XCTAssertTrue(expected.contains("application_id \(Int32(bitPattern: SharedStore.applicationID))"), "\(expected)")
@@ -114,9 +118,10 @@ final class NewStoreImageTests: XCTestCase {
         var random = SplitMix(seed: 65)
         var samples: [[UInt8]] = [[], [0], [1], [0, 0, 0, 0, 0, 0, 0, 0, 0, 1], [1, 0, 2, 0, 0, 3], Array(repeating: 0, count: 5000) + [7]]
         for _ in 0..<50 {
-            samples.append((0..<Int.random(in: 0...3000, using: &random)).map { _ in
-                Int.random(in: 0...2, using: &random) == 0 ? UInt8.random(in: 1...255, using: &random) : 0
-            })
+            samples.append(
+                (0..<Int.random(in: 0...3000, using: &random)).map { _ in
+                    Int.random(in: 0...2, using: &random) == 0 ? UInt8.random(in: 1...255, using: &random) : 0
+                })
         }
         for bytes in samples {
             XCTAssertEqual(NewStoreImage.decode(NewStoreImage.encode(bytes)), bytes)
@@ -160,7 +165,8 @@ final class NewStoreImageTests: XCTestCase {
             }
 
             """
-        let target = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../Sources/Store/NewStoreImageBytes.swift")
+        let target = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../../Sources/Store/NewStoreImageBytes.swift")
         try source.write(to: target.standardizedFileURL, atomically: true, encoding: .utf8)
         XCTFail("recorded \(target.standardizedFileURL.path): build and test again")
     }

@@ -1,10 +1,11 @@
-import ImportTestSupport
 import Foundation
 import GRDB
+import ImportTestSupport
 import Model
-@testable import Store
 import TestSupport
 import XCTest
+
+@testable import Store
 
 final class QueryTests: XCTestCase {
     func testGlucoseRangeIsHalfOpenAndAscending() throws {
@@ -24,14 +25,17 @@ final class QueryTests: XCTestCase {
     func testLogsOfADayAreSortedPerKindWithAppRows() throws {
         let file = try StoreFile()
         let store = try file.open(zone: "America/Los_Angeles")
-        _ = try store.save(batch([
-            reading(2, at: utc("2013-09-13T20:00:00Z"), 150),
-            reading(1, at: utc("2013-09-13T08:00:00Z"), 90),
-            reading(3, at: utc("2013-09-14T06:59:59Z"), 130),
-            reading(4, at: utc("2013-09-14T07:00:00Z"), 95),
-        ]))
+        _ = try store.save(
+            batch([
+                reading(2, at: utc("2013-09-13T20:00:00Z"), 150),
+                reading(1, at: utc("2013-09-13T08:00:00Z"), 90),
+                reading(3, at: utc("2013-09-14T06:59:59Z"), 130),
+                reading(4, at: utc("2013-09-14T07:00:00Z"), 95),
+            ]))
         // The app's own rows, written as the app writes them (its own time text, its own Day lookup).
-        try sqlite3(file.path, """
+        try sqlite3(
+            file.path,
+            """
             INSERT INTO favourite (name) VALUES ('Oatmeal'), ('Evening walk');
             INSERT INTO day (date) VALUES ('2013-09-13') ON CONFLICT (date) DO NOTHING;
             INSERT INTO insulin (day_id, time, units)
@@ -57,8 +61,10 @@ final class QueryTests: XCTestCase {
         XCTAssertEqual(logs.meals.map(\.name), ["Oatmeal", "Dinner"])
         XCTAssertEqual(logs.meals.first?.id, LogID(2))
         XCTAssertEqual(logs.meals.first?.day, DayDate("2013-09-13"))
-        XCTAssertEqual(logs.meals.first?.log, MealLog(
-            time: utc("2013-09-13T14:30:00Z"), name: "Oatmeal", carbs: 45, protein: 8, fat: 5, isFavourite: true))
+        XCTAssertEqual(
+            logs.meals.first?.log,
+            MealLog(
+                time: utc("2013-09-13T14:30:00Z"), name: "Oatmeal", carbs: 45, protein: 8, fat: 5, isFavourite: true))
         XCTAssertEqual(logs.exercise.map(\.name), ["Walking"])
         XCTAssertEqual(logs.exercise.first?.duration, 1800)
         XCTAssertEqual(logs.exercise.first?.intensity, .light)
@@ -81,21 +87,24 @@ final class QueryTests: XCTestCase {
     func testRecentDaysSummariesAndFilters() throws {
         let file = try StoreFile()
         let store = try file.open(zone: "UTC")
-        _ = try store.save(batch([
-            // 2013-09-10: in range only.
-            reading(1, at: utc("2013-09-10T08:00:00Z"), 100),
-            reading(2, at: utc("2013-09-10T09:00:00Z"), 121),
-            // 2013-09-11: a hypo.
-            reading(3, at: utc("2013-09-11T08:00:00Z"), 60),
-            reading(4, at: utc("2013-09-11T09:00:00Z"), 140),
-            reading(5, at: utc("2013-09-11T10:00:00Z"), 110),
-            // 2013-09-12: a hyper and a hypo.
-            reading(6, at: utc("2013-09-12T08:00:00Z"), 251),
-            reading(7, at: utc("2013-09-12T09:00:00Z"), 50),
-            // 2013-09-13: a hyper.
-            reading(8, at: utc("2013-09-13T09:00:00Z"), 200),
-        ]))
-        try sqlite3(file.path, """
+        _ = try store.save(
+            batch([
+                // 2013-09-10: in range only.
+                reading(1, at: utc("2013-09-10T08:00:00Z"), 100),
+                reading(2, at: utc("2013-09-10T09:00:00Z"), 121),
+                // 2013-09-11: a hypo.
+                reading(3, at: utc("2013-09-11T08:00:00Z"), 60),
+                reading(4, at: utc("2013-09-11T09:00:00Z"), 140),
+                reading(5, at: utc("2013-09-11T10:00:00Z"), 110),
+                // 2013-09-12: a hyper and a hypo.
+                reading(6, at: utc("2013-09-12T08:00:00Z"), 251),
+                reading(7, at: utc("2013-09-12T09:00:00Z"), 50),
+                // 2013-09-13: a hyper.
+                reading(8, at: utc("2013-09-13T09:00:00Z"), 200),
+            ]))
+        try sqlite3(
+            file.path,
+            """
             INSERT INTO favourite (name) VALUES ('Good day');
             INSERT INTO day (date, favourite_id) VALUES ('2013-09-14', 1);
             UPDATE day SET favourite_id = 1 WHERE date = '2013-09-10';
@@ -158,9 +167,10 @@ final class QueryTests: XCTestCase {
         // index of favourites, as SQLite judges), without a sort.
         let favourites = try plan(DaySummaryQuery.sql(.isFavourite), [30])
         assertIndexed(favourites)
-        XCTAssertTrue(favourites.contains {
-            $0.hasPrefix("SCAN d USING") && ($0.contains("sqlite_autoindex_day_1") || $0.contains("day_favourites_by_date"))
-        }, "\(favourites)")
+        XCTAssertTrue(
+            favourites.contains {
+                $0.hasPrefix("SCAN d USING") && ($0.contains("sqlite_autoindex_day_1") || $0.contains("day_favourites_by_date"))
+            }, "\(favourites)")
         // A Day's summary: the Day found through its date.
         let one = try plan(DaySummaryQuery.sql([], bounds: ["d.date >= ?", "d.date <= ?"]), ["2013-09-02", "2013-09-02", 1])
         assertIndexed(one)
@@ -169,8 +179,9 @@ final class QueryTests: XCTestCase {
         let logs = try plan(GlucoseQuery.sql(where: "g.day_id = ?", orderBy: "g.time, g.id"), [1])
         assertIndexed(logs)
         XCTAssertTrue(logs.contains { $0.contains("SEARCH g USING INDEX glucose_by_day (day_id=?)") }, "\(logs)")
-        let range = try plan(GlucoseQuery.sql(where: "1 AND g.time >= ? AND g.time < ?", orderBy: "g.time, g.id"),
-                             ["2013-09-02 00:00:00.000", "2013-09-03 00:00:00.000"])
+        let range = try plan(
+            GlucoseQuery.sql(where: "1 AND g.time >= ? AND g.time < ?", orderBy: "g.time, g.id"),
+            ["2013-09-02 00:00:00.000", "2013-09-03 00:00:00.000"])
         assertIndexed(range)
         XCTAssertTrue(range.contains { $0.contains("SEARCH g USING INDEX glucose_by_time (time>? AND time<?)") }, "\(range)")
     }
@@ -183,7 +194,8 @@ final class QueryTests: XCTestCase {
         try store.database.write { db in try db.execute(sql: "ANALYZE") }
         for kind in LogKind.allCases {
             for condition in ["t.day_id = ?", "1 AND t.\(kind.timeColumn) >= ? AND t.\(kind.timeColumn) < ?", "t.id = ?"] {
-                let arguments: StatementArguments = condition.contains("day_id") || condition.contains("id =")
+                let arguments: StatementArguments =
+                    condition.contains("day_id") || condition.contains("id =")
                     ? [1] : ["2013-09-02 00:00:00.000", "2013-09-03 00:00:00.000"]
                 let details = try store.database.read { db in
                     try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + LogQuery.sql(kind, where: condition), arguments: arguments)

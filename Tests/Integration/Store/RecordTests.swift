@@ -1,10 +1,11 @@
-import ImportTestSupport
 import Foundation
 import GRDB
+import ImportTestSupport
 import Model
-@testable import Store
 import TestSupport
 import XCTest
+
+@testable import Store
 
 final class RecordTests: XCTestCase {
     func testRecordingTheSameBatchTwiceAddsNothing() throws {
@@ -87,8 +88,9 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(run.events, [ImportEvent(name: "display-only", count: 2)])
         XCTAssertEqual(run.notes, ["host clock used as the anchor"])
         XCTAssertEqual(try store.importRuns(limit: 1).map(\.id), [second.runID])
-        XCTAssertEqual(try sqlite3(file.path, "SELECT events_json FROM import_run WHERE id = \(first.runID);"),
-                       #"[{"count":2,"name":"display-only"}]"#)
+        XCTAssertEqual(
+            try sqlite3(file.path, "SELECT events_json FROM import_run WHERE id = \(first.runID);"),
+            #"[{"count":2,"name":"display-only"}]"#)
     }
 
     func testCursorsOnlyRise() throws {
@@ -187,12 +189,16 @@ final class RecordTests: XCTestCase {
         let summary = try store.save(batch(sent))
         XCTAssertEqual(summary.added, 4)
         XCTAssertEqual(summary.days.map(\.description), ["2013-09-12", "2013-09-13", "2013-09-14"])
-        XCTAssertEqual(try sqlite3(file.path, """
-            SELECT d.date, g.time, g.mgdl, g.unit, g.tag, ifnull(g.flag, '-'), g.kind, ifnull(g.trend, '-'), ifnull(g.noise, '-'),
-                   g.device_record_key, g.device_time, ifnull(g.device_display_time, '-'), ifnull(g.note, '-'),
-                   g.source_id, g.import_run_id = \(summary.runID), typeof(g.mgdl), typeof(g.noise), typeof(g.device_time)
-            FROM glucose g JOIN day d ON d.id = g.day_id ORDER BY g.id;
-            """), """
+        XCTAssertEqual(
+            try sqlite3(
+                file.path,
+                """
+                SELECT d.date, g.time, g.mgdl, g.unit, g.tag, ifnull(g.flag, '-'), g.kind, ifnull(g.trend, '-'), ifnull(g.noise, '-'),
+                       g.device_record_key, g.device_time, ifnull(g.device_display_time, '-'), ifnull(g.note, '-'),
+                       g.source_id, g.import_run_id = \(summary.runID), typeof(g.mgdl), typeof(g.noise), typeof(g.device_time)
+                FROM glucose g JOIN day d ON d.id = g.day_id ORDER BY g.id;
+                """),
+            """
             2013-09-12|2013-09-13 06:55:00.000|99.7|mg/dL|in-range|-|sensor|FortyFiveUp|2|egv:1|370000300|2013-09-12T23:55:00|-|1|1|real|integer|integer
             2013-09-13|2013-09-13 07:05:00.000|72.0|mmol/L|in-range|-|fingerstick|-|-|meter:2|370000900|2013-09-13T00:05:00|before meal|1|1|real|null|integer
             2013-09-12|2013-09-13 06:58:00.000|39.0|mg/dL|hypo-l2|LO|sensor|-|-|egv:3|370000480|-|-|1|1|real|null|integer
@@ -220,10 +226,14 @@ final class RecordTests: XCTestCase {
                 recordKey: "meter:\(i)", deviceTime: 370_000_000 + Int64(i), note: "after\u{0}run")
         }
         XCTAssertEqual(try store.save(batch(shared)).added, 3)
-        XCTAssertEqual(try sqlite3(file.path, """
-            SELECT g.mgdl, g.unit, g.kind, g.flag, ifnull(g.trend, '-'), g.noise, typeof(g.noise), hex(g.note), g.device_record_key
-            FROM glucose g ORDER BY g.id;
-            """), """
+        XCTAssertEqual(
+            try sqlite3(
+                file.path,
+                """
+                SELECT g.mgdl, g.unit, g.kind, g.flag, ifnull(g.trend, '-'), g.noise, typeof(g.noise), hex(g.note), g.device_record_key
+                FROM glucose g ORDER BY g.id;
+                """),
+            """
             405.0|mmol/L|fingerstick|HI|Flat|3|integer|61667465720072756E|meter:0
             410.0|mmol/L|fingerstick|HI|-|3|integer|61667465720072756E|meter:1
             415.0|mmol/L|fingerstick|HI|SingleUp|3|integer|61667465720072756E|meter:2
@@ -235,10 +245,14 @@ final class RecordTests: XCTestCase {
         mixed[1].noise = 5
         mixed[2].note = "walk"
         XCTAssertEqual(try store.save(batch(mixed)).added, 3)
-        XCTAssertEqual(try sqlite3(file.path, """
-            SELECT g.unit, g.kind, ifnull(g.flag, '-'), ifnull(g.noise, '-'), ifnull(g.note, '-'), g.device_record_key
-            FROM glucose g WHERE g.device_record_key LIKE 'egv:%' ORDER BY g.id;
-            """), """
+        XCTAssertEqual(
+            try sqlite3(
+                file.path,
+                """
+                SELECT g.unit, g.kind, ifnull(g.flag, '-'), ifnull(g.noise, '-'), ifnull(g.note, '-'), g.device_record_key
+                FROM glucose g WHERE g.device_record_key LIKE 'egv:%' ORDER BY g.id;
+                """),
+            """
             mg/dL|sensor|LO|1|-|egv:10
             mg/dL|sensor|-|5|-|egv:11
             mg/dL|sensor|-|1|walk|egv:12
@@ -252,8 +266,10 @@ final class RecordTests: XCTestCase {
         let store = try file.open()
         _ = try store.save(batch(readings(count: 3, from: utc("2013-09-13T07:00:00Z"))))
         try store.database.read { db in
-            for call in ["glucobridge_import_rows", "glucobridge_import_rows(NULL, 0)", "glucobridge_import_rows('rows', 0)",
-                         "glucobridge_import_rows(x'00000000', 0)"] {
+            for call in [
+                "glucobridge_import_rows", "glucobridge_import_rows(NULL, 0)", "glucobridge_import_rows('rows', 0)",
+                "glucobridge_import_rows(x'00000000', 0)",
+            ] {
                 XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM \(call)"), 0, call)
             }
         }

@@ -1,10 +1,11 @@
-import ImportTestSupport
 import Foundation
 import GRDB
+import ImportTestSupport
 import Model
-@testable import Store
 import TestSupport
 import XCTest
+
+@testable import Store
 
 final class SchemaTests: XCTestCase {
     func testMigrationsCreateEveryTable() throws {
@@ -12,17 +13,21 @@ final class SchemaTests: XCTestCase {
         _ = try file.open()
         let tables = try sqlite3(file.path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name;")
             .split(separator: "\n").map(String.init)
-        XCTAssertEqual(tables, [
-            "activity_minute", "day", "exercise", "favourite", "glucose", "grdb_migrations", "illness", "import_run",
-            "insulin", "meal", "migration_note", "source", "source_cursor", "sqlite_sequence", "store_config", "stress", "sync_change",
-            "sync_store", "user_profile",
-        ])
+        XCTAssertEqual(
+            tables,
+            [
+                "activity_minute", "day", "exercise", "favourite", "glucose", "grdb_migrations", "illness", "import_run",
+                "insulin", "meal", "migration_note", "source", "source_cursor", "sqlite_sequence", "store_config", "stress", "sync_change",
+                "sync_store", "user_profile",
+            ])
         let applied = try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;").split(separator: "\n").map(String.init)
         XCTAssertEqual(applied, Migrations.migrator.migrations)
-        XCTAssertEqual(Array(applied.prefix(5)), [
-            "v1-app-model-and-ingest", "v2-app-api-indexes", "v3-activity-minutes-and-profile", "v4-glucose-note",
-            "v5-glucose-fast-checks",
-        ])
+        XCTAssertEqual(
+            Array(applied.prefix(5)),
+            [
+                "v1-app-model-and-ingest", "v2-app-api-indexes", "v3-activity-minutes-and-profile", "v4-glucose-note",
+                "v5-glucose-fast-checks",
+            ])
         let indexes = try sqlite3(file.path, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'glucose' ORDER BY name;")
         XCTAssertEqual(indexes, "glucose_by_day\nglucose_by_time\nglucose_by_uid\nglucose_summary_by_day\nsqlite_autoindex_glucose_1")
     }
@@ -42,7 +47,9 @@ final class SchemaTests: XCTestCase {
         let schema = "SELECT type || ' ' || name || ' ' || tbl_name || ': ' || sql FROM sqlite_master ORDER BY type, name;"
         let expected = try sqlite3(migrated.path, schema)
         // On a new migration, this is what `currentSchema` must hold: tables, then indexes, then triggers.
-        let current = try sqlite3(migrated.path, """
+        let current = try sqlite3(
+            migrated.path,
+            """
             SELECT sql || ';' FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations'
             ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, rowid;
             """)
@@ -68,7 +75,10 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(try sqlite3(made.path, uid), "1|36|4|1")
         XCTAssertEqual(try sqlite3(made.path, uid), try sqlite3(migrated.path, uid))
         XCTAssertNotEqual(try sqlite3(made.path, "SELECT uid FROM sync_store;"), try sqlite3(migrated.path, "SELECT uid FROM sync_store;"))
-        let tables = try sqlite3(migrated.path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('grdb_migrations', 'store_config', 'migration_note') ORDER BY name;")
+        let tables = try sqlite3(
+            migrated.path,
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('grdb_migrations', 'store_config', 'migration_note') ORDER BY name;"
+        )
         let counts = tables.split(separator: "\n").map { "SELECT '\($0)', COUNT(*) FROM \($0);" }.joined(separator: " ")
         XCTAssertEqual(try sqlite3(made.path, counts), try sqlite3(migrated.path, counts))
         XCTAssertEqual(try sqlite3(made.path, "SELECT * FROM sqlite_sequence;"), "sync_change|0")
@@ -87,9 +97,11 @@ final class SchemaTests: XCTestCase {
             XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA foreign_keys"), 1)
             XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA busy_timeout"), 2500)
             // The foreign key is enforced: a log must belong to an existing Day.
-            XCTAssertThrowsError(try db.execute(sql: """
-                INSERT INTO insulin (day_id, time, units) VALUES (999, '2013-09-13 08:00:00.000', 2)
-                """))
+            XCTAssertThrowsError(
+                try db.execute(
+                    sql: """
+                        INSERT INTO insulin (day_id, time, units) VALUES (999, '2013-09-13 08:00:00.000', 2)
+                        """))
         }
     }
 
@@ -130,7 +142,9 @@ final class SchemaTests: XCTestCase {
             XCTAssertThrowsError(try sqlite3(file.path, sql), sql)
         }
         // The format other writers produce with strftime is accepted, and sorts with glucobridge's.
-        try sqlite3(file.path, """
+        try sqlite3(
+            file.path,
+            """
             INSERT INTO illness (day_id, start_time, end_time)
             VALUES (1, strftime('%Y-%m-%d %H:%M:%f', '2013-09-13 08:00:00'), NULL);
             """)
@@ -188,15 +202,18 @@ final class SchemaTests: XCTestCase {
     /// A store migrated by v1 alone may hold several open episodes of a kind: v2 ends each but
     /// the latest when the next one started, then forbids a second open episode.
     func testV2EndsExtraOpenEpisodesOfAnOlderStore() throws {
-        let file = try olderStore(migratedUpTo: "v1-app-model-and-ingest", holding: """
-            INSERT INTO day (date) VALUES ('2013-09-13');
-            INSERT INTO illness (day_id, start_time) VALUES
-                (1, '2013-09-13 12:00:00.000'), (1, '2013-09-13 08:00:00.000'), (1, '2013-09-13 10:00:00.000');
-            INSERT INTO stress (day_id, start_time) VALUES (1, '2013-09-13 09:00:00.000');
-            """)
+        let file = try olderStore(
+            migratedUpTo: "v1-app-model-and-ingest",
+            holding: """
+                INSERT INTO day (date) VALUES ('2013-09-13');
+                INSERT INTO illness (day_id, start_time) VALUES
+                    (1, '2013-09-13 12:00:00.000'), (1, '2013-09-13 08:00:00.000'), (1, '2013-09-13 10:00:00.000');
+                INSERT INTO stress (day_id, start_time) VALUES (1, '2013-09-13 09:00:00.000');
+                """)
         let store = try file.open(zone: "UTC")
-        XCTAssertEqual(try store.logs(IllnessEpisode.self).map { $0.end.map(StoreTime.string) ?? "open" },
-                       ["2013-09-13 10:00:00.000", "2013-09-13 12:00:00.000", "open"])
+        XCTAssertEqual(
+            try store.logs(IllnessEpisode.self).map { $0.end.map(StoreTime.string) ?? "open" },
+            ["2013-09-13 10:00:00.000", "2013-09-13 12:00:00.000", "open"])
         XCTAssertEqual(try store.openEpisode(.stress)?.start, utc("2013-09-13T09:00:00Z"))
     }
 
@@ -204,17 +221,19 @@ final class SchemaTests: XCTestCase {
     /// range), on the value as sent, and keeps how many changed for `doctor`; the sync change log
     /// does not count a new tag as an edit.
     func testV9RetagsOnTheValueAsSentAndCountsTheChanges() throws {
-        let file = try olderStore(migratedUpTo: "v8-sync-change-log", holding: """
-            INSERT INTO day (date) VALUES ('2013-09-13');
-            INSERT INTO source (family, serial) VALUES ('ble-cgms', 'SIM');
-            INSERT INTO glucose (day_id, time, mgdl, unit, tag, kind, source_id, device_record_key) VALUES
-                (1, '2013-09-13 08:00:00.000', 53.9, 'mg/dL', 'hypo-l1', 'sensor', 1, 'k1'),
-                (1, '2013-09-13 08:05:00.000', 69.6, 'mg/dL', 'in-range', 'sensor', 1, 'k2'),
-                (1, '2013-09-13 08:10:00.000', 70, 'mg/dL', 'in-range', 'sensor', 1, 'k3'),
-                (1, '2013-09-13 08:15:00.000', 180.4, 'mg/dL', 'in-range', 'sensor', 1, 'k4'),
-                (1, '2013-09-13 08:20:00.000', 204.5, 'mg/dL', 'hyper-l1', 'sensor', 1, 'k5'),
-                (1, '2013-09-13 08:25:00.000', 70.26240, 'mmol/L', 'in-range', 'fingerstick', NULL, NULL);
-            """)
+        let file = try olderStore(
+            migratedUpTo: "v8-sync-change-log",
+            holding: """
+                INSERT INTO day (date) VALUES ('2013-09-13');
+                INSERT INTO source (family, serial) VALUES ('ble-cgms', 'SIM');
+                INSERT INTO glucose (day_id, time, mgdl, unit, tag, kind, source_id, device_record_key) VALUES
+                    (1, '2013-09-13 08:00:00.000', 53.9, 'mg/dL', 'hypo-l1', 'sensor', 1, 'k1'),
+                    (1, '2013-09-13 08:05:00.000', 69.6, 'mg/dL', 'in-range', 'sensor', 1, 'k2'),
+                    (1, '2013-09-13 08:10:00.000', 70, 'mg/dL', 'in-range', 'sensor', 1, 'k3'),
+                    (1, '2013-09-13 08:15:00.000', 180.4, 'mg/dL', 'in-range', 'sensor', 1, 'k4'),
+                    (1, '2013-09-13 08:20:00.000', 204.5, 'mg/dL', 'hyper-l1', 'sensor', 1, 'k5'),
+                    (1, '2013-09-13 08:25:00.000', 70.26240, 'mmol/L', 'in-range', 'fingerstick', NULL, NULL);
+                """)
         let changesBefore = try sqlite3(file.path, "SELECT count(*) FROM sync_change;")
         let store = try file.open(zone: "UTC")
         XCTAssertEqual(try store.glucose().map(\.tag), [.hypoLevel2, .hypoLevel1, .inRange, .hyperLevel1, .hyperLevel1, .inRange])
@@ -223,7 +242,8 @@ final class SchemaTests: XCTestCase {
         let notes = try SharedStore.migrationNotes(at: file.path)
         XCTAssertEqual(notes.map(\.migration), ["v9-tags-from-exact-values"])
         XCTAssertEqual(notes.map(\.changed), [3])
-        XCTAssertEqual(notes.first?.note.hasPrefix("3 stored glucose readings re-tagged: tags are now decided on the value as the device sent it"), true)
+        XCTAssertEqual(
+            notes.first?.note.hasPrefix("3 stored glucose readings re-tagged: tags are now decided on the value as the device sent it"), true)
         // A new store has nothing to re-tag, and no note.
         let fresh = try StoreFile()
         _ = try fresh.open(zone: "UTC")
@@ -233,10 +253,12 @@ final class SchemaTests: XCTestCase {
     /// v4 adds `glucose.note` to a store that already holds readings: they keep no note, and an
     /// empty note is refused by any writer.
     func testV4AddsTheGlucoseNote() throws {
-        let file = try olderStore(migratedUpTo: "v3-activity-minutes-and-profile", holding: """
-            INSERT INTO day (date) VALUES ('2013-09-13');
-            INSERT INTO glucose (day_id, time, mgdl, tag) VALUES (1, '2013-09-13 08:00:00.000', 112, 'in-range');
-            """)
+        let file = try olderStore(
+            migratedUpTo: "v3-activity-minutes-and-profile",
+            holding: """
+                INSERT INTO day (date) VALUES ('2013-09-13');
+                INSERT INTO glucose (day_id, time, mgdl, tag) VALUES (1, '2013-09-13 08:00:00.000', 112, 'in-range');
+                """)
         let store = try file.open(zone: "UTC")
         XCTAssertEqual(try store.glucose().map(\.mgdl), [112])
         XCTAssertEqual(try store.glucose().map(\.note), [nil])
@@ -248,18 +270,21 @@ final class SchemaTests: XCTestCase {
     /// v5 rebuilds `glucose` of an older store: every row and id kept, the key and the indexes
     /// made again, and each CHECK refusing and accepting what it did.
     func testV5RebuildsGlucoseWithTheSameRules() throws {
-        let file = try olderStore(migratedUpTo: "v4-glucose-note", holding: """
-            INSERT INTO day (date) VALUES ('2013-09-13');
-            INSERT INTO source (family, serial) VALUES ('dexcom', 'SM1');
-            INSERT INTO glucose (id, day_id, time, mgdl, unit, tag, flag, kind, trend, noise, source_id, device_record_key,
-                                 device_time, device_display_time, note)
-            VALUES (7, 1, '2013-09-13 08:00:00.000', 39, 'mg/dL', 'hypo-l2', 'LO', 'sensor', 'DoubleDown', 2, 1, 'egv:1',
-                    100, '2013-09-13T01:00:00', NULL),
-                   (9, 1, '2013-09-13 09:00:00.000', 6.2, 'mmol/L', 'hypo-l2', NULL, 'fingerstick', NULL, NULL, NULL, NULL,
-                    NULL, NULL, 'before meal');
-            """)
+        let file = try olderStore(
+            migratedUpTo: "v4-glucose-note",
+            holding: """
+                INSERT INTO day (date) VALUES ('2013-09-13');
+                INSERT INTO source (family, serial) VALUES ('dexcom', 'SM1');
+                INSERT INTO glucose (id, day_id, time, mgdl, unit, tag, flag, kind, trend, noise, source_id, device_record_key,
+                                     device_time, device_display_time, note)
+                VALUES (7, 1, '2013-09-13 08:00:00.000', 39, 'mg/dL', 'hypo-l2', 'LO', 'sensor', 'DoubleDown', 2, 1, 'egv:1',
+                        100, '2013-09-13T01:00:00', NULL),
+                       (9, 1, '2013-09-13 09:00:00.000', 6.2, 'mmol/L', 'hypo-l2', NULL, 'fingerstick', NULL, NULL, NULL, NULL,
+                        NULL, NULL, 'before meal');
+                """)
         // The columns v5 has (later migrations add their own).
-        let rows = "SELECT id, day_id, time, mgdl, unit, tag, flag, kind, trend, noise, source_id, device_record_key, device_time, device_display_time, import_run_id, note FROM glucose ORDER BY id;"
+        let rows =
+            "SELECT id, day_id, time, mgdl, unit, tag, flag, kind, trend, noise, source_id, device_record_key, device_time, device_display_time, import_run_id, note FROM glucose ORDER BY id;"
         let before = try sqlite3(file.path, rows)
         _ = try file.open(zone: "UTC")
         XCTAssertEqual(try sqlite3(file.path, rows), before)
@@ -268,14 +293,18 @@ final class SchemaTests: XCTestCase {
             "glucose_by_day\nglucose_by_time\nglucose_by_uid\nglucose_summary_by_day\nsqlite_autoindex_glucose_1")
         XCTAssertEqual(try sqlite3(file.path, "PRAGMA foreign_key_check; PRAGMA integrity_check;"), "ok")
         // No temporary B-tree is built to check a row.
-        let program = try sqlite3(file.path, """
+        let program = try sqlite3(
+            file.path,
+            """
             EXPLAIN INSERT INTO glucose (day_id, time, mgdl, unit, tag, flag, kind, trend, source_id, device_record_key)
             VALUES (1, '2013-09-13 10:00:00.000', 100, 'mg/dL', 'in-range', NULL, 'sensor', 'Flat', 1, 'egv:2');
             """)
         XCTAssertFalse(program.contains("OpenEphemeral"), program)
 
-        func insert(unit: String = "'mg/dL'", tag: String = "'in-range'", flag: String = "NULL", kind: String = "'sensor'",
-                    trend: String = "NULL", key: String) -> String {
+        func insert(
+            unit: String = "'mg/dL'", tag: String = "'in-range'", flag: String = "NULL", kind: String = "'sensor'",
+            trend: String = "NULL", key: String
+        ) -> String {
             """
             INSERT INTO glucose (day_id, time, mgdl, unit, tag, flag, kind, trend, source_id, device_record_key)
             VALUES (1, '2013-09-13 10:00:00.000', 100, \(unit), \(tag), \(flag), \(kind), \(trend), 1, '\(key)');
@@ -294,8 +323,10 @@ final class SchemaTests: XCTestCase {
         accepted += ["LO", "HI"].map { insert(flag: "'\($0)'", key: "flag-\($0)") }
         accepted += ["mmol/L"].map { insert(unit: "'\($0)'", key: "unit-\($0)") }
         accepted += ["fingerstick"].map { insert(kind: "'\($0)'", key: "kind-\($0)") }
-        accepted += ["DoubleUp", "SingleUp", "FortyFiveUp", "Flat", "FortyFiveDown", "SingleDown", "DoubleDown",
-                     "NotComputable", "RateOutOfRange"].map { insert(trend: "'\($0)'", key: "trend-\($0)") }
+        accepted += [
+            "DoubleUp", "SingleUp", "FortyFiveUp", "Flat", "FortyFiveDown", "SingleDown", "DoubleDown",
+            "NotComputable", "RateOutOfRange",
+        ].map { insert(trend: "'\($0)'", key: "trend-\($0)") }
         for sql in accepted {
             XCTAssertNoThrow(try sqlite3(file.path, sql), sql)
         }

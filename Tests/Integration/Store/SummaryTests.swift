@@ -1,10 +1,11 @@
-import ImportTestSupport
 import Foundation
 import GRDB
+import ImportTestSupport
 import Model
-@testable import Store
 import TestSupport
 import XCTest
+
+@testable import Store
 
 /// Day summaries: food totals, time in range, episode flags, filters; at the scale of a year.
 final class SummaryTests: XCTestCase {
@@ -77,24 +78,25 @@ final class SummaryTests: XCTestCase {
         let started = Date()
         // In a UTC store, a Day is the date of the instant: the rows are made by SQLite, in one transaction.
         try store.database.write { db in
-            try db.execute(sql: """
-                WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(days - 1))
-                INSERT INTO day (date) SELECT date('2013-01-01', '+' || i || ' days') FROM n;
-                WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(days * 288 - 1))
-                INSERT INTO glucose (day_id, time, mgdl, tag)
-                SELECT 1 + i / 288, strftime('%Y-%m-%d %H:%M:%f', 1356998400 + i * 300, 'unixepoch'),
-                       40 + (i * 37) % 260, 'in-range' FROM n;
-                WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(days * 3 - 1))
-                INSERT INTO meal (day_id, time, name, carbs_g, protein_g, fat_g)
-                SELECT 1 + i / 3, strftime('%Y-%m-%d %H:%M:%f', 1356998400 + (i / 3) * 86400 + 25200 + (i % 3) * 18000, 'unixepoch'),
-                       'Meal', 40, 15, 10 FROM n;
-                INSERT INTO exercise (day_id, time, name, duration_seconds, intensity)
-                SELECT id, date || ' 18:00:00.000', 'Walking', 1800, 'light' FROM day WHERE id % 2 = 0;
-                INSERT INTO stress (day_id, start_time, end_time)
-                SELECT id, date || ' 09:00:00.000', date || ' 11:00:00.000' FROM day WHERE id % 7 = 0;
-                INSERT INTO illness (day_id, start_time, end_time)
-                SELECT id, date || ' 20:00:00.000', date(date, '+2 days') || ' 08:00:00.000' FROM day WHERE id % 30 = 0;
-                """)
+            try db.execute(
+                sql: """
+                    WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(days - 1))
+                    INSERT INTO day (date) SELECT date('2013-01-01', '+' || i || ' days') FROM n;
+                    WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(days * 288 - 1))
+                    INSERT INTO glucose (day_id, time, mgdl, tag)
+                    SELECT 1 + i / 288, strftime('%Y-%m-%d %H:%M:%f', 1356998400 + i * 300, 'unixepoch'),
+                           40 + (i * 37) % 260, 'in-range' FROM n;
+                    WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(days * 3 - 1))
+                    INSERT INTO meal (day_id, time, name, carbs_g, protein_g, fat_g)
+                    SELECT 1 + i / 3, strftime('%Y-%m-%d %H:%M:%f', 1356998400 + (i / 3) * 86400 + 25200 + (i % 3) * 18000, 'unixepoch'),
+                           'Meal', 40, 15, 10 FROM n;
+                    INSERT INTO exercise (day_id, time, name, duration_seconds, intensity)
+                    SELECT id, date || ' 18:00:00.000', 'Walking', 1800, 'light' FROM day WHERE id % 2 = 0;
+                    INSERT INTO stress (day_id, start_time, end_time)
+                    SELECT id, date || ' 09:00:00.000', date || ' 11:00:00.000' FROM day WHERE id % 7 = 0;
+                    INSERT INTO illness (day_id, start_time, end_time)
+                    SELECT id, date || ' 20:00:00.000', date(date, '+2 days') || ' 08:00:00.000' FROM day WHERE id % 30 = 0;
+                    """)
         }
         // Tags as the store computes them, through its own re-tagging.
         try store.setThresholds(.consensus)
@@ -127,8 +129,9 @@ final class SummaryTests: XCTestCase {
         let last30 = try clock.measure { summaries = try store.recentDays(30) }
         var hypoDays: [DaySummary] = []
         let hypo30 = try clock.measure { hypoDays = try store.recentDays(30, filter: [.hadHypo, .hadStress]) }
-        print("year-scale summaries: \(days * 288) readings inserted in \(String(format: "%.2f", inserted)) s; "
-              + "recentDays(30) took \(last30); recentDays(30, [.hadHypo, .hadStress]) took \(hypo30)")
+        print(
+            "year-scale summaries: \(days * 288) readings inserted in \(String(format: "%.2f", inserted)) s; "
+                + "recentDays(30) took \(last30); recentDays(30, [.hadHypo, .hadStress]) took \(hypo30)")
 
         XCTAssertEqual(summaries.count, 30)
         XCTAssertEqual(summaries.first?.date.description, "2013-12-31")

@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Model
 import Store
 import TestSupport
@@ -18,13 +18,16 @@ final class TaggingTests: XCTestCase {
         XCTAssertEqual(try store.thresholds(), .consensus)
         let start = utc("2013-09-13T12:00:00Z")
         _ = try store.save(batch(values.enumerated().map { i, v in reading(i, at: start.addingTimeInterval(Double(i) * 300), v) }))
-        XCTAssertEqual(try storedTags(store), [
-            "hypo-l2", "hypo-l1", "hypo-l1", "in-range", "in-range", "hyper-l1", "hyper-l1", "hyper-l2",
-        ])
+        XCTAssertEqual(
+            try storedTags(store),
+            [
+                "hypo-l2", "hypo-l1", "hypo-l1", "in-range", "in-range", "hyper-l1", "hyper-l1", "hyper-l2",
+            ])
         XCTAssertEqual(try store.glucose().map(\.mgdl), values)
         // Other programs read the same tags.
-        XCTAssertEqual(try sqlite3(file.path, "SELECT group_concat(tag, ' ') FROM (SELECT tag FROM glucose ORDER BY time);"),
-                       "hypo-l2 hypo-l1 hypo-l1 in-range in-range hyper-l1 hyper-l1 hyper-l2")
+        XCTAssertEqual(
+            try sqlite3(file.path, "SELECT group_concat(tag, ' ') FROM (SELECT tag FROM glucose ORDER BY time);"),
+            "hypo-l2 hypo-l1 hypo-l1 in-range in-range hyper-l1 hyper-l1 hyper-l2")
     }
 
     func testSetThresholdsRetagsEveryRowAndIsKept() throws {
@@ -37,9 +40,11 @@ final class TaggingTests: XCTestCase {
         try store.setThresholds(tight)
         XCTAssertEqual(try store.thresholds(), tight)
         // 53 54 69 | 70 | 180 181 | 250 251
-        XCTAssertEqual(try storedTags(store), [
-            "hypo-l2", "hypo-l2", "hypo-l1", "hypo-l1", "hyper-l1", "hyper-l1", "hyper-l2", "hyper-l2",
-        ])
+        XCTAssertEqual(
+            try storedTags(store),
+            [
+                "hypo-l2", "hypo-l2", "hypo-l1", "hypo-l1", "hyper-l1", "hyper-l1", "hyper-l2", "hyper-l2",
+            ])
         // New readings are tagged with the thresholds in force, and a reopened store keeps them.
         let reopened = try file.open()
         XCTAssertEqual(try reopened.thresholds(), tight)
@@ -47,9 +52,11 @@ final class TaggingTests: XCTestCase {
         XCTAssertEqual(try reopened.glucose().last?.tag, .hyperLevel1)
 
         try reopened.setThresholds(.consensus)
-        XCTAssertEqual(try storedTags(reopened), [
-            "hypo-l2", "hypo-l1", "hypo-l1", "in-range", "in-range", "hyper-l1", "hyper-l1", "hyper-l2", "in-range",
-        ])
+        XCTAssertEqual(
+            try storedTags(reopened),
+            [
+                "hypo-l2", "hypo-l1", "hypo-l1", "in-range", "in-range", "hyper-l1", "hyper-l1", "hyper-l2", "in-range",
+            ])
     }
 
     func testMillimolesAreTaggedAsTheMeterShowedThem() throws {

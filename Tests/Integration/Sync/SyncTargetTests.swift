@@ -1,5 +1,5 @@
-import ImportTestSupport
 import Foundation
+import ImportTestSupport
 import Sync
 import TestSupport
 import XCTest
@@ -40,14 +40,16 @@ final class SyncTargetTests: XCTestCase {
         let folder = try Fixtures.temporaryDirectory()
         let target = try SyncTarget(url: "postgresql://study@db.example.org:6543/arises", environment: [:])
         let pgpass = folder.appendingPathComponent("pgpass")
-        try Data("""
+        try Data(
+            """
             # comment
             other.example.org:*:*:study:not-this
             db.example.org:6543:arises:someone:nor-this
             db.example.org:6543:*:study:pa\\:ss\\\\word
             *:*:*:*:fallback
 
-            """.utf8).write(to: pgpass)
+            """.utf8
+        ).write(to: pgpass)
         chmod(pgpass.path, 0o600)
 
         var lookup = PasswordLookup(environment: ["PGPASSFILE": pgpass.path])

@@ -27,10 +27,12 @@ final class AccuChekSimulatorTests: XCTestCase {
         let clock = PHDAbsoluteTime(seconds: (entries.last?.time.seconds ?? first.seconds) + 3600)
         var tick = 0.0
         let host = Date(timeIntervalSince1970: TimeInterval(clock.seconds + 90))
-        return AccuChekMeterSimulator(serial: "92912345678", unit: unit, clock: clock, entries: entries, hostClock: {
-            tick += 0.001
-            return host.addingTimeInterval(tick)
-        })
+        return AccuChekMeterSimulator(
+            serial: "92912345678", unit: unit, clock: clock, entries: entries,
+            hostClock: {
+                tick += 0.001
+                return host.addingTimeInterval(tick)
+            })
     }
 
     /// Reads `meter` while recording it, then the recording replayed and decoded passively.
@@ -57,13 +59,15 @@ final class AccuChekSimulatorTests: XCTestCase {
             [99, 181, AccuChekMeterSimulator.high, AccuChekMeterSimulator.low, 120, 54], status: [4: AccuChekEntry.testData, 5: 0x0040])
         for download in try readRecordReplay(Self.meter(.milligramsPerDeciliter, entries)) {
             XCTAssertEqual(download.source, DeviceSource(family: "accuchek", serial: "92912345678", model: "Roche Guide 929"))
-            XCTAssertEqual(summary(download), [
-                "result:1773040500 2026-03-09T07:15:00 99.0 mg/dL - -",
-                "result:1773051300 2026-03-09T10:15:00 181.0 mg/dL - -",
-                "result:1773062100 2026-03-09T13:15:00 600.0 mg/dL HI -",
-                "result:1773072900 2026-03-09T16:15:00 20.0 mg/dL LO -",
-                "result:1773094500 2026-03-09T22:15:00 54.0 mg/dL - meter status 0x0040",
-            ])
+            XCTAssertEqual(
+                summary(download),
+                [
+                    "result:1773040500 2026-03-09T07:15:00 99.0 mg/dL - -",
+                    "result:1773051300 2026-03-09T10:15:00 181.0 mg/dL - -",
+                    "result:1773062100 2026-03-09T13:15:00 600.0 mg/dL HI -",
+                    "result:1773072900 2026-03-09T16:15:00 20.0 mg/dL LO -",
+                    "result:1773094500 2026-03-09T22:15:00 54.0 mg/dL - meter status 0x0040",
+                ])
             XCTAssertEqual(download.events, [ImportEvent(name: "control-solution", count: 1)])
             XCTAssertEqual(download.recordsRead, 6)
             XCTAssertEqual(download.clock.basis, .localWallClock)
@@ -108,7 +112,7 @@ final class AccuChekSimulatorTests: XCTestCase {
             guard case .presentation(let data)? = apdu else { continue }
             switch data.message {
             case .eventReportResult(let event) where event.type == PHDEvent.segmentData: confirmations += 1
-            case let .action(_, type, _, _): actions.append(type)
+            case .action(_, let type, _, _): actions.append(type)
             case .get, .eventReportResult: break
             default: XCTFail("the host sent \(data.message.name)")
             }
@@ -149,10 +153,13 @@ final class AccuChekSimulatorTests: XCTestCase {
     /// A GET response whose attribute list claims more bytes than it holds.
     func testMalformedAnswer() {
         let meter = Self.meter(.milligramsPerDeciliter, Self.entries([99]))
-        meter.replacedAPDUs[2] = [0xE7, 0x00, 0x00, 0x10, 0x00, 0x0E, 0x00, 0x01, 0x02, 0x03, 0x00, 0x08, 0x00, 0x00, 0x00, 0x01, 0x00, 0x09, 0x09, 0x84]
+        meter.replacedAPDUs[2] = [
+            0xE7, 0x00, 0x00, 0x10, 0x00, 0x0E, 0x00, 0x01, 0x02, 0x03, 0x00, 0x08, 0x00, 0x00, 0x00, 0x01, 0x00, 0x09, 0x09, 0x84,
+        ]
         XCTAssertEqual(
             failure(meter),
-            .malformedAPDU(apdu: "presentation APDU (0xE700) from 173a:21d5", offset: 16, reason: "attribute list length 9 runs past the 2 bytes left"))
+            .malformedAPDU(
+                apdu: "presentation APDU (0xE700) from 173a:21d5", offset: 16, reason: "attribute list length 9 runs past the 2 bytes left"))
     }
 
     /// A meter that did not see the answer to its association request sends it again: it is
@@ -163,7 +170,8 @@ final class AccuChekSimulatorTests: XCTestCase {
         for download in try readRecordReplay(meter) {
             XCTAssertEqual(download.glucose.map(\.value), [99, 100])
         }
-        XCTAssertEqual(meter.received.prefix(3), [AccuChekDriver.associationResponse, AccuChekDriver.associationResponse, AccuChekDriver.associationResponse])
+        XCTAssertEqual(
+            meter.received.prefix(3), [AccuChekDriver.associationResponse, AccuChekDriver.associationResponse, AccuChekDriver.associationResponse])
         let stubborn = Self.meter(.milligramsPerDeciliter, Self.entries([99]))
         stubborn.lostAssociationResponses = 4
         XCTAssertEqual(failure(stubborn), .unexpectedAPDU(context: "instead of its configuration", received: "association request (0xE200)"))

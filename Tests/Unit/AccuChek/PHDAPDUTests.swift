@@ -14,7 +14,8 @@ final class PHDAPDUTests: XCTestCase {
     /// of association information (protocol version 0x80000002, MDER, nomenclature 0x80000000,
     /// functional units 0, manager, the 8-byte system id, then zeros).
     func testAssociationResponseBytes() throws {
-        let expected = bytes("""
+        let expected = bytes(
+            """
             E300 002C 0003 5079 0026 80000002 8000 80000000 00000000 80000000
             0008 474C55434F425247 0000 0000 00 00 0000 0000
             """)
@@ -31,7 +32,8 @@ final class PHDAPDUTests: XCTestCase {
 
     /// An AARQ as a glucose meter sends it, read down to its system id and dev-config-id.
     func testAssociationRequest() throws {
-        let aarq = bytes("""
+        let aarq = bytes(
+            """
             E200 0032 80000000 0001 002A 5079 0026 80000002 8000 80000000 00000000 00800000
             0008 0060190000123456 4000 0000 01 00 0000 0000
             """)
@@ -47,24 +49,38 @@ final class PHDAPDUTests: XCTestCase {
     /// The host's requests, byte for byte: configuration response, GET of all MDS attributes,
     /// the two PM-store actions, a segment confirmation with status 0x0080, release.
     func testHostRequestBytes() {
-        let configResponse = PHDAPDU.presentation(DataAPDU(invokeID: 0x0007, message: .eventReportResult(PHDEvent(
-            handle: 0, time: 0, type: PHDEvent.configuration, info: PHDConfigReport.response(reportID: 0x4000)))))
+        let configResponse = PHDAPDU.presentation(
+            DataAPDU(
+                invokeID: 0x0007,
+                message: .eventReportResult(
+                    PHDEvent(
+                        handle: 0, time: 0, type: PHDEvent.configuration, info: PHDConfigReport.response(reportID: 0x4000)))))
         XCTAssertEqual(Hex.encode(configResponse.encoded()), Hex.encode(bytes("E700 0016 0014 0007 0201 000E 0000 00000000 0D1C 0004 4000 0000")))
 
         let get = PHDAPDU.presentation(DataAPDU(invokeID: 0x0008, message: .get(handle: 0, attributeIDs: [])))
         XCTAssertEqual(Hex.encode(get.encoded()), Hex.encode(bytes("E700 000E 000C 0008 0103 0006 0000 0000 0000")))
 
-        let info = PHDAPDU.presentation(DataAPDU(invokeID: 0x0009, message: .action(
-            handle: 0x0002, type: DataMessage.getAction, arguments: PHDSegmentInfo.allSegments, confirmed: true)))
+        let info = PHDAPDU.presentation(
+            DataAPDU(
+                invokeID: 0x0009,
+                message: .action(
+                    handle: 0x0002, type: DataMessage.getAction, arguments: PHDSegmentInfo.allSegments, confirmed: true)))
         XCTAssertEqual(Hex.encode(info.encoded()), Hex.encode(bytes("E700 0014 0012 0009 0107 000C 0002 0C0D 0006 0001 0002 0000")))
 
-        let transfer = PHDAPDU.presentation(DataAPDU(invokeID: 0x000A, message: .action(
-            handle: 0x0002, type: DataMessage.transferAction, arguments: [0, 0], confirmed: true)))
+        let transfer = PHDAPDU.presentation(
+            DataAPDU(
+                invokeID: 0x000A,
+                message: .action(
+                    handle: 0x0002, type: DataMessage.transferAction, arguments: [0, 0], confirmed: true)))
         XCTAssertEqual(Hex.encode(transfer.encoded()), Hex.encode(bytes("E700 0010 000E 000A 0107 0008 0002 0C1C 0002 0000")))
 
         let segment = PHDSegmentData(instance: 0, firstEntryIndex: 25, entryCount: 25, status: 0x4000, entries: [])
-        let confirm = PHDAPDU.presentation(DataAPDU(invokeID: 0x0003, message: .eventReportResult(PHDEvent(
-            handle: 0x0002, time: 0xFFFF_FFFF, type: PHDEvent.segmentData, info: segment.confirmation))))
+        let confirm = PHDAPDU.presentation(
+            DataAPDU(
+                invokeID: 0x0003,
+                message: .eventReportResult(
+                    PHDEvent(
+                        handle: 0x0002, time: 0xFFFF_FFFF, type: PHDEvent.segmentData, info: segment.confirmation))))
         XCTAssertEqual(
             Hex.encode(confirm.encoded()),
             Hex.encode(bytes("E700 001E 001C 0003 0201 0016 0002 FFFFFFFF 0D21 000C 0000 00000019 00000019 0080")))
@@ -78,7 +94,8 @@ final class PHDAPDUTests: XCTestCase {
     /// A segment-data event of two entries: the count is the low half of the uint32 at byte 28,
     /// the status byte 32 has 0x40 (last entry), the entries start at byte 36, 12 bytes each.
     func testSegmentDataEvent() throws {
-        let event = bytes("""
+        let event = bytes(
+            """
             E700 0038 0036 0001 0101 0030 0002 FFFFFFFF 0D21 0026
             0000 00000000 00000002 C000 0018
             2026031007153000 0063 0000
@@ -122,12 +139,17 @@ final class PHDAPDUTests: XCTestCase {
         let model = PHDText.systemModel(manufacturer: "Roche", model: "Guide 929")
         let spec = bytes("0002 001C 0000 0000 0004 31323334 0001 0000 000C 3932393132333435363738 00")
         XCTAssertEqual(PHDText.serialNumber(inProductionSpec: spec), "92912345678")
-        let response = PHDAPDU.presentation(DataAPDU(invokeID: 2, message: .getResult(handle: 0, attributes: [
-            PHDAttribute(id: PHDCode.attributeSystemID, value: [1, 2, 3, 4, 5, 6, 7, 8]),
-            PHDAttribute(id: PHDCode.attributeModel, value: model),
-            PHDAttribute(id: PHDCode.attributeProductionSpec, value: spec),
-            PHDAttribute(id: PHDCode.attributeTimeAbsolute, value: bytes("2026112809453012")),
-        ])))
+        let response = PHDAPDU.presentation(
+            DataAPDU(
+                invokeID: 2,
+                message: .getResult(
+                    handle: 0,
+                    attributes: [
+                        PHDAttribute(id: PHDCode.attributeSystemID, value: [1, 2, 3, 4, 5, 6, 7, 8]),
+                        PHDAttribute(id: PHDCode.attributeModel, value: model),
+                        PHDAttribute(id: PHDCode.attributeProductionSpec, value: spec),
+                        PHDAttribute(id: PHDCode.attributeTimeAbsolute, value: bytes("2026112809453012")),
+                    ])))
         var session = AccuChekSession()
         try session.absorb(try PHDAPDU.decode(response.encoded()), hostTime: nil)
         XCTAssertEqual(session.serial, "92912345678")
@@ -167,10 +189,12 @@ final class PHDAPDUTests: XCTestCase {
             failure("E700 000E 000C 0008 0103 0006 0000 0001 0004"),
             .malformedAPDU(apdu: "presentation APDU (0xE700)", offset: 16, reason: "attribute-id-list length 4 runs past the 0 bytes left"))
         XCTAssertEqual(
-            failure("E400 0001 00"), .malformedAPDU(apdu: "release request (0xE400)", offset: 4, reason: "release reason needs 2 bytes but 1 are left"))
+            failure("E400 0001 00"),
+            .malformedAPDU(apdu: "release request (0xE400)", offset: 4, reason: "release reason needs 2 bytes but 1 are left"))
         XCTAssertEqual(failure("E5"), .malformedAPDU(apdu: "APDU", offset: 0, reason: "APDU choice needs 2 bytes but 1 are left"))
         XCTAssertEqual(
-            failure("E500 0004 0000 0000"), .malformedAPDU(apdu: "release response (0xE500)", offset: 6, reason: "2 bytes more than its lengths account for"))
+            failure("E500 0004 0000 0000"),
+            .malformedAPDU(apdu: "release response (0xE500)", offset: 6, reason: "2 bytes more than its lengths account for"))
         // A segment event whose count disagrees with its entry bytes.
         let event = bytes("E700 002C 002A 0001 0101 0024 0002 FFFFFFFF 0D21 001A 0000 00000000 00000002 C000 000C 2026031007153000 0063 0000")
         var session = AccuChekSession()
@@ -181,9 +205,15 @@ final class PHDAPDUTests: XCTestCase {
 
     /// APDUs split over 64-byte packets, and two in one read, come out whole.
     func testAssemblerAcrossPackets() throws {
-        let first = PHDAPDU.presentation(DataAPDU(invokeID: 1, message: .getResult(handle: 0, attributes: [
-            PHDAttribute(id: PHDCode.attributeModel, value: [UInt8](repeating: 0x41, count: 150)),
-        ]))).encoded()
+        let first = PHDAPDU.presentation(
+            DataAPDU(
+                invokeID: 1,
+                message: .getResult(
+                    handle: 0,
+                    attributes: [
+                        PHDAttribute(id: PHDCode.attributeModel, value: [UInt8](repeating: 0x41, count: 150))
+                    ]))
+        ).encoded()
         let second = PHDAPDU.releaseResponse(reason: 0).encoded()
         let stream = first + second
         var assembler = PHDAPDUAssembler()

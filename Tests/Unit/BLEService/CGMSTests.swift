@@ -19,9 +19,11 @@ final class CGMSTests: XCTestCase {
         XCTAssertEqual(full[0].crc, .valid(0x3F8E))
 
         let short = try CGMMeasurement.records(in: hexBytes("08 00 0C 10 06 00 59 6F"), e2eCRC: nil)
-        XCTAssertEqual(short, [
-            CGMMeasurement(size: 8, flags: 0, glucose: .finite(mantissa: 12, exponent: 1), timeOffsetMinutes: 6, crc: .valid(0x6F59))
-        ])
+        XCTAssertEqual(
+            short,
+            [
+                CGMMeasurement(size: 8, flags: 0, glucose: .finite(mantissa: 12, exponent: 1), timeOffsetMinutes: 6, crc: .valid(0x6F59))
+            ])
         XCTAssertEqual(short[0].glucose.value, 120)
     }
 
@@ -41,8 +43,10 @@ final class CGMSTests: XCTestCase {
         XCTAssertEqual(unsupported.crc, .absent)
 
         XCTAssertThrowsError(try CGMFeature.decode(hexBytes("00 90 01 59 C4 5D"))) { error in
-            XCTAssertEqual(error as? BLEValueError, .crcMismatch(
-                characteristic: .cgmFeature, offset: 4, carried: 0x5DC4, computed: 0x5CC4))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .crcMismatch(
+                    characteristic: .cgmFeature, offset: 4, carried: 0x5DC4, computed: 0x5CC4))
             XCTAssertEqual(
                 (error as? BLEValueError)?.description,
                 "CGM Feature (0x2AA8) at byte 4: E2E-CRC is 0x5DC4 but the bytes before it give 0x5CC4")
@@ -81,7 +85,7 @@ final class CGMSTests: XCTestCase {
                 _ = try CGMSessionStartTime.decode(hexBytes(hex), e2eCRC: false)
                 return nil
             } catch {
-                guard case let .invalidField(_, field, _, _) = error else { return "\(error)" }
+                guard case .invalidField(_, let field, _, _) = error else { return "\(error)" }
                 return field
             }
         }
@@ -113,8 +117,10 @@ final class CGMSTests: XCTestCase {
         XCTAssertEqual(runTime.hours, 168)
         XCTAssertEqual(runTime.crc, .valid(E2ECRC.checksum([0xA8, 0x00])))
         XCTAssertThrowsError(try CGMSessionRunTime.decode(E2ECRC.appending(to: [0xA8, 0x00]), e2eCRC: false)) { error in
-            XCTAssertEqual(error as? BLEValueError, .unexpectedLength(
-                characteristic: .cgmSessionRunTime, offset: 0, expected: [2], found: 4))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .unexpectedLength(
+                    characteristic: .cgmSessionRunTime, offset: 0, expected: [2], found: 4))
         }
         XCTAssertThrowsError(try CGMSessionRunTime.decode([0xA8], e2eCRC: nil))
     }
@@ -127,9 +133,11 @@ final class CGMSTests: XCTestCase {
         let value = good1 + bad + good2
 
         XCTAssertThrowsError(try CGMMeasurement.records(in: value, e2eCRC: true)) { error in
-            XCTAssertEqual(error as? BLEValueError, .crcMismatch(
-                characteristic: .cgmMeasurement, offset: 14, carried: E2ECRC.checksum(hexBytes("08 00 77 00 3E 00")),
-                computed: E2ECRC.checksum(hexBytes("08 00 78 00 3E 00"))))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .crcMismatch(
+                    characteristic: .cgmMeasurement, offset: 14, carried: E2ECRC.checksum(hexBytes("08 00 77 00 3E 00")),
+                    computed: E2ECRC.checksum(hexBytes("08 00 78 00 3E 00"))))
         }
         let results = CGMMeasurement.recordResults(in: value, e2eCRC: true)
         XCTAssertEqual(results.count, 3)

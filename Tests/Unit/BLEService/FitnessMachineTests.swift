@@ -57,19 +57,25 @@ final class FitnessMachineTests: XCTestCase {
         XCTAssertEqual(wide.instantaneousPace, 100)
         XCTAssertEqual(wide.heartRate, 140)
         XCTAssertThrowsError(try TreadmillData.decode(hexBytes("20 00 E8 03 64 00 00"))) { error in
-            XCTAssertEqual(error as? BLEValueError, .unexpectedLength(
-                characteristic: .treadmillData, offset: 4, expected: [5, 6], found: 7))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .unexpectedLength(
+                    characteristic: .treadmillData, offset: 4, expected: [5, 6], found: 7))
         }
     }
 
     func testTreadmillReservedFlagsAndShortValues() {
         XCTAssertThrowsError(try TreadmillData.decode(hexBytes("00 20 E8 03"))) { error in
-            XCTAssertEqual(error as? BLEValueError, .reservedFlags(
-                characteristic: .treadmillData, offset: 0, flags: 0x2000, reservedMask: 0xE000))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .reservedFlags(
+                    characteristic: .treadmillData, offset: 0, flags: 0x2000, reservedMask: 0xE000))
         }
         XCTAssertThrowsError(try TreadmillData.decode(hexBytes("04 00 E8 03 D2 04"))) { error in
-            XCTAssertEqual(error as? BLEValueError, .shortPayload(
-                characteristic: .treadmillData, field: "total distance", offset: 4, needed: 3, available: 2))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .shortPayload(
+                    characteristic: .treadmillData, field: "total distance", offset: 4, needed: 3, available: 2))
         }
     }
 
@@ -92,8 +98,10 @@ final class FitnessMachineTests: XCTestCase {
         XCTAssertEqual(narrow.resistanceLevel, 5)
         XCTAssertEqual(narrow.instantaneousPowerWatts, 200)
         XCTAssertThrowsError(try IndoorBikeData.decode(hexBytes("64 00 C4 09 B4 00 C8 00"))) { error in
-            XCTAssertEqual(error as? BLEValueError, .unexpectedLength(
-                characteristic: .indoorBikeData, offset: 6, expected: [10, 9], found: 8))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .unexpectedLength(
+                    characteristic: .indoorBikeData, offset: 6, expected: [10, 9], found: 8))
         }
     }
 

@@ -47,12 +47,16 @@ final class GlucoseServiceTests: XCTestCase {
 
     func testMeasurementErrors() {
         XCTAssertThrowsError(try GlucoseMeasurement.decode(hexBytes("02 01 00 E8 07 03 0A 08 0F 00 69"))) { error in
-            XCTAssertEqual(error as? BLEValueError, .shortPayload(
-                characteristic: .glucoseMeasurement, field: "glucose concentration", offset: 10, needed: 2, available: 1))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .shortPayload(
+                    characteristic: .glucoseMeasurement, field: "glucose concentration", offset: 10, needed: 2, available: 1))
         }
         XCTAssertThrowsError(try GlucoseMeasurement.decode(hexBytes("20 01 00 E8 07 03 0A 08 0F 00"))) { error in
-            XCTAssertEqual(error as? BLEValueError, .reservedFlags(
-                characteristic: .glucoseMeasurement, offset: 0, flags: 0x20, reservedMask: 0xE0))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .reservedFlags(
+                    characteristic: .glucoseMeasurement, offset: 0, flags: 0x20, reservedMask: 0xE0))
         }
         XCTAssertThrowsError(try GlucoseMeasurement.decode(hexBytes("00 01 00 E8 07 02 1E 08 0F 00"))) { error in
             guard case .invalidField(.glucoseMeasurement, "base time", 3, _)? = error as? BLEValueError else {
@@ -84,8 +88,10 @@ final class GlucoseServiceTests: XCTestCase {
         XCTAssertNil(overrun.exercise?.duration)
         XCTAssertEqual(overrun.exercise?.intensityPercent, 100)
         XCTAssertThrowsError(try GlucoseMeasurementContext.decode(hexBytes("08 07 00 FF FF"))) { error in
-            XCTAssertEqual(error as? BLEValueError, .shortPayload(
-                characteristic: .glucoseMeasurementContext, field: "exercise intensity", offset: 5, needed: 1, available: 0))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .shortPayload(
+                    characteristic: .glucoseMeasurementContext, field: "exercise intensity", offset: 5, needed: 1, available: 0))
         }
     }
 

@@ -37,12 +37,16 @@ final class HeartRateTests: XCTestCase {
 
     func testShortValuesNameTheMissingField() {
         XCTAssertThrowsError(try HeartRateMeasurement.decode([])) { error in
-            XCTAssertEqual(error as? BLEValueError, .shortPayload(
-                characteristic: .heartRateMeasurement, field: "flags", offset: 0, needed: 1, available: 0))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .shortPayload(
+                    characteristic: .heartRateMeasurement, field: "flags", offset: 0, needed: 1, available: 0))
         }
         XCTAssertThrowsError(try HeartRateMeasurement.decode([0x01, 0x48])) { error in
-            XCTAssertEqual(error as? BLEValueError, .shortPayload(
-                characteristic: .heartRateMeasurement, field: "heart rate (u16)", offset: 1, needed: 2, available: 1))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .shortPayload(
+                    characteristic: .heartRateMeasurement, field: "heart rate (u16)", offset: 1, needed: 2, available: 1))
             XCTAssertEqual(
                 (error as? BLEValueError)?.description,
                 "Heart Rate Measurement (0x2A37) at byte 1: the value ends before its heart rate (u16) (2 bytes needed, 1 left)")
@@ -59,15 +63,19 @@ final class HeartRateTests: XCTestCase {
             }
         }
         XCTAssertThrowsError(try HeartRateMeasurement.decode(hexBytes("06 48 00"))) { error in
-            XCTAssertEqual(error as? BLEValueError, .unexpectedLength(
-                characteristic: .heartRateMeasurement, offset: 2, expected: [2], found: 3))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .unexpectedLength(
+                    characteristic: .heartRateMeasurement, offset: 2, expected: [2], found: 3))
         }
     }
 
     func testReservedFlagBitsAreRejected() {
         XCTAssertThrowsError(try HeartRateMeasurement.decode([0x20, 60])) { error in
-            XCTAssertEqual(error as? BLEValueError, .reservedFlags(
-                characteristic: .heartRateMeasurement, offset: 0, flags: 0x20, reservedMask: 0xE0))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .reservedFlags(
+                    characteristic: .heartRateMeasurement, offset: 0, flags: 0x20, reservedMask: 0xE0))
         }
     }
 

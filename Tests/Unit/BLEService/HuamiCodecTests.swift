@@ -50,26 +50,34 @@ final class HuamiCodecTests: XCTestCase {
 
     func testBadAnswersNameTheByte() {
         XCTAssertThrowsError(try HuamiFetchAnswer.decode(hexBytes("10 01 01 A0 05"))) { error in
-            XCTAssertEqual(error as? HuamiError, .shortValue(
-                characteristic: "Huami fetch control point (…0004)", field: "byte count", offset: 3, needed: 4, available: 2))
+            XCTAssertEqual(
+                error as? HuamiError,
+                .shortValue(
+                    characteristic: "Huami fetch control point (…0004)", field: "byte count", offset: 3, needed: 4, available: 2))
             XCTAssertEqual("\(error)", "Huami fetch control point (…0004) at byte 3: the value ends before its byte count (4 bytes needed, 2 left)")
         }
         // Month 13, at byte 9 (the time starts at byte 7).
         XCTAssertThrowsError(try HuamiFetchAnswer.decode(hexBytes("10 01 01 A0 05 00 00 E8 07 0D 1F 01 00 00 04"))) { error in
-            XCTAssertEqual(error as? HuamiError, .invalidField(
-                characteristic: "Huami fetch control point (…0004)", field: "month", offset: 9, reason: "is 13, not 1–12"))
+            XCTAssertEqual(
+                error as? HuamiError,
+                .invalidField(
+                    characteristic: "Huami fetch control point (…0004)", field: "month", offset: 9, reason: "is 13, not 1–12"))
         }
         // February 30th.
         XCTAssertThrowsError(try HuamiFetchAnswer.decode(hexBytes("10 01 01 00 00 00 00 E8 07 02 1E 01 00 00 04"))) { error in
-            XCTAssertEqual(error as? HuamiError, .invalidField(
-                characteristic: "Huami fetch control point (…0004)", field: "day", offset: 10, reason: "is 30, not 1–29"))
+            XCTAssertEqual(
+                error as? HuamiError,
+                .invalidField(
+                    characteristic: "Huami fetch control point (…0004)", field: "day", offset: 10, reason: "is 30, not 1–29"))
         }
         XCTAssertThrowsError(try HuamiFetchAnswer.decode(hexBytes("01 01 01"))) { error in
             XCTAssertEqual(error as? HuamiError, .notAnAnswer(characteristic: "Huami fetch control point (…0004)", found: 1))
         }
         XCTAssertThrowsError(try HuamiFetchAnswer.decode(hexBytes("10 02 01 00"))) { error in
-            XCTAssertEqual(error as? HuamiError, .unexpectedLength(
-                characteristic: "Huami fetch control point (…0004)", what: "an end of fetch", expected: [3, 7], found: 4))
+            XCTAssertEqual(
+                error as? HuamiError,
+                .unexpectedLength(
+                    characteristic: "Huami fetch control point (…0004)", what: "an end of fetch", expected: [3, 7], found: 4))
         }
         // A start answer with a 16th byte other than 0.
         XCTAssertThrowsError(try HuamiFetchAnswer.decode(hexBytes("10 01 01 A0 05 00 00 E8 07 03 1F 01 00 00 04 07")))
@@ -109,20 +117,24 @@ final class HuamiCodecTests: XCTestCase {
         // kind 1, intensity 20, 5 steps, 72 bpm; kind 0x50, nothing, heart rate 255 (none).
         let (samples, problem) = HuamiActivitySample.samples(in: hexBytes("01 14 05 48 50 00 00 FF"), form: .short)
         XCTAssertNil(problem)
-        XCTAssertEqual(samples, [
-            HuamiActivitySample(kind: 1, intensity: 20, steps: 5, heartRate: 72),
-            HuamiActivitySample(kind: 0x50, intensity: 0, steps: 0, heartRate: 255),
-        ])
+        XCTAssertEqual(
+            samples,
+            [
+                HuamiActivitySample(kind: 1, intensity: 20, steps: 5, heartRate: 72),
+                HuamiActivitySample(kind: 0x50, intensity: 0, steps: 0, heartRate: 255),
+            ])
         XCTAssertEqual(samples.map(\.beatsPerMinute), [72, nil])
         XCTAssertNil(HuamiActivitySample(kind: 1, intensity: 0, steps: 0, heartRate: 0).beatsPerMinute)
     }
 
     func testExtendedSamplesAndALeftOver() {
         let (samples, problem) = HuamiActivitySample.samples(in: hexBytes("07 3C 78 8C 00 00 00 00 70 02 00 3A 01 02 03 04 07 3C"), form: .extended)
-        XCTAssertEqual(samples, [
-            HuamiActivitySample(kind: 7, intensity: 60, steps: 120, heartRate: 140, extra: [0, 0, 0, 0]),
-            HuamiActivitySample(kind: 0x70, intensity: 2, steps: 0, heartRate: 58, extra: [1, 2, 3, 4]),
-        ])
+        XCTAssertEqual(
+            samples,
+            [
+                HuamiActivitySample(kind: 7, intensity: 60, steps: 120, heartRate: 140, extra: [0, 0, 0, 0]),
+                HuamiActivitySample(kind: 0x70, intensity: 2, steps: 0, heartRate: 58, extra: [1, 2, 3, 4]),
+            ])
         XCTAssertEqual(problem, .partialSample(offset: 16, bytes: 2, sampleSize: 8))
         XCTAssertEqual(samples[1].bytes, hexBytes("70 02 00 3A 01 02 03 04"))
     }
@@ -142,9 +154,11 @@ final class HuamiCodecTests: XCTestCase {
     /// FIPS-197 Appendix C.1 (AES-128) and Appendix B.
     func testAESAgainstFIPS197() {
         let c1 = AES128(key: hexBytes("00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"))
-        XCTAssertEqual(c1.encrypt(hexBytes("00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee ff")), hexBytes("69 c4 e0 d8 6a 7b 04 30 d8 cd b7 80 70 b4 c5 5a"))
+        XCTAssertEqual(
+            c1.encrypt(hexBytes("00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee ff")), hexBytes("69 c4 e0 d8 6a 7b 04 30 d8 cd b7 80 70 b4 c5 5a"))
         let b = AES128(key: hexBytes("2b 7e 15 16 28 ae d2 a6 ab f7 15 88 09 cf 4f 3c"))
-        XCTAssertEqual(b.encrypt(hexBytes("32 43 f6 a8 88 5a 30 8d 31 31 98 a2 e0 37 07 34")), hexBytes("39 25 84 1d 02 dc 09 fb dc 11 85 97 19 6a 0b 32"))
+        XCTAssertEqual(
+            b.encrypt(hexBytes("32 43 f6 a8 88 5a 30 8d 31 31 98 a2 e0 37 07 34")), hexBytes("39 25 84 1d 02 dc 09 fb dc 11 85 97 19 6a 0b 32"))
     }
 
     func testAuthMessages() throws {
@@ -157,8 +171,10 @@ final class HuamiCodecTests: XCTestCase {
         XCTAssertEqual(try HuamiAuthMessage.decodeAnswer(hexBytes("10 03 04")), .verdict(status: 4))
         XCTAssertEqual(try HuamiAuthMessage.decodeAnswer(hexBytes("10 02 04")), .randomRefused(status: 4))
         XCTAssertThrowsError(try HuamiAuthMessage.decodeAnswer(hexBytes("10 02 01 00 01"))) { error in
-            XCTAssertEqual(error as? HuamiError, .shortValue(
-                characteristic: "Huami authentication (…0009)", field: "random number", offset: 3, needed: 16, available: 2))
+            XCTAssertEqual(
+                error as? HuamiError,
+                .shortValue(
+                    characteristic: "Huami authentication (…0009)", field: "random number", offset: 3, needed: 16, available: 2))
         }
         let encrypted = AES128(key: Array("0123456789@ABCDE".utf8)).encrypt(random)
         XCTAssertEqual(HuamiAuthMessage.encryptedRandom(encrypted).bytes, [0x03, 0x00] + encrypted)
@@ -187,12 +203,14 @@ final class HuamiCodecTests: XCTestCase {
 
     func testMissingKeySaysWhereItLookedAndHowToGetOne() {
         let address = BluetoothAddress("00:11:22:33:44:55")!
-        XCTAssertThrowsError(try HuamiAuthKeys.key(
-            for: address, band: "Mi Band 3 (00:11:22:33:44:55)", environment: ["GLUCOBRIDGE_HUAMI_KEYS": "/nonexistent/huami.keys"])
+        XCTAssertThrowsError(
+            try HuamiAuthKeys.key(
+                for: address, band: "Mi Band 3 (00:11:22:33:44:55)", environment: ["GLUCOBRIDGE_HUAMI_KEYS": "/nonexistent/huami.keys"])
         ) { error in
             XCTAssertEqual(error as? HuamiError, .authKeyMissing(band: "Mi Band 3 (00:11:22:33:44:55)", searched: ["/nonexistent/huami.keys"]))
-            XCTAssertTrue("\(error)".hasPrefix(
-                "no auth key for the Huami band Mi Band 3 (00:11:22:33:44:55), found in none of: /nonexistent/huami.keys; nothing was read: "))
+            XCTAssertTrue(
+                "\(error)".hasPrefix(
+                    "no auth key for the Huami band Mi Band 3 (00:11:22:33:44:55), found in none of: /nonexistent/huami.keys; nothing was read: "))
             XCTAssertTrue("\(error)".contains("pip install huami-token"))
         }
     }

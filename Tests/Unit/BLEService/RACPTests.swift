@@ -28,18 +28,22 @@ final class RACPTests: XCTestCase {
 
     func testEveryResponseCodeHasItsName() {
         let names = (1...9).map { RACPResponseCode(rawValue: UInt8($0)).description }
-        XCTAssertEqual(names, [
-            "success", "op code not supported", "invalid operator", "operator not supported", "invalid operand",
-            "no records found", "abort unsuccessful", "procedure not completed", "operand not supported",
-        ])
+        XCTAssertEqual(
+            names,
+            [
+                "success", "op code not supported", "invalid operator", "operator not supported", "invalid operand",
+                "no records found", "abort unsuccessful", "procedure not completed", "operand not supported",
+            ])
         XCTAssertEqual(RACPResponseCode(rawValue: 0x0A), .reserved(0x0A))
         XCTAssertEqual((0...255).map { RACPResponseCode(rawValue: UInt8($0)).rawValue }, (0...255).map { UInt8($0) })
     }
 
     func testMalformedResponses() {
         XCTAssertThrowsError(try RACPResponse.decode(hexBytes("05 00 02"))) { error in
-            XCTAssertEqual(error as? BLEValueError, .shortPayload(
-                characteristic: .recordAccessControlPoint, field: "number of records", offset: 2, needed: 2, available: 1))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .shortPayload(
+                    characteristic: .recordAccessControlPoint, field: "number of records", offset: 2, needed: 2, available: 1))
         }
         XCTAssertThrowsError(try RACPResponse.decode(hexBytes("06 01 01 01"))) { error in
             guard case .invalidField(.recordAccessControlPoint, "operator", 1, _)? = error as? BLEValueError else {

@@ -23,8 +23,10 @@ final class SportSensorTests: XCTestCase {
         XCTAssertNil(measurement.totalDistanceDecimetres)
         XCTAssertFalse(measurement.isRunning)
         XCTAssertThrowsError(try RSCMeasurement.decode(hexBytes("02 60 01 6E 01 02 03"))) { error in
-            XCTAssertEqual(error as? BLEValueError, .shortPayload(
-                characteristic: .rscMeasurement, field: "total distance", offset: 4, needed: 4, available: 3))
+            XCTAssertEqual(
+                error as? BLEValueError,
+                .shortPayload(
+                    characteristic: .rscMeasurement, field: "total distance", offset: 4, needed: 4, available: 3))
         }
         XCTAssertThrowsError(try RSCMeasurement.decode(hexBytes("08 60 01 6E")))
     }
@@ -76,7 +78,8 @@ final class SportSensorTests: XCTestCase {
         XCTAssertEqual(calculator.wheelCircumferenceMetres, 2.096)
         let first = calculator.add(CSCMeasurement(wheel: nil, crank: .init(cumulative: 10, lastEventTime: 0)))
         XCTAssertEqual(first, CSCRates(speedMetresPerSecond: nil, distanceMetres: nil, cadenceRPM: nil))
-        XCTAssertEqual(calculator.add(CSCMeasurement(wheel: nil, crank: .init(cumulative: 11, lastEventTime: 683))).cadenceRPM!, 89.956, accuracy: 0.001)
+        XCTAssertEqual(
+            calculator.add(CSCMeasurement(wheel: nil, crank: .init(cumulative: 11, lastEventTime: 683))).cadenceRPM!, 89.956, accuracy: 0.001)
         XCTAssertEqual(calculator.add(CSCMeasurement(wheel: nil, crank: .init(cumulative: 13, lastEventTime: 1707))).cadenceRPM, 120)
     }
 }

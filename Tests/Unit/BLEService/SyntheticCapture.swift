@@ -29,9 +29,10 @@ struct SyntheticCapture {
         guard capture.attConnections.count == 1, let link = capture.attConnections.first else {
             throw CaptureScanError("\(relativePath) holds \(capture.attConnections.count) connections carrying ATT, not one")
         }
-        return SyntheticCapture(pdus: link.att.map {
-            PDU(received: $0.direction == .received, unixMicros: $0.timestamp.unixMicroseconds, bytes: $0.bytes)
-        })
+        return SyntheticCapture(
+            pdus: link.att.map {
+                PDU(received: $0.direction == .received, unixMicros: $0.timestamp.unixMicroseconds, bytes: $0.bytes)
+            })
     }
 
     /// Values of notifications (0x1B) or indications (0x1D) received on `handle`, with their times.

@@ -92,15 +92,17 @@ final class SyntheticSessionTests: XCTestCase {
     func testHeartRateMeasurements() throws {
         for path in [SyntheticCapture.android, SyntheticCapture.btmon] {
             let session = try decodeSession(path)
-            XCTAssertEqual(session.heartRates, [
-                HeartRateRow(time: "2024-01-15T08:00:00.449Z", bpm: 72, isUInt16: false, contactBits: 3, energy: nil, rr: [1024]),
-                HeartRateRow(time: "2024-01-15T08:00:01.449Z", bpm: 75, isUInt16: false, contactBits: 3, energy: nil, rr: [820, 790]),
-                HeartRateRow(time: "2024-01-15T08:00:02.449Z", bpm: 90, isUInt16: false, contactBits: 3, energy: 16, rr: [683]),
-                HeartRateRow(time: "2024-01-15T08:00:03.449Z", bpm: 180, isUInt16: true, contactBits: 3, energy: nil, rr: []),
-                HeartRateRow(time: "2024-01-15T08:00:04.449Z", bpm: 0, isUInt16: false, contactBits: 2, energy: nil, rr: []),
-                HeartRateRow(time: "2024-01-15T08:00:05.449Z", bpm: 101, isUInt16: false, contactBits: 3, energy: nil, rr: []),
-                HeartRateRow(time: "2024-01-15T08:00:06.449Z", bpm: 88, isUInt16: false, contactBits: 0, energy: nil, rr: []),
-            ], path)
+            XCTAssertEqual(
+                session.heartRates,
+                [
+                    HeartRateRow(time: "2024-01-15T08:00:00.449Z", bpm: 72, isUInt16: false, contactBits: 3, energy: nil, rr: [1024]),
+                    HeartRateRow(time: "2024-01-15T08:00:01.449Z", bpm: 75, isUInt16: false, contactBits: 3, energy: nil, rr: [820, 790]),
+                    HeartRateRow(time: "2024-01-15T08:00:02.449Z", bpm: 90, isUInt16: false, contactBits: 3, energy: 16, rr: [683]),
+                    HeartRateRow(time: "2024-01-15T08:00:03.449Z", bpm: 180, isUInt16: true, contactBits: 3, energy: nil, rr: []),
+                    HeartRateRow(time: "2024-01-15T08:00:04.449Z", bpm: 0, isUInt16: false, contactBits: 2, energy: nil, rr: []),
+                    HeartRateRow(time: "2024-01-15T08:00:05.449Z", bpm: 101, isUInt16: false, contactBits: 3, energy: nil, rr: []),
+                    HeartRateRow(time: "2024-01-15T08:00:06.449Z", bpm: 88, isUInt16: false, contactBits: 0, energy: nil, rr: []),
+                ], path)
         }
     }
 
@@ -151,21 +153,25 @@ final class SyntheticSessionTests: XCTestCase {
         }
         for path in [SyntheticCapture.android, SyntheticCapture.btmon] {
             let session = try decodeSession(path)
-            XCTAssertEqual(session.cgmNotifications.map(\.time), [
-                "2024-01-15T08:00:06.749Z", "2024-01-15T08:00:07.749Z", "2024-01-15T08:00:08.749Z",
-                "2024-01-15T08:00:09.285Z", "2024-01-15T08:00:09.290Z",
-            ], path)
-            XCTAssertEqual(session.cgmNotifications.map(\.records), [
-                [row(12, 0x03, .finite(mantissa: 120, exponent: 0), 60, trend: -1.5, quality: 95, at: "2024-01-15T07:00:00.000Z")],
+            XCTAssertEqual(
+                session.cgmNotifications.map(\.time),
                 [
-                    row(8, 0x00, .finite(mantissa: 121, exponent: 0), 61, at: "2024-01-15T07:01:00.000Z"),
-                    row(8, 0x00, .finite(mantissa: 119, exponent: 0), 62, at: "2024-01-15T07:02:00.000Z"),
-                    row(12, 0x03, .finite(mantissa: 118, exponent: 0), 63, trend: -2, quality: 90, at: "2024-01-15T07:03:00.000Z"),
-                ],
-                [row(9, 0x20, .notANumber, 64, octets: [CGMAnnunciationOctet(flagBit: 5, raw: 0x02)], at: "2024-01-15T07:04:00.000Z")],
-                [row(8, 0x00, .finite(mantissa: 110, exponent: 0), 10, at: "2024-01-15T06:10:00.000Z")],
-                [row(8, 0x00, .finite(mantissa: 1120, exponent: -1), 15, at: "2024-01-15T06:15:00.000Z")],
-            ], path)
+                    "2024-01-15T08:00:06.749Z", "2024-01-15T08:00:07.749Z", "2024-01-15T08:00:08.749Z",
+                    "2024-01-15T08:00:09.285Z", "2024-01-15T08:00:09.290Z",
+                ], path)
+            XCTAssertEqual(
+                session.cgmNotifications.map(\.records),
+                [
+                    [row(12, 0x03, .finite(mantissa: 120, exponent: 0), 60, trend: -1.5, quality: 95, at: "2024-01-15T07:00:00.000Z")],
+                    [
+                        row(8, 0x00, .finite(mantissa: 121, exponent: 0), 61, at: "2024-01-15T07:01:00.000Z"),
+                        row(8, 0x00, .finite(mantissa: 119, exponent: 0), 62, at: "2024-01-15T07:02:00.000Z"),
+                        row(12, 0x03, .finite(mantissa: 118, exponent: 0), 63, trend: -2, quality: 90, at: "2024-01-15T07:03:00.000Z"),
+                    ],
+                    [row(9, 0x20, .notANumber, 64, octets: [CGMAnnunciationOctet(flagBit: 5, raw: 0x02)], at: "2024-01-15T07:04:00.000Z")],
+                    [row(8, 0x00, .finite(mantissa: 110, exponent: 0), 10, at: "2024-01-15T06:10:00.000Z")],
+                    [row(8, 0x00, .finite(mantissa: 1120, exponent: -1), 15, at: "2024-01-15T06:15:00.000Z")],
+                ], path)
             let glucose = session.cgmNotifications.flatMap(\.records).map(\.glucose.value)
             XCTAssertEqual(glucose, [120, 121, 119, 118, nil, 110, 112.0], path)
         }
@@ -183,14 +189,18 @@ final class SyntheticSessionTests: XCTestCase {
     func testRACPRequestsAndResponses() throws {
         for path in [SyntheticCapture.android, SyntheticCapture.btmon] {
             let session = try decodeSession(path)
-            XCTAssertEqual(session.racpWrites, [
-                RACPRequest.reportNumberOfStoredRecords(.all).bytes, RACPRequest.reportStoredRecords(.all).bytes,
-            ], path)
+            XCTAssertEqual(
+                session.racpWrites,
+                [
+                    RACPRequest.reportNumberOfStoredRecords(.all).bytes, RACPRequest.reportStoredRecords(.all).bytes,
+                ], path)
             XCTAssertEqual(session.racpIndications.map(\.time), ["2024-01-15T08:00:09.261Z", "2024-01-15T08:00:09.295Z"], path)
-            XCTAssertEqual(session.racpIndications.map(\.response), [
-                .numberOfStoredRecords(2),
-                .responseCode(requestOpCode: RACPOpCode.reportStoredRecords.rawValue, code: .success),
-            ], path)
+            XCTAssertEqual(
+                session.racpIndications.map(\.response),
+                [
+                    .numberOfStoredRecords(2),
+                    .responseCode(requestOpCode: RACPOpCode.reportStoredRecords.rawValue, code: .success),
+                ], path)
             // The stored records arrive between the "report all" write and its response: as many as counted.
             let stored = session.cgmNotifications.filter { $0.time > "2024-01-15T08:00:09.273Z" && $0.time < "2024-01-15T08:00:09.295Z" }
             XCTAssertEqual(stored.flatMap(\.records).count, 2, path)

@@ -13,16 +13,22 @@ final class ATTPDUTests: XCTestCase {
             ("024100", .exchangeMTURequest(clientMTU: 65)),
             ("034100", .exchangeMTUResponse(serverMTU: 65)),
             ("100100ffff0028", .readByGroupTypeRequest(start: 1, end: 0xFFFF, type: .primaryService)),
-            ("1106100017000d1820002a001f18", .readByGroupTypeResponse([
-                ATTGroupValue(start: 0x10, end: 0x17, value: [0x0D, 0x18]), ATTGroupValue(start: 0x20, end: 0x2A, value: [0x1F, 0x18]),
-            ])),
+            (
+                "1106100017000d1820002a001f18",
+                .readByGroupTypeResponse([
+                    ATTGroupValue(start: 0x10, end: 0x17, value: [0x0D, 0x18]), ATTGroupValue(start: 0x20, end: 0x2A, value: [0x1F, 0x18]),
+                ])
+            ),
             ("01102b000a", .errorResponse(request: 0x10, handle: 0x2B, error: .attributeNotFound)),
             ("08100017000328", .readByTypeRequest(start: 0x10, end: 0x17, type: .characteristicDeclaration)),
-            ("09071100101200372a1400021500382a1600081700392a", .readByTypeResponse([
-                ATTHandleValue(handle: 0x11, value: [0x10, 0x12, 0x00, 0x37, 0x2A]),
-                ATTHandleValue(handle: 0x14, value: [0x02, 0x15, 0x00, 0x38, 0x2A]),
-                ATTHandleValue(handle: 0x16, value: [0x08, 0x17, 0x00, 0x39, 0x2A]),
-            ])),
+            (
+                "09071100101200372a1400021500382a1600081700392a",
+                .readByTypeResponse([
+                    ATTHandleValue(handle: 0x11, value: [0x10, 0x12, 0x00, 0x37, 0x2A]),
+                    ATTHandleValue(handle: 0x14, value: [0x02, 0x15, 0x00, 0x38, 0x2A]),
+                    ATTHandleValue(handle: 0x16, value: [0x08, 0x17, 0x00, 0x39, 0x2A]),
+                ])
+            ),
             ("0413001300", .findInformationRequest(start: 0x13, end: 0x13)),
             ("050113000229", .findInformationResponse([ATTHandleUUID(handle: 0x13, uuid: .clientCharacteristicConfiguration)])),
             ("0a1500", .readRequest(handle: 0x15)),
@@ -104,14 +110,16 @@ final class ATTPDUTests: XCTestCase {
             let pdu = try ATTPDU(bytes: captured.bytes)
             let opcode = try XCTUnwrap(ATTOpcode(rawValue: pdu.opcode))
             if captured.direction == .sent { sent[opcode, default: 0] += 1 } else { received[opcode, default: 0] += 1 }
-            if case let .writeRequest(handle, value) = pdu { writes[handle, default: []].append(value) }
-            if case let .handleValueNotification(handle, _) = pdu { notifications[handle, default: 0] += 1 }
+            if case .writeRequest(let handle, let value) = pdu { writes[handle, default: []].append(value) }
+            if case .handleValueNotification(let handle, _) = pdu { notifications[handle, default: 0] += 1 }
         }
         XCTAssertEqual(sent, [.readByGroupTypeRequest: 3, .readByTypeRequest: 19, .findInformationRequest: 23, .writeRequest: 261])
-        XCTAssertEqual(received, [
-            .readByGroupTypeResponse: 2, .readByTypeResponse: 9, .findInformationResponse: 23, .errorResponse: 11,
-            .writeResponse: 261, .handleValueNotification: 1047,
-        ])
+        XCTAssertEqual(
+            received,
+            [
+                .readByGroupTypeResponse: 2, .readByTypeResponse: 9, .findInformationResponse: 23, .errorResponse: 11,
+                .writeResponse: 261, .handleValueNotification: 1047,
+            ])
         XCTAssertEqual(writes[0x0015], [[0x01, 0x00]])
         XCTAssertEqual(writes[0x0011]?.count, 260)
         XCTAssertEqual(notifications, [0x0014: 786, 0x0012: 261])

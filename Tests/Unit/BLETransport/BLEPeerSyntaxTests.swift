@@ -42,6 +42,7 @@ final class BLEPeerSyntaxTests: XCTestCase {
         XCTAssertEqual(
             error("C0:11:22:33:44:55,static")?.description, #""C0:11:22:33:44:55,static": the address type is public or random, not "static""#)
         XCTAssertEqual(error("C0:11:22")?.description, #""C0:11:22": "C0:11:22" is not a Bluetooth address (six hex pairs: C0:11:22:33:44:55)"#)
-        XCTAssertEqual(error("")?.description, "no Bluetooth device given: write ADDRESS or ADDRESS,public or ADDRESS,random, e.g. C0:11:22:33:44:55,random")
+        XCTAssertEqual(
+            error("")?.description, "no Bluetooth device given: write ADDRESS or ADDRESS,public or ADDRESS,random, e.g. C0:11:22:33:44:55,random")
     }
 }

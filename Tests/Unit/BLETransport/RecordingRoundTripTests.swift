@@ -39,7 +39,9 @@ final class RecordingRoundTripTests: XCTestCase {
         // Replaying the recording gives the driver the same session.
         let replayed = try SyntheticReplayTests.runSession(ATTClient(bearer: ReplayATTBearer(contentsOf: url)))
         XCTAssertEqual(replayed.dropLast(), original.dropLast())
-        XCTAssertEqual(replayed.last, "end: the Bluetooth connection ended: the device disconnected (remote user terminated connection, recorded.btsnoop record 58)")
+        XCTAssertEqual(
+            replayed.last,
+            "end: the Bluetooth connection ended: the device disconnected (remote user terminated connection, recorded.btsnoop record 58)")
         XCTAssertEqual(replayed.count, 22)
     }
 

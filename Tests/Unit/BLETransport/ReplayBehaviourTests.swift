@@ -39,8 +39,10 @@ final class ReplayBehaviourTests: XCTestCase {
                     + "device first (bluetoothctl pair ADDRESS) so the link can be encrypted")
         }
         XCTAssertThrowsError(try client.discoverAll(), "discoverAll stops at the same error") { error in
-            XCTAssertEqual(error as? BLEError, .requestNotInCapture(
-                file: "script.btsnoop", pdu: hexBytes("100100ffff0028"), afterRecord: 10))
+            XCTAssertEqual(
+                error as? BLEError,
+                .requestNotInCapture(
+                    file: "script.btsnoop", pdu: hexBytes("100100ffff0028"), afterRecord: 10))
         }
     }
 
@@ -88,8 +90,10 @@ final class ReplayBehaviourTests: XCTestCase {
     func testProtocolViolationsFromTheDevice() throws {
         let stray = try CaptureScript(lines: ["< 0b01"]).write()
         XCTAssertThrowsError(try ATTClient(bearer: ReplayATTBearer(contentsOf: stray)).nextNotification(timeout: .seconds(1))) { error in
-            XCTAssertEqual(error as? BLEError, .disconnected(
-                "the device disconnected (remote user terminated connection, script.btsnoop record 3)"),
+            XCTAssertEqual(
+                error as? BLEError,
+                .disconnected(
+                    "the device disconnected (remote user terminated connection, script.btsnoop record 3)"),
                 "an unpaired response is not served")
         }
         let broken = try CaptureScript(lines: ["> 0a1500", "< 1b12"]).write()
@@ -119,13 +123,17 @@ final class ReplayBehaviourTests: XCTestCase {
         let client = ATTClient(bearer: bearer)
         let database = try client.discoverAll()
 
-        XCTAssertEqual(database.services.map { "\($0.uuid) \(handleText($0.startHandle))–\(handleText($0.endHandle))" }, [
-            "0x1801 0x0001–0x0001", "0x1800 0x0002–0x0008", "0xFFF0 0x0009–0x0019", "0x1826 0x001A–0x0050", "0xFEE7 0x0051–0x005C",
-        ])
+        XCTAssertEqual(
+            database.services.map { "\($0.uuid) \(handleText($0.startHandle))–\(handleText($0.endHandle))" },
+            [
+                "0x1801 0x0001–0x0001", "0x1800 0x0002–0x0008", "0xFFF0 0x0009–0x0019", "0x1826 0x001A–0x0050", "0xFEE7 0x0051–0x005C",
+            ])
         let vendor = try XCTUnwrap(database.service(BluetoothUUID(0xFFF0)))
-        XCTAssertEqual(vendor.characteristics.map { "\($0.uuid) \(handleText($0.valueHandle)) \(hexByte($0.properties.rawValue))" }, [
-            "0xFFF1 0x000B 0A", "0xFFF2 0x000E 02", "0xFFF3 0x0011 08", "0xFFF4 0x0014 10", "0xFFF5 0x0018 02",
-        ])
+        XCTAssertEqual(
+            vendor.characteristics.map { "\($0.uuid) \(handleText($0.valueHandle)) \(hexByte($0.properties.rawValue))" },
+            [
+                "0xFFF1 0x000B 0A", "0xFFF2 0x000E 02", "0xFFF3 0x0011 08", "0xFFF4 0x0014 10", "0xFFF5 0x0018 02",
+            ])
         let fff4 = try XCTUnwrap(vendor.characteristic(BluetoothUUID(0xFFF4)))
         XCTAssertEqual(fff4.cccd?.handle, 0x0015)
         // The device quirk: the attribute after FFF1's value reports UUID 0xFFF1 again.
@@ -137,7 +145,7 @@ final class ReplayBehaviourTests: XCTestCase {
         try client.subscribe(fff4)
         let link = try XCTUnwrap(LECapture.read(contentsOf: Self.treadmill).connections.first)
         let appWrites = try link.att.compactMap { captured -> [UInt8]? in
-            guard case let .writeRequest(0x0011, value) = try ATTPDU(bytes: captured.bytes) else { return nil }
+            guard case .writeRequest(0x0011, let value) = try ATTPDU(bytes: captured.bytes) else { return nil }
             return value
         }
         XCTAssertEqual(appWrites.count, 260)

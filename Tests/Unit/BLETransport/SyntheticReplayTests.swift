@@ -29,13 +29,15 @@ final class SyntheticReplayTests: XCTestCase {
             XCTAssertEqual(database.services.map(\.uuid), [BluetoothUUID(0x180D), BluetoothUUID(0x181F)])
             let hrs = try XCTUnwrap(database.service(BluetoothUUID(0x180D)))
             XCTAssertEqual([hrs.startHandle, hrs.endHandle], [0x0010, 0x0017])
-            XCTAssertEqual(hrs.characteristics, [
-                GATTCharacteristic(
-                    uuid: BluetoothUUID(0x2A37), declarationHandle: 0x11, valueHandle: 0x12, properties: .notify, endHandle: 0x13,
-                    descriptors: [GATTDescriptor(uuid: .clientCharacteristicConfiguration, handle: 0x13)]),
-                GATTCharacteristic(uuid: BluetoothUUID(0x2A38), declarationHandle: 0x14, valueHandle: 0x15, properties: .read, endHandle: 0x15),
-                GATTCharacteristic(uuid: BluetoothUUID(0x2A39), declarationHandle: 0x16, valueHandle: 0x17, properties: .write, endHandle: 0x17),
-            ])
+            XCTAssertEqual(
+                hrs.characteristics,
+                [
+                    GATTCharacteristic(
+                        uuid: BluetoothUUID(0x2A37), declarationHandle: 0x11, valueHandle: 0x12, properties: .notify, endHandle: 0x13,
+                        descriptors: [GATTDescriptor(uuid: .clientCharacteristicConfiguration, handle: 0x13)]),
+                    GATTCharacteristic(uuid: BluetoothUUID(0x2A38), declarationHandle: 0x14, valueHandle: 0x15, properties: .read, endHandle: 0x15),
+                    GATTCharacteristic(uuid: BluetoothUUID(0x2A39), declarationHandle: 0x16, valueHandle: 0x17, properties: .write, endHandle: 0x17),
+                ])
             let cgms = try XCTUnwrap(database.service(BluetoothUUID(0x181F)))
             XCTAssertEqual([cgms.startHandle, cgms.endHandle], [0x0020, 0x002A])
             XCTAssertEqual(cgms.characteristics.map(\.uuid), [0x2AA7, 0x2AA8, 0x2AAA, 0x2A52].map(BluetoothUUID.init))
@@ -61,30 +63,32 @@ final class SyntheticReplayTests: XCTestCase {
             logs[1].last,
             "end: the Bluetooth connection ended: the device disconnected (remote user terminated connection, "
                 + "synthetic-hrs-cgms-btmon-monitor.btsnoop record 92)")
-        XCTAssertEqual(logs[0], [
-            "read 0x0015 = 01 at 08:00:00.315000",
-            "read 0x0025 = 00 90 01 59 C4 5C at 08:00:00.327000",
-            "read 0x0027 = E8 07 01 0F 07 00 00 04 00 B1 8D at 08:00:00.339000",
-            "read 0x0029 failed: the device refused the Read Request on handle 0x0029: Read Not Permitted (0x02)",
-            "notification 0x0012 = 16 48 00 04 at 08:00:00.449000",
-            "notification 0x0012 = 16 4B 34 03 16 03 at 08:00:01.449000",
-            "notification 0x0012 = 1E 5A 10 00 AB 02 at 08:00:02.449000",
-            "notification 0x0012 = 07 B4 00 at 08:00:03.449000",
-            "notification 0x0012 = 04 00 at 08:00:04.449000",
-            "notification 0x0012 = 06 65 at 08:00:05.449000",
-            "notification 0x0012 = 00 58 at 08:00:06.449000",
-            "notification 0x0022 = 0C 03 78 00 3C 00 F1 FF 5F 00 88 3D at 08:00:06.749000",
-            "notification 0x0022 = 08 00 79 00 3D 00 D4 8C 08 00 77 00 3E 00 FE 08 0C 03 76 00 3F 00 FE 0F 5A 00 8D 41 at 08:00:07.749000",
-            "notification 0x0022 = 09 20 FF 07 40 00 02 C9 30 at 08:00:08.749000",
-            "quiet",
-            "racp 04 01 written",
-            "indication 0x0029 = 05 00 02 00 at 08:00:09.261000",
-            "racp 01 01 written",
-            "notification 0x0022 = 08 00 6E 00 0A 00 FE E3 at 08:00:09.285000",
-            "notification 0x0022 = 08 00 60 F4 0F 00 51 DC at 08:00:09.290000",
-            "indication 0x0029 = 06 00 01 01 at 08:00:09.295000",
-            "end: the Bluetooth connection ended: the device disconnected (remote user terminated connection, NAME record 91)",
-        ].map { $0.replacingOccurrences(of: "NAME record 91", with: "\(Self.files[0].lastPathComponent) record 91") })
+        XCTAssertEqual(
+            logs[0],
+            [
+                "read 0x0015 = 01 at 08:00:00.315000",
+                "read 0x0025 = 00 90 01 59 C4 5C at 08:00:00.327000",
+                "read 0x0027 = E8 07 01 0F 07 00 00 04 00 B1 8D at 08:00:00.339000",
+                "read 0x0029 failed: the device refused the Read Request on handle 0x0029: Read Not Permitted (0x02)",
+                "notification 0x0012 = 16 48 00 04 at 08:00:00.449000",
+                "notification 0x0012 = 16 4B 34 03 16 03 at 08:00:01.449000",
+                "notification 0x0012 = 1E 5A 10 00 AB 02 at 08:00:02.449000",
+                "notification 0x0012 = 07 B4 00 at 08:00:03.449000",
+                "notification 0x0012 = 04 00 at 08:00:04.449000",
+                "notification 0x0012 = 06 65 at 08:00:05.449000",
+                "notification 0x0012 = 00 58 at 08:00:06.449000",
+                "notification 0x0022 = 0C 03 78 00 3C 00 F1 FF 5F 00 88 3D at 08:00:06.749000",
+                "notification 0x0022 = 08 00 79 00 3D 00 D4 8C 08 00 77 00 3E 00 FE 08 0C 03 76 00 3F 00 FE 0F 5A 00 8D 41 at 08:00:07.749000",
+                "notification 0x0022 = 09 20 FF 07 40 00 02 C9 30 at 08:00:08.749000",
+                "quiet",
+                "racp 04 01 written",
+                "indication 0x0029 = 05 00 02 00 at 08:00:09.261000",
+                "racp 01 01 written",
+                "notification 0x0022 = 08 00 6E 00 0A 00 FE E3 at 08:00:09.285000",
+                "notification 0x0022 = 08 00 60 F4 0F 00 51 DC at 08:00:09.290000",
+                "indication 0x0029 = 06 00 01 01 at 08:00:09.295000",
+                "end: the Bluetooth connection ended: the device disconnected (remote user terminated connection, NAME record 91)",
+            ].map { $0.replacingOccurrences(of: "NAME record 91", with: "\(Self.files[0].lastPathComponent) record 91") })
     }
 
     /// The error responses of discovery are on the wire where EXPECTED.md says, and end each
@@ -92,15 +96,17 @@ final class SyntheticReplayTests: XCTestCase {
     func testDiscoveryErrorsOnTheWire() throws {
         let link = try XCTUnwrap(LECapture.read(contentsOf: Self.files[0]).connections.first)
         let errors = try link.att.compactMap { captured -> String? in
-            guard case let .errorResponse(request, handle, code) = try ATTPDU(bytes: captured.bytes) else { return nil }
+            guard case .errorResponse(let request, let handle, let code) = try ATTPDU(bytes: captured.bytes) else { return nil }
             return "\(ATTOpcode.name(request)) \(handleText(handle)) \(code)"
         }
-        XCTAssertEqual(errors, [
-            "Read By Group Type Request 0x002B Attribute Not Found (0x0A)",
-            "Read By Type Request 0x0017 Attribute Not Found (0x0A)",
-            "Read By Type Request 0x0029 Attribute Not Found (0x0A)",
-            "Read Request 0x0029 Read Not Permitted (0x02)",
-        ])
+        XCTAssertEqual(
+            errors,
+            [
+                "Read By Group Type Request 0x002B Attribute Not Found (0x0A)",
+                "Read By Type Request 0x0017 Attribute Not Found (0x0A)",
+                "Read By Type Request 0x0029 Attribute Not Found (0x0A)",
+                "Read Request 0x0029 Read Not Permitted (0x02)",
+            ])
     }
 
     /// What a CGM + heart-rate driver does: MTU, discovery, reads, subscriptions, control point
@@ -126,7 +132,9 @@ final class SyntheticReplayTests: XCTestCase {
 
         func drain() throws {
             while let note = try client.nextNotification(timeout: .seconds(2)) {
-                log.append("\(note.isIndication ? "indication" : "notification") \(handleText(note.handle)) = \(Hex.encode(note.value)) at \(clock(note.hostTime))")
+                log.append(
+                    "\(note.isIndication ? "indication" : "notification") \(handleText(note.handle)) = \(Hex.encode(note.value)) at \(clock(note.hostTime))"
+                )
             }
         }
         try drain()

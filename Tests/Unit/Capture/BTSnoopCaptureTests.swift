@@ -165,10 +165,11 @@ final class BTSnoopCaptureTests: XCTestCase {
         var streams: [[String]] = []
         for url in [Self.syntheticH4, Self.syntheticMonitor] {
             let link = try XCTUnwrap(LECapture.read(contentsOf: url).connections.first)
-            streams.append(link.att.map { pdu in
-                "\(Self.iso(pdu.timestamp)) \(pdu.direction == .sent ? "tx" : "rx") h=0x\(hex16(link.handle).lowercased()) "
-                    + Hex.encode(pdu.bytes, separator: "").lowercased()
-            })
+            streams.append(
+                link.att.map { pdu in
+                    "\(Self.iso(pdu.timestamp)) \(pdu.direction == .sent ? "tx" : "rx") h=0x\(hex16(link.handle).lowercased()) "
+                        + Hex.encode(pdu.bytes, separator: "").lowercased()
+                })
         }
         XCTAssertEqual(streams[0], expected)
         XCTAssertEqual(streams[1], expected)

@@ -11,10 +11,12 @@ final class BTSnoopUnitTests: XCTestCase {
     let peer = BluetoothAddress("C0:11:22:33:44:55")!
 
     var connectionComplete: HCIPacket {
-        .event(code: HCIEvent.leMetaCode, parameters: LEConnectionComplete(
-            status: 0, handle: 0x0040, role: .central, peerAddressType: .random, peerAddress: peer, interval: 0x27,
-            latency: 0, supervisionTimeout: 0x1F4, isEnhanced: false
-        ).legacyEventParameters)
+        .event(
+            code: HCIEvent.leMetaCode,
+            parameters: LEConnectionComplete(
+                status: 0, handle: 0x0040, role: .central, peerAddressType: .random, peerAddress: peer, interval: 0x27,
+                latency: 0, supervisionTimeout: 0x1F4, isEnhanced: false
+            ).legacyEventParameters)
     }
 
     /// A session whose 31-byte notification travels in two ACL packets, and a sent PDU in three.
@@ -131,11 +133,15 @@ final class BTSnoopUnitTests: XCTestCase {
         let url = try write(packets, datalink: .hciUART, name: "overrun.btsnoop")
         XCTAssertThrowsError(try LECapture.read(contentsOf: url)) { error in
             let offset = 16 + (24 + 1 + 5) + (24 + 1 + 21) + (24 + 1 + 31)
-            XCTAssertEqual(error as? BTSnoopError, .malformedPacket(
-                file: "overrun.btsnoop", record: 4, offset: offset,
-                problem: "ACL fragments on handle 0x0040 carry 38 bytes for an L2CAP frame of 35"))
-            XCTAssertEqual("\(error)", "overrun.btsnoop: record 4 at byte \(offset) is malformed: "
-                + "ACL fragments on handle 0x0040 carry 38 bytes for an L2CAP frame of 35")
+            XCTAssertEqual(
+                error as? BTSnoopError,
+                .malformedPacket(
+                    file: "overrun.btsnoop", record: 4, offset: offset,
+                    problem: "ACL fragments on handle 0x0040 carry 38 bytes for an L2CAP frame of 35"))
+            XCTAssertEqual(
+                "\(error)",
+                "overrun.btsnoop: record 4 at byte \(offset) is malformed: "
+                    + "ACL fragments on handle 0x0040 carry 38 bytes for an L2CAP frame of 35")
         }
     }
 
@@ -147,12 +153,16 @@ final class BTSnoopUnitTests: XCTestCase {
         let record5 = 16 + (24 + 11) + (24 + 7) + (24 + 6) + (24 + 7)
         let cut = Array(bytes.prefix(record5 + 24 + 10))
         XCTAssertThrowsError(try BTSnoopReader.parse(cut, name: "cut.btsnoop")) { error in
-            XCTAssertEqual(error as? BTSnoopError, .truncated(
-                file: "cut.btsnoop", part: .recordData(record: 5), offset: record5, needed: 33, remaining: 10))
-            XCTAssertEqual("\(error)", "cut.btsnoop: record 5 at byte \(record5) claims 33 bytes of packet data but only 10 remain — the file is cut short")
+            XCTAssertEqual(
+                error as? BTSnoopError,
+                .truncated(
+                    file: "cut.btsnoop", part: .recordData(record: 5), offset: record5, needed: 33, remaining: 10))
+            XCTAssertEqual(
+                "\(error)", "cut.btsnoop: record 5 at byte \(record5) claims 33 bytes of packet data but only 10 remain — the file is cut short")
         }
         XCTAssertThrowsError(try BTSnoopReader.parse(Array(bytes.prefix(record5 + 7)), name: "cut.btsnoop")) { error in
-            XCTAssertEqual("\(error)", "cut.btsnoop: record 5 at byte \(record5): its record header needs 24 bytes but only 7 remain — the file is cut short")
+            XCTAssertEqual(
+                "\(error)", "cut.btsnoop: record 5 at byte \(record5): its record header needs 24 bytes but only 7 remain — the file is cut short")
         }
         XCTAssertThrowsError(try BTSnoopReader.parse(Array(bytes.prefix(12)), name: "cut.btsnoop")) { error in
             XCTAssertEqual(error as? BTSnoopError, .truncated(file: "cut.btsnoop", part: .fileHeader, offset: 0, needed: 16, remaining: 12))

@@ -128,7 +128,7 @@ final class PcapngReaderTests: XCTestCase {
         let error = Scenario.captureError { () throws(CaptureError) in
             try USBCaptureReader.parse(file.bytes, name: "lost.pcapng")
         }
-        guard case let .malformedBlock(_, block, _, problem) = error else {
+        guard case .malformedBlock(_, let block, _, let problem) = error else {
             return XCTFail("unexpected \(String(describing: error))")
         }
         XCTAssertEqual(block, 4)

@@ -20,9 +20,11 @@ final class CRC16Tests: XCTestCase {
     /// model is the catalogue's, not only the four named ones.
     func testOtherCatalogueEntriesFromTheirParameters() {
         let kermit = CRC16(name: "CRC-16/KERMIT", polynomial: 0x1021, initialValue: 0, reflectsInput: true, reflectsOutput: true, finalXOR: 0)
-        let x25 = CRC16(name: "CRC-16/IBM-SDLC", polynomial: 0x1021, initialValue: 0xFFFF, reflectsInput: true, reflectsOutput: true, finalXOR: 0xFFFF)
+        let x25 = CRC16(
+            name: "CRC-16/IBM-SDLC", polynomial: 0x1021, initialValue: 0xFFFF, reflectsInput: true, reflectsOutput: true, finalXOR: 0xFFFF)
         let modbus = CRC16(name: "CRC-16/MODBUS", polynomial: 0x8005, initialValue: 0xFFFF, reflectsInput: true, reflectsOutput: true, finalXOR: 0)
-        let genibus = CRC16(name: "CRC-16/GENIBUS", polynomial: 0x1021, initialValue: 0xFFFF, reflectsInput: false, reflectsOutput: false, finalXOR: 0xFFFF)
+        let genibus = CRC16(
+            name: "CRC-16/GENIBUS", polynomial: 0x1021, initialValue: 0xFFFF, reflectsInput: false, reflectsOutput: false, finalXOR: 0xFFFF)
         XCTAssertEqual(kermit.checksum(Self.nineDigits), 0x2189)
         XCTAssertEqual(x25.checksum(Self.nineDigits), 0x906E)
         XCTAssertEqual(modbus.checksum(Self.nineDigits), 0x4B37)
@@ -56,7 +58,8 @@ final class CRC16Tests: XCTestCase {
         let libreRecord = CRC16(
             name: "input reflected, output not", polynomial: 0x1021, initialValue: 0xFFFF, reflectsInput: true, reflectsOutput: false, finalXOR: 0)
         let outputOnly = CRC16(
-            name: "output reflected, input not", polynomial: 0x8005, initialValue: 0x1234, reflectsInput: false, reflectsOutput: true, finalXOR: 0x5A5A)
+            name: "output reflected, input not", polynomial: 0x8005, initialValue: 0x1234, reflectsInput: false, reflectsOutput: true,
+            finalXOR: 0x5A5A)
         var generator = SystemRandomNumberGenerator()
         let page = (0..<600).map { _ in UInt8.random(in: 0...255, using: &generator) }
         for crc in [CRC16.xmodem, .ibm3740, .mcrf4xx, .arc, libreRecord, outputOnly] {

@@ -67,13 +67,15 @@ final class ContourDecodingTests: XCTestCase {
     /// GPL data (glucodump): read from ../shared only.
     func testMillimolarMeterFromSharedVectors() throws {
         guard let header = Fixtures.sharedVector("contour/glucodump/bayer7390-header-reply.bin"),
-              let result = Fixtures.sharedVector("contour/glucodump/result-frame-mmol.bin") else {
+            let result = Fixtures.sharedVector("contour/glucodump/result-frame-mmol.bin")
+        else {
             throw XCTSkip("../shared is absent")
         }
         // Both snippets are frame 1; consecutive, the second would be a retransmission, so the
         // (mg/dL) Tidepool frame 5 goes between them.
         var session = ContourSession()
-        let stream = try events([UInt8](try Data(contentsOf: header))) + events(try bytes("tidepool/result-frame-mgdl.bin"))
+        let stream =
+            try events([UInt8](try Data(contentsOf: header))) + events(try bytes("tidepool/result-frame-mgdl.bin"))
             + events([UInt8](try Data(contentsOf: result)))
         for event in stream {
             if case .frame(let frame) = event { try session.absorb(frame, hostTime: nil) }
@@ -110,7 +112,8 @@ final class ContourDecodingTests: XCTestCase {
         var joined: [UInt8] = []
         for report in reports { joined += try ContourReport.payload(of: report, context: "test") }
         XCTAssertEqual(joined, payload)
-        XCTAssertThrowsError(try ContourReport.payload(of: [0x41, 0x42, 0x43, 61] + [UInt8](repeating: 0, count: 60), context: "at packet 3")) { error in
+        XCTAssertThrowsError(try ContourReport.payload(of: [0x41, 0x42, 0x43, 61] + [UInt8](repeating: 0, count: 60), context: "at packet 3")) {
+            error in
             XCTAssertEqual("\(error)", "bad HID report at packet 3: length byte 61 does not fit a report of 64 bytes")
         }
         XCTAssertThrowsError(try ContourReport.payload(of: [0x41, 0x42], context: "at packet 4"))

@@ -52,7 +52,7 @@ final class DexcomFramingTests: XCTestCase {
         var bytes = hexBytes("01 0E 00 01 DA 04 00 00 C0 05 00 00 27 85")
         bytes[5] ^= 0x01
         XCTAssertThrowsError(try DexcomPacket.decode(bytes, context: "reply to ReadDatabasePageRange(EGVData)")) { error in
-            guard case let DexcomError.packetCRCMismatch(context, _, found) = error else {
+            guard case DexcomError.packetCRCMismatch(let context, _, let found) = error else {
                 return XCTFail("unexpected \(error)")
             }
             XCTAssertEqual(found, 0x8527)

@@ -81,7 +81,9 @@ final class DexcomNormaliseTests: XCTestCase {
     func testSpecialValueNames() {
         XCTAssertEqual(
             [0, 1, 2, 3, 5, 6, 9, 10, 12, 17].map { DexcomSpecialValue($0).description },
-            ["NONE", "SENSOR_NOT_ACTIVE", "MINIMAL_DEVIATION", "NO_ANTENNA", "SENSOR_NOT_CALIBRATED", "COUNTS_DEVIATION",
-             "ABSOLUTE_DEVIATION", "POWER_DEVIATION", "BAD_RF", "SPECIAL_VALUE_17"])
+            [
+                "NONE", "SENSOR_NOT_ACTIVE", "MINIMAL_DEVIATION", "NO_ANTENNA", "SENSOR_NOT_CALIBRATED", "COUNTS_DEVIATION",
+                "ABSOLUTE_DEVIATION", "POWER_DEVIATION", "BAD_RF", "SPECIAL_VALUE_17",
+            ])
     }
 }

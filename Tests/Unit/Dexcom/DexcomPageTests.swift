@@ -122,7 +122,7 @@ final class DexcomPageTests: XCTestCase {
         var bytes = try page("4.312")
         bytes[28 + 13 * 5 + 8] ^= 0x40  // glucose of the sixth record
         XCTAssertThrowsError(try decode(bytes)) { error in
-            guard case let DexcomError.recordCRCMismatch(partition, page, record, _, _) = error else {
+            guard case DexcomError.recordCRCMismatch(let partition, let page, let record, _, _) = error else {
                 return XCTFail("unexpected \(error)")
             }
             XCTAssertEqual(partition, "EGVData")

@@ -5,7 +5,7 @@ import TestSupport
 import XCTest
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The exports' byte writers against what wrote the same values before: `String(format:)`,
@@ -28,7 +28,9 @@ final class ExportTextTests: XCTestCase {
     /// converted with all its digits), their mmol/L, and grams, minutes and units.
     func testNumbers() throws {
         var random = SplitMix(seed: 25)
-        var values: [Double] = [0, 0.04, 0.05, 0.25, 0.9, 1e-7, 39.99999999, 69.6, 70.2624, 99.7, 180.0000001, 204.5, 999.9999999, 45.25, 3.333, 10.0]
+        var values: [Double] = [
+            0, 0.04, 0.05, 0.25, 0.9, 1e-7, 39.99999999, 69.6, 70.2624, 99.7, 180.0000001, 204.5, 999.9999999, 45.25, 3.333, 10.0,
+        ]
         for _ in 0..<4000 {
             let mgdl = Double(Int.random(in: 1...9999, using: &random)) / [1, 10, 100][Int.random(in: 0...2, using: &random)]
             values += [mgdl, Double.random(in: 0.1...55, using: &random) * GlucoseUnit.mgdlPerMmol, Double.random(in: 0...500, using: &random)]
@@ -38,8 +40,10 @@ final class ExportTextTests: XCTestCase {
             for places in 0...2 {
                 let scale = pow(10, Double(places))
                 let rounded = (value * scale).rounded() / scale
-                XCTAssertEqual(written { $0.appendCSV(value, places: places, trimmingZeros: false) }, String(format: "%.\(places)f", rounded), "\(value)")
-                XCTAssertEqual(written { $0.appendCSV(value, places: places, trimmingZeros: true) }, DisplayText.number(rounded, decimals: places), "\(value)")
+                XCTAssertEqual(
+                    written { $0.appendCSV(value, places: places, trimmingZeros: false) }, String(format: "%.\(places)f", rounded), "\(value)")
+                XCTAssertEqual(
+                    written { $0.appendCSV(value, places: places, trimmingZeros: true) }, DisplayText.number(rounded, decimals: places), "\(value)")
                 XCTAssertEqual(written { $0.appendJSON(value, places: places) }, try encoded(rounded), "\(value)")
             }
         }
@@ -54,17 +58,21 @@ final class ExportTextTests: XCTestCase {
             "both \"\u{301}, and \"", "\u{600}, prepended",
         ]
         for text in texts {
-            let csv = text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
+            let csv =
+                text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
                 ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
             XCTAssertEqual(Array(written { $0.appendCSV(text) }.utf8), Array(csv.utf8), text.debugDescription)
             let bytes = Array(text.utf8)
-            XCTAssertEqual(Array(written { out in bytes.withUnsafeBufferPointer { out.appendCSV(column: $0) } }.utf8), Array(csv.utf8), text.debugDescription)
+            XCTAssertEqual(
+                Array(written { out in bytes.withUnsafeBufferPointer { out.appendCSV(column: $0) } }.utf8), Array(csv.utf8), text.debugDescription)
             let json = try encoded(text)
             XCTAssertEqual(written { $0.appendJSON(text) }, json, text.debugDescription)
             XCTAssertEqual(written { out in bytes.withUnsafeBufferPointer { out.appendJSON(column: $0) } }, json)
         }
         // A column's text as GRDB makes a String of it: up to a NUL, bad UTF-8 replaced.
-        for (column, string) in [([0x6E, 0x75, 0x6C, 0x00, 0x61], "nul"), ([0x62, 0x61, 0x64, 0xFF, 0x2C, 0x78], "bad\u{FFFD},x")] as [([UInt8], String)] {
+        for (column, string) in [([0x6E, 0x75, 0x6C, 0x00, 0x61], "nul"), ([0x62, 0x61, 0x64, 0xFF, 0x2C, 0x78], "bad\u{FFFD},x")]
+            as [([UInt8], String)]
+        {
             XCTAssertEqual(written { out in column.withUnsafeBufferPointer { out.appendCSV(column: $0) } }, written { $0.appendCSV(string) })
             XCTAssertEqual(written { out in column.withUnsafeBufferPointer { out.appendJSON(column: $0) } }, try encoded(string))
         }
@@ -80,7 +88,9 @@ final class ExportTextTests: XCTestCase {
             // As the store holds instants: to the millisecond, from 2000 on; every 7th on a half second.
             let millisecond = index % 7 == 0 ? 500 : Int64.random(in: 0...999, using: &random)
             let date = Date(timeIntervalSince1970: Double(Int64.random(in: 946_684_800...4_102_444_799, using: &random)) + Double(millisecond) / 1000)
-            XCTAssertEqual(written { $0.appendInstant(date, milliseconds: false) }, seconds.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded())))
+            XCTAssertEqual(
+                written { $0.appendInstant(date, milliseconds: false) },
+                seconds.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded())))
             XCTAssertEqual(written { $0.appendInstant(date, milliseconds: true) }, milliseconds.string(from: date))
         }
     }
@@ -103,7 +113,8 @@ final class ExportOutputTests: XCTestCase {
         output.append("time,day\n")
         XCTAssertThrowsError(try output.flush()) { error in
             XCTAssertEqual(error as? ExportOutputError, .closed(afterBytes: 0))
-            XCTAssertEqual("\(error)", "the output was closed after 0 bytes (the program reading the export stopped reading); the export is incomplete")
+            XCTAssertEqual(
+                "\(error)", "the output was closed after 0 bytes (the program reading the export stopped reading); the export is incomplete")
         }
     }
 

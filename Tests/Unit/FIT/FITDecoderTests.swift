@@ -97,7 +97,7 @@ final class FITDecoderTests: XCTestCase {
 
     func testWrongFileCRCIsAnErrorNamingTheFileAndOffset() throws {
         let file = try decode("activity-filecrc.fit")
-        guard case let .fileCRC(name, offset, stored, computed) = file.damage else {
+        guard case .fileCRC(let name, let offset, let stored, let computed) = file.damage else {
             return XCTFail("expected a file CRC error, got \(String(describing: file.damage))")
         }
         XCTAssertEqual(name, "activity-filecrc.fit")
@@ -112,7 +112,7 @@ final class FITDecoderTests: XCTestCase {
     /// Cut inside the last message (the activity message): the 21 whole messages are kept.
     func testTruncatedFileKeepsEveryWholeMessageAndSaysWhatWasCut() throws {
         let file = try decode("activity-unexpected-eof.fit")
-        guard case let .truncated(name, offset, what) = file.damage else {
+        guard case .truncated(let name, let offset, let what) = file.damage else {
             return XCTFail("expected a truncation, got \(String(describing: file.damage))")
         }
         XCTAssertEqual(name, "activity-unexpected-eof.fit")
@@ -191,10 +191,11 @@ final class FITDecoderTests: XCTestCase {
             }
             XCTAssertEqual(offset, length)
             XCTAssertEqual(file.messages, whole.messages.filter { $0.offset < length }.prefix(file.messages.count).map { $0 })
-            XCTAssertTrue(whole.messages.dropFirst(file.messages.count).allSatisfy { message in
-                let next = whole.messages.first { $0.offset > message.offset }?.offset ?? bytes.count - 2
-                return next > length
-            }, "cut at \(length) dropped a whole message")
+            XCTAssertTrue(
+                whole.messages.dropFirst(file.messages.count).allSatisfy { message in
+                    let next = whole.messages.first { $0.offset > message.offset }?.offset ?? bytes.count - 2
+                    return next > length
+                }, "cut at \(length) dropped a whole message")
         }
     }
 
@@ -203,13 +204,15 @@ final class FITDecoderTests: XCTestCase {
         var builder = FITBuilder()
         builder.data(local: 5, [1, 2, 3])
         var file = try FITDecoder.decode(builder.file(), name: "undefined.fit")
-        XCTAssertEqual(file.damage, .badRecord(file: "undefined.fit", offset: 14, reason: "a data message of local type 5, which no definition precedes"))
+        XCTAssertEqual(
+            file.damage, .badRecord(file: "undefined.fit", offset: 14, reason: "a data message of local type 5, which no definition precedes"))
 
         builder = FITBuilder()
         builder.define(local: 0, global: 20, fields: [(3, 0, 0x02)])
         file = try FITDecoder.decode(builder.file(), name: "empty-field.fit")
         XCTAssertEqual(
-            file.damage, .badRecord(file: "empty-field.fit", offset: 14, reason: "the definition of global message 20 gives field 3 a size of 0 bytes"))
+            file.damage,
+            .badRecord(file: "empty-field.fit", offset: 14, reason: "the definition of global message 20 gives field 3 a size of 0 bytes"))
     }
 
     // MARK: - The larger real files, read from ../shared when it is present
@@ -274,9 +277,9 @@ final class FITMonitoringMappingTests: XCTestCase {
         // monitoring: timestamp_16, activity_type, cycles (steps), heart_rate.
         builder.define(local: 2, global: 55, fields: [(26, 2, 0x84), (5, 1, 0x00), (3, 4, 0x86), (27, 1, 0x02)])
         func at(_ seconds: UInt32) -> [UInt8] { FITBuilder.le16(UInt16(truncatingIfNeeded: t0 + seconds)) }
-        builder.data(local: 2, at(120) + [6] + FITBuilder.le32(60) + [0xFF])      // 60 walking steps over 2 minutes
-        builder.data(local: 2, at(150) + [1] + FITBuilder.le32(10) + [130])       // 10 running steps over 30 s
-        builder.data(local: 2, at(240) + [6] + FITBuilder.le32(30) + [0xFF])      // walking 60 → 30: restarted, 30 steps
+        builder.data(local: 2, at(120) + [6] + FITBuilder.le32(60) + [0xFF])  // 60 walking steps over 2 minutes
+        builder.data(local: 2, at(150) + [1] + FITBuilder.le32(10) + [130])  // 10 running steps over 30 s
+        builder.data(local: 2, at(240) + [6] + FITBuilder.le32(30) + [0xFF])  // walking 60 → 30: restarted, 30 steps
         let file = try FITDecoder.decode(builder.file(), name: "monitoring.fit")
         XCTAssertNil(file.damage)
         let activity = try FITActivityFile(file)

@@ -57,12 +57,14 @@ final class FreeStyleProtocolTests: XCTestCase {
                 outcomes.append("\(error)")
             }
         }
-        XCTAssertEqual(outcomes, [
-            "ok", "ok",
-            "the reader refused $test? (CMD Fail!)",
-            "the reply to $test? is corrupt: its CKSM checksum says 00000111 but its bytes sum to 00000108; nothing from this reply was stored",
-            "the reply to $test? is malformed: no CKSM:<8 uppercase hex digits> line before the status",
-        ])
+        XCTAssertEqual(
+            outcomes,
+            [
+                "ok", "ok",
+                "the reader refused $test? (CMD Fail!)",
+                "the reply to $test? is corrupt: its CKSM checksum says 00000111 but its bytes sum to 00000108; nothing from this reply was stored",
+                "the reply to $test? is malformed: no CKSM:<8 uppercase hex digits> line before the status",
+            ])
         XCTAssertEqual(FreeStyleText.checksum(Array("2.1.2\r\n".utf8)), 0x108)
         XCTAssertEqual(FreeStyleText.checksum(Array("\r\n".utf8)), 0x17)
         XCTAssertEqual(FreeStyleText.checksum([UInt8]()), 0)
@@ -77,7 +79,9 @@ final class FreeStyleProtocolTests: XCTestCase {
 
         let miscounted = Array((rows + "3," + String(format: "%08X", sum) + "\r\n").utf8)
         XCTAssertThrowsError(try FreeStyleText.records(in: miscounted, command: "$result?")) { error in
-            XCTAssertEqual("\(error)", "the records of $result? are not complete: the trailer counts 3 records but 2 arrived; nothing from this reply was stored")
+            XCTAssertEqual(
+                "\(error)", "the records of $result? are not complete: the trailer counts 3 records but 2 arrived; nothing from this reply was stored"
+            )
         }
         let wrongSum = Array((rows + "2," + String(format: "%08X", sum + 1) + "\r\n").utf8)
         XCTAssertThrowsError(try FreeStyleText.records(in: wrongSum, command: "$result?")) { error in
@@ -85,7 +89,9 @@ final class FreeStyleProtocolTests: XCTestCase {
         }
         let noTrailer = Array(rows.utf8)
         XCTAssertThrowsError(try FreeStyleText.records(in: noTrailer, command: "$history?")) { error in
-            XCTAssertTrue("\(error)".hasPrefix("the records of $history? are not complete: the last line \"4,5,6\" is not N,<8 uppercase hex digits>"), "\(error)")
+            XCTAssertTrue(
+                "\(error)".hasPrefix("the records of $history? are not complete: the last line \"4,5,6\" is not N,<8 uppercase hex digits>"),
+                "\(error)")
         }
     }
 

@@ -33,13 +33,17 @@ final class LibreBinaryTests: XCTestCase {
             XCTAssertEqual(try LibreATPFrame.decode(frame.encoded, context: "test"), frame)
         }
         // 81 51 01: one length byte (1), GET_CFG_DATA, table 1.
-        XCTAssertEqual(try LibreAAPPacket.decodeAll([0x81, 0x51, 0x01, 0x34], context: "t"),
-                       [LibreAAPPacket(opcode: 0x51, data: [0x01]), LibreAAPPacket(opcode: 0x34, data: [])])
+        XCTAssertEqual(
+            try LibreAAPPacket.decodeAll([0x81, 0x51, 0x01, 0x34], context: "t"),
+            [LibreAAPPacket(opcode: 0x51, data: [0x01]), LibreAAPPacket(opcode: 0x34, data: [])])
         // 81 31 06 (GET_DATABASE, table 6) carries 4CF1A7D9, as captured.
         var damaged = LibreATPFrame(sequenceReceive: 0, sequenceTransmit: 1, aap: [0x81, 0x31, 0x06]).encoded
         damaged[6] ^= 0x02
         XCTAssertThrowsError(try LibreATPFrame.decode(damaged, context: "at capture packet 9")) { error in
-            XCTAssertEqual("\(error)", "ATP frame at capture packet 9 is corrupt: its CRC says 4CF1A7D9 but its bytes give \(String(format: "%08X", LibreBinary.atpCRC32([0x83, 0x31, 0x06])))")
+            XCTAssertEqual(
+                "\(error)",
+                "ATP frame at capture packet 9 is corrupt: its CRC says 4CF1A7D9 but its bytes give \(String(format: "%08X", LibreBinary.atpCRC32([0x83, 0x31, 0x06])))"
+            )
         }
         XCTAssertThrowsError(try LibreAAPPacket.decodeAll([0x85, 0x31, 0x06], context: "in the test")) { error in
             XCTAssertEqual("\(error)", "malformed binary-protocol data in the test: opcode 0x31 claims 5 data bytes but 1 remain")
@@ -54,17 +58,21 @@ final class LibreBinaryTests: XCTestCase {
         XCTAssertTrue(factory.displaysMilligrams)
 
         let objects = try XCTUnwrap(JSONSerialization.jsonObject(with: fixture("historical-records.aap.json")) as? [[String: Any]])
-        var csv = ["table_id,record_number16,record_type,time_valid,reader_time_s,user_time_offset_s,local_wallclock,glucose_mgdl,flag_bits_hex,life_counter_min,data_quality_flags,crc16_hex"]
+        var csv = [
+            "table_id,record_number16,record_type,time_valid,reader_time_s,user_time_offset_s,local_wallclock,glucose_mgdl,flag_bits_hex,life_counter_min,data_quality_flags,crc16_hex"
+        ]
         for object in objects {
             let packet = try packet(object)
             XCTAssertEqual(packet.opcode, LibreBinary.getDatabase)
             let record = try LibreDatabaseRecord(databaseData: packet.data)
             let fields = try XCTUnwrap(record.historical)
-            csv.append([
-                "\(record.table)", "\(record.number)", "\(record.type)", "\(record.timeValid)", "\(record.readerTime)", "\(record.userTimeOffset)",
-                CivilDate.wallClock(record.wallClock(factory)), "\(fields.glucose)", String(format: "%04x", fields.flagBits),
-                "\(fields.lifeMinutes)", "\(fields.qualityFlags)", String(format: "%04x", record.crc),
-            ].joined(separator: ","))
+            csv.append(
+                [
+                    "\(record.table)", "\(record.number)", "\(record.type)", "\(record.timeValid)", "\(record.readerTime)",
+                    "\(record.userTimeOffset)",
+                    CivilDate.wallClock(record.wallClock(factory)), "\(fields.glucose)", String(format: "%04x", fields.flagBits),
+                    "\(fields.lifeMinutes)", "\(fields.qualityFlags)", String(format: "%04x", record.crc),
+                ].joined(separator: ","))
         }
         let expected = String(decoding: try fixture("historical-records.expected.csv"), as: UTF8.self)
             .split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)

@@ -46,8 +46,9 @@ final class ExerciseDetectionTests: XCTestCase {
         let resampled = ActivityResampler.minutes(from: walking + standing)
         XCTAssertEqual(resampled.minutes.count, 30)
         let stop = try XCTUnwrap(resampled.minutes.first { $0.start == at(14) })
-        XCTAssertEqual(IntensityClassifier(profile: UserProfile()).assess(stop),
-                       MinuteAssessment(intensity: .light, basis: .stepCadence, isActive: false))
+        XCTAssertEqual(
+            IntensityClassifier(profile: UserProfile()).assess(stop),
+            MinuteAssessment(intensity: .light, basis: .stepCadence, isActive: false))
 
         let sessions = try detect(walking + standing)
         XCTAssertEqual(sessions.map(\.minutes), [30])
@@ -82,10 +83,12 @@ final class ExerciseDetectionTests: XCTestCase {
 
         let minute = try XCTUnwrap(ActivityResampler.minutes(from: band).minutes.first)
         XCTAssertEqual(minute.heartRate, 135)
-        XCTAssertEqual(IntensityClassifier(profile: maximumOnly).assess(minute),
-                       MinuteAssessment(intensity: .moderate, basis: .heartRateMaximum, isActive: true))
-        XCTAssertEqual(IntensityClassifier(profile: withResting).assess(minute),
-                       MinuteAssessment(intensity: .vigorous, basis: .heartRateReserve, isActive: true))
+        XCTAssertEqual(
+            IntensityClassifier(profile: maximumOnly).assess(minute),
+            MinuteAssessment(intensity: .moderate, basis: .heartRateMaximum, isActive: true))
+        XCTAssertEqual(
+            IntensityClassifier(profile: withResting).assess(minute),
+            MinuteAssessment(intensity: .vigorous, basis: .heartRateReserve, isActive: true))
 
         let byMaximum = try detect(band, profile: maximumOnly)
         XCTAssertEqual(byMaximum.map(\.intensity), [.moderate])
@@ -151,7 +154,8 @@ final class ExerciseDetectionTests: XCTestCase {
     /// A 20-minute stroll at 80 steps/min is a light Walking session; heart rate with no profile
     /// to read it by is left aside (and the batch says so).
     func testCadenceDecidesWhenTheProfileCannotReadHeartRate() throws {
-        let stroll = ActivityStreams.pod(from: start, minutes: Array(0..<20), cadence: 80, speed: 1.1, gait: .walking)
+        let stroll =
+            ActivityStreams.pod(from: start, minutes: Array(0..<20), cadence: 80, speed: 1.1, gait: .walking)
             + ActivityStreams.band(from: start, minutes: Array(0..<20), bpm: 140)
         let batch = ExerciseDetector().batch(
             from: stroll, source: DeviceSource(family: "ble-rsc", serial: "C0:FF:EE:00:00:01"), startedAt: at(30),
@@ -231,7 +235,8 @@ final class ExerciseDetectionTests: XCTestCase {
 
     /// Ten moderate and ten vigorous minutes: the tie goes to the higher class.
     func testAnIntensityTieGoesToTheHigherClass() throws {
-        let samples = ActivityStreams.pod(from: start, minutes: Array(0..<10), cadence: 115, speed: 1.6, gait: .walking)
+        let samples =
+            ActivityStreams.pod(from: start, minutes: Array(0..<10), cadence: 115, speed: 1.6, gait: .walking)
             + ActivityStreams.pod(from: start, minutes: Array(10..<20), cadence: 135, speed: 1.9, gait: .walking)
         let session = try XCTUnwrap(try detect(samples).first)
         XCTAssertEqual(session.minutesByIntensity, [.moderate: 10, .vigorous: 10])
@@ -258,25 +263,30 @@ final class ExerciseDetectionTests: XCTestCase {
             ActivitySample(time: at(2, 0), sensor: .heartRateBand, heartRate: 20),
         ]
         let resampled = ActivityResampler.minutes(from: samples)
-        XCTAssertEqual(resampled.minutes, [
-            ActivityMinute(
-                start: at(0), heartRate: 110, stepCadence: 90, speed: 1.2, energy: 2, gait: .running,
-                sensors: [.heartRateBand, .runningPod], sampleCount: 4),
-            ActivityMinute(
-                start: at(1), stepCadence: 105, speed: 1.2, distance: 50 + 20 + 30, gait: .walking,
-                sensors: [.runningPod], sampleCount: 3),
-        ])
-        XCTAssertEqual(resampled.events, [
-            ImportEvent(name: "heart-rate-out-of-range", count: 2),
-            ImportEvent(name: "heart-rate-without-contact", count: 1),
-            ImportEvent(name: "invalid-cadence", count: 1),
-        ])
+        XCTAssertEqual(
+            resampled.minutes,
+            [
+                ActivityMinute(
+                    start: at(0), heartRate: 110, stepCadence: 90, speed: 1.2, energy: 2, gait: .running,
+                    sensors: [.heartRateBand, .runningPod], sampleCount: 4),
+                ActivityMinute(
+                    start: at(1), stepCadence: 105, speed: 1.2, distance: 50 + 20 + 30, gait: .walking,
+                    sensors: [.runningPod], sampleCount: 3),
+            ])
+        XCTAssertEqual(
+            resampled.events,
+            [
+                ImportEvent(name: "heart-rate-out-of-range", count: 2),
+                ImportEvent(name: "heart-rate-without-contact", count: 1),
+                ImportEvent(name: "invalid-cadence", count: 1),
+            ])
         XCTAssertEqual(ActivityResampler.minutes(from: samples.reversed()).minutes.map(\.start), [at(0), at(1)])
     }
 
     /// The same samples in another order give the same sessions and keys: a re-import finds them.
     func testDetectionIsDeterministic() throws {
-        let samples = ActivityStreams.pod(from: start, minutes: Array(0..<30), cadence: 118, speed: 1.7, gait: .walking)
+        let samples =
+            ActivityStreams.pod(from: start, minutes: Array(0..<30), cadence: 118, speed: 1.7, gait: .walking)
             + ActivityStreams.band(from: start, minutes: Array(0..<30), bpm: 120)
         var shuffler = SplitMix(seed: 42)
         let shuffled = samples.shuffled(using: &shuffler)

@@ -41,7 +41,9 @@ final class NormaliserTests: XCTestCase {
     func testSmallClockOffsetIsNotReported() throws {
         let host = Date(timeIntervalSince1970: 1_230_768_000 + 1000 + 42)
         let clock = DeviceClock(epoch: dexcomEpoch, basis: .universal, deviceNow: 1000, hostNow: host)
-        let batch = try Normaliser.batch(from: download(clock: clock, records: [record(1, system: 900)]), mode: .live, origin: nil, startedAt: host, timeZone: pacific, window: window)
+        let batch = try Normaliser.batch(
+            from: download(clock: clock, records: [record(1, system: 900)]), mode: .live, origin: nil, startedAt: host, timeZone: pacific,
+            window: window)
         XCTAssertEqual(batch.clock.offsetSeconds, 42)
         XCTAssertEqual(batch.glucose[0].time, Date(timeIntervalSince1970: 1_230_768_000 + 900 + 42))
         XCTAssertTrue(batch.notes.isEmpty, "\(batch.notes)")
@@ -64,7 +66,8 @@ final class NormaliserTests: XCTestCase {
     func testLocalWallClockFallbackUsesTheZone() throws {
         let epoch = Date(timeIntervalSince1970: 0)
         // 2024-03-10 01:30 and 03:30 local (before/after the spring-forward gap) in Los Angeles.
-        let before: Int64 = 1_710_034_200, after: Int64 = 1_710_041_400
+        let before: Int64 = 1_710_034_200
+        let after: Int64 = 1_710_041_400
         let clock = DeviceClock(epoch: epoch, basis: .localWallClock)
         let batch = try Normaliser.batch(
             from: download(clock: clock, records: [record(1, system: before), record(2, system: after)]),
@@ -90,7 +93,8 @@ final class NormaliserTests: XCTestCase {
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
         var generator = SystemRandomNumberGenerator()
-        let samples: [Int64] = [0, -1, 86_399, 86_400, 951_782_400, 4_107_542_399, -2_208_988_800]
+        let samples: [Int64] =
+            [0, -1, 86_399, 86_400, 951_782_400, 4_107_542_399, -2_208_988_800]
             + (0..<500).map { _ in Int64.random(in: -5_000_000_000...5_000_000_000, using: &generator) }
         for seconds in samples {
             XCTAssertEqual(CivilDate.wallClock(seconds), formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))), "\(seconds)")
@@ -104,10 +108,15 @@ final class NormaliserTests: XCTestCase {
         let clock = DeviceClock(epoch: start, basis: .universal, epochName: "Session Start Time")
         let records = [record(1, system: 600), record(2, system: 900)]
         let window = PlausibleWindow(captureTime: Date(timeIntervalSince1970: 1_705_305_600))
-        XCTAssertThrowsError(try Normaliser.batch(
-            timedByDevice: download(clock: clock, records: records), mode: .replayPassive, origin: nil, startedAt: Date(),
-            timeZone: pacific, window: window)) { error in
-            XCTAssertEqual("\(error)", "the device's Session Start Time is 2106-02-07T06:28:16Z: placing the records by it would put all 2 of them between 2106-02-07T06:38:16Z and 2106-02-07T06:43:16Z, outside the plausible window 2000-01-01 to 2024-01-15T08:05:00Z; the clock reply looks damaged, so nothing was stored")
+        XCTAssertThrowsError(
+            try Normaliser.batch(
+                timedByDevice: download(clock: clock, records: records), mode: .replayPassive, origin: nil, startedAt: Date(),
+                timeZone: pacific, window: window)
+        ) { error in
+            XCTAssertEqual(
+                "\(error)",
+                "the device's Session Start Time is 2106-02-07T06:28:16Z: placing the records by it would put all 2 of them between 2106-02-07T06:38:16Z and 2106-02-07T06:43:16Z, outside the plausible window 2000-01-01 to 2024-01-15T08:05:00Z; the clock reply looks damaged, so nothing was stored"
+            )
         }
     }
 }

@@ -43,7 +43,8 @@ final class BLESimulatorTests: XCTestCase {
             XCTAssertEqual(result.reports.map(\.family), ["ble-hrs"])
             let samples = try XCTUnwrap(result.reports.first).samples
             XCTAssertEqual(samples.count, HeartRateBandDemo.seconds)
-            XCTAssertEqual(samples.map(\.heartRate), (1...HeartRateBandDemo.seconds).map { Double?.some(Double(HeartRateBandDemo.beatsPerMinute(at: $0))) })
+            XCTAssertEqual(
+                samples.map(\.heartRate), (1...HeartRateBandDemo.seconds).map { Double?.some(Double(HeartRateBandDemo.beatsPerMinute(at: $0))) })
             XCTAssertEqual(samples.first?.heartRate, 69)
             XCTAssertEqual(samples.last?.heartRate, 79)
             XCTAssertEqual(samples.first?.time, HeartRateBandDemo.connected.addingTimeInterval(1))
@@ -68,13 +69,17 @@ final class BLESimulatorTests: XCTestCase {
         let sensor = SimulatedPeripheral(
             peer: BLEPeer(address: BluetoothAddress("C0:FF:EE:00:00:07")!, addressType: .random, name: "SimCGM"),
             services: [
-                .init(0x181F, [
-                    .init(0x2AA7, .notify), .init(0x2AA8, .read, value: E2ECRC.appending(to: [0x00, 0x10, 0x00, 0x59])),
-                    .init(0x2AA9, .read, value: E2ECRC.appending(to: [90, 0, 0, 0, 0])),
-                    .init(0x2AAA, [.read, .write], value: startTime.encoded(withCRC: true)), .init(0x2A52, [.write, .indicate]),
-                ])
+                .init(
+                    0x181F,
+                    [
+                        .init(0x2AA7, .notify), .init(0x2AA8, .read, value: E2ECRC.appending(to: [0x00, 0x10, 0x00, 0x59])),
+                        .init(0x2AA9, .read, value: E2ECRC.appending(to: [90, 0, 0, 0, 0])),
+                        .init(0x2AAA, [.read, .write], value: startTime.encoded(withCRC: true)), .init(0x2A52, [.write, .indicate]),
+                    ])
             ],
-            schedule: given.map { .init(at: sessionStart.addingTimeInterval(TimeInterval($0.offset) * 60), 0x2AA7, record($0.value, offset: $0.offset)) },
+            schedule: given.map {
+                .init(at: sessionStart.addingTimeInterval(TimeInterval($0.offset) * 60), 0x2AA7, record($0.value, offset: $0.offset))
+            },
             clock: clock)
         // No stored records: the count request is answered 0, a report request "no records found".
         sensor.controlPoints[BluetoothUUID(0x2A52)] = { request -> [SimulatedPeripheral.Emission] in

@@ -105,8 +105,13 @@ final class USBSimulatorTests: XCTestCase {
     func testContourMeter() throws {
         let host = Date(timeIntervalSince1970: 1_773_136_800)  // 2026-03-10T10:00:00Z
         for (unit, results, values) in [
-            (0, ["R|1|^^^Glucose|99|mg/dL^P||B||202603090715", "R|2|^^^Glucose|181|mg/dL^P||A||202603091230",
-                 "R|3|^^^Glucose|54|mg/dL^P||||202603100905"], [99.0, 181, 54]),
+            (
+                0,
+                [
+                    "R|1|^^^Glucose|99|mg/dL^P||B||202603090715", "R|2|^^^Glucose|181|mg/dL^P||A||202603091230",
+                    "R|3|^^^Glucose|54|mg/dL^P||||202603100905",
+                ], [99.0, 181, 54]
+            ),
             (1, ["R|1|^^^Glucose|3.8|mmol/L^P||||202603090715", "R|2|^^^Glucose|10.1|mmol/L^P||||202603100905"], [3.8, 10.1]),
         ] {
             let clock = ticking(from: host)
@@ -117,7 +122,9 @@ final class USBSimulatorTests: XCTestCase {
                 XCTAssertEqual(download.source.serial, "7390-0000009")
                 XCTAssertEqual(download.glucose.map(\.value), values)
                 XCTAssertEqual(download.glucose.map(\.index), Array(1...Int64(values.count)))
-                XCTAssertEqual(download.glucose.map(\.unit), Array(repeating: unit == 0 ? GlucoseUnit.milligramsPerDeciliter : .millimolesPerLiter, count: values.count))
+                XCTAssertEqual(
+                    download.glucose.map(\.unit),
+                    Array(repeating: unit == 0 ? GlucoseUnit.milligramsPerDeciliter : .millimolesPerLiter, count: values.count))
                 XCTAssertEqual(download.glucose.map(\.kind), Array(repeating: ReadingKind.fingerstick, count: values.count))
                 XCTAssertEqual(
                     download.glucose.map { wallClock($0.deviceSeconds, from: download.clock.epoch) },

@@ -14,8 +14,11 @@ final class HIDReplayTests: XCTestCase {
     /// A reader like the FreeStyle InsuLinx: one HID interface, interrupt IN 0x81 only.
     let inOnly = USBDeviceDescription(
         vendorID: 0x1A61, productID: 0x3450, bus: 2, address: 9,
-        interfaces: [USBInterface(number: 0, interfaceClass: USBInterface.classHID, interfaceSubclass: 0, interfaceProtocol: 0,
-                                  endpoints: [USBEndpoint(address: 0x81, type: .interrupt, maxPacketSize: 64)])])
+        interfaces: [
+            USBInterface(
+                number: 0, interfaceClass: USBInterface.classHID, interfaceSubclass: 0, interfaceProtocol: 0,
+                endpoints: [USBEndpoint(address: 0x81, type: .interrupt, maxPacketSize: 64)])
+        ])
 
     func report(_ bytes: [UInt8]) -> [UInt8] { bytes + [UInt8](repeating: 0, count: 64 - bytes.count) }
 
@@ -30,18 +33,23 @@ final class HIDReplayTests: XCTestCase {
             return time
         }
         let config = USBDescriptors.configurationDescriptor(for: device)
-        for (setup, data) in [(USBDescriptors.getDeviceDescriptor, USBDescriptors.deviceDescriptor(for: device)),
-                              (USBDescriptors.getConfigurationDescriptor(length: UInt16(config.count)), config)] {
-            try writer.append(USBTransfer(packetNumber: 0, endpoint: 0x80, type: .control, direction: .in, setup: setup.bytes, data: data),
-                              submittedAt: next(), completedAt: next())
+        for (setup, data) in [
+            (USBDescriptors.getDeviceDescriptor, USBDescriptors.deviceDescriptor(for: device)),
+            (USBDescriptors.getConfigurationDescriptor(length: UInt16(config.count)), config),
+        ] {
+            try writer.append(
+                USBTransfer(packetNumber: 0, endpoint: 0x80, type: .control, direction: .in, setup: setup.bytes, data: data),
+                submittedAt: next(), completedAt: next())
         }
         for (request, answers) in exchanges {
             let setup = HIDChannel.setReport(interface: 0, length: 64)
-            try writer.append(USBTransfer(packetNumber: 0, endpoint: 0x00, type: .control, direction: .out, setup: setup.bytes, data: report(request)),
-                              submittedAt: next(), completedAt: next())
+            try writer.append(
+                USBTransfer(packetNumber: 0, endpoint: 0x00, type: .control, direction: .out, setup: setup.bytes, data: report(request)),
+                submittedAt: next(), completedAt: next())
             for answer in answers {
-                try writer.append(USBTransfer(packetNumber: 0, endpoint: 0x81, type: .interrupt, direction: .in, data: report(answer)),
-                                  submittedAt: next(), completedAt: next())
+                try writer.append(
+                    USBTransfer(packetNumber: 0, endpoint: 0x81, type: .interrupt, direction: .in, data: report(answer)),
+                    submittedAt: next(), completedAt: next())
             }
         }
         try writer.close()
@@ -49,7 +57,8 @@ final class HIDReplayTests: XCTestCase {
     }
 
     func testSetReportsInAUsbmonCaptureAreRequests() throws {
-        let url = try pcap(of: inOnly, exchanges: [([0x04, 0x00], [[0x34, 0x01, 0x0C]]), ([0x05, 0x00], [[0x22, 0x01, 0x03], [0x06, 0x02, 0x41, 0x00]])])
+        let url = try pcap(
+            of: inOnly, exchanges: [([0x04, 0x00], [[0x34, 0x01, 0x0C]]), ([0x05, 0x00], [[0x22, 0x01, 0x03], [0x06, 0x02, 0x41, 0x00]])])
         let capture = try USBCaptureReader.read(contentsOf: url)
         let device = try XCTUnwrap(RecordedUSBDevice.devices(in: capture).first)
         XCTAssertTrue(device.hasDescriptors)
@@ -92,7 +101,8 @@ final class HIDReplayTests: XCTestCase {
         let url = try pcap(of: inOnly, exchanges: [([0x04, 0x00], [[0x34, 0x01, 0x0C]])])
         let device = try XCTUnwrap(RecordedUSBDevice.devices(in: try USBCaptureReader.read(contentsOf: url)).first)
         let replay = ReplayUSBTransport(device)
-        XCTAssertThrowsError(try replay.write(report([0x04, 0x00]), to: USBEndpoint(address: 0x02, type: .interrupt, maxPacketSize: 64), timeout: .seconds(1)))
+        XCTAssertThrowsError(
+            try replay.write(report([0x04, 0x00]), to: USBEndpoint(address: 0x02, type: .interrupt, maxPacketSize: 64), timeout: .seconds(1)))
 
         let transcript = "out," + Hex.encode(report([0x04, 0x00])) + "\nin," + Hex.encode(report([0x34, 0x01, 0x0C])) + "\n"
         let captured = try XCTUnwrap(RecordedUSBDevice.devices(in: try USBCaptureReader.parse(Array(transcript.utf8), name: "t.txt")).first)
@@ -103,15 +113,22 @@ final class HIDReplayTests: XCTestCase {
             } else {
                 try replay.write(report([0x04, 0x00]), to: USBEndpoint(address: 0x01, type: .interrupt, maxPacketSize: 64), timeout: .seconds(1))
             }
-            XCTAssertEqual(Array(try replay.read(from: USBEndpoint(address: 0x81, type: .interrupt, maxPacketSize: 64), maxLength: 64, timeout: .seconds(1)).bytes.prefix(3)), [0x34, 0x01, 0x0C])
+            XCTAssertEqual(
+                Array(
+                    try replay.read(from: USBEndpoint(address: 0x81, type: .interrupt, maxPacketSize: 64), maxLength: 64, timeout: .seconds(1)).bytes
+                        .prefix(3)), [0x34, 0x01, 0x0C])
         }
     }
 
     /// What the recorder writes for a HID session replays request for request: SET_REPORTs as
     /// control transfers with their setup, reports as interrupt transfers.
     func testRecordedHIDSessionReplays() throws {
-        let source = try XCTUnwrap(RecordedUSBDevice.devices(in: try USBCaptureReader.read(contentsOf: pcap(
-            of: inOnly, exchanges: [([0x04, 0x00], [[0x34, 0x01, 0x0C]]), ([0x01, 0x00], [[0x71, 0x01, 0x01]])]))).first)
+        let source = try XCTUnwrap(
+            RecordedUSBDevice.devices(
+                in: try USBCaptureReader.read(
+                    contentsOf: pcap(
+                        of: inOnly, exchanges: [([0x04, 0x00], [[0x34, 0x01, 0x0C]]), ([0x01, 0x00], [[0x71, 0x01, 0x01]])]))
+            ).first)
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("recorded.pcap")
         var tick = 0.0
         let recorder = try RecordingUSBTransport(recording: ReplayUSBTransport(source), to: url) {
@@ -132,7 +149,8 @@ final class HIDReplayTests: XCTestCase {
         XCTAssertEqual(device.description.idString, "1a61:3450")
         XCTAssertEqual(device.description.interfaces, inOnly.interfaces)
         let setReports = device.transfers.filter { $0.type == .control && $0.direction == .out }
-        XCTAssertEqual(setReports.map(\.setup), [[0x21, 0x09, 0x00, 0x02, 0x00, 0x00, 0x40, 0x00]] + [[0x21, 0x09, 0x00, 0x02, 0x00, 0x00, 0x40, 0x00]])
+        XCTAssertEqual(
+            setReports.map(\.setup), [[0x21, 0x09, 0x00, 0x02, 0x00, 0x00, 0x40, 0x00]] + [[0x21, 0x09, 0x00, 0x02, 0x00, 0x00, 0x40, 0x00]])
         XCTAssertEqual(setReports.map { Array($0.data.prefix(2)) }, [[0x04, 0x00], [0x01, 0x00]])
         XCTAssertEqual(device.exchanges.map { Array($0.replies[0].data.prefix(3)) }, [[0x34, 0x01, 0x0C], [0x71, 0x01, 0x01]])
 

@@ -18,7 +18,10 @@ final class USBDeviceLocationTests: XCTestCase {
             XCTAssertEqual($0 as? USBDeviceLocationError, .unrecognised("22a3:0047"))
         }
         XCTAssertThrowsError(try USBDeviceLocation(parsing: "/dev/ttyACM0")) {
-            XCTAssertEqual("\($0)", "cannot read \"/dev/ttyACM0\" as a USB device: give BUS:ADDRESS (1:5), /dev/bus/usb/001/005 or a sysfs path (/sys/bus/usb/devices/1-1.4)")
+            XCTAssertEqual(
+                "\($0)",
+                "cannot read \"/dev/ttyACM0\" as a USB device: give BUS:ADDRESS (1:5), /dev/bus/usb/001/005 or a sysfs path (/sys/bus/usb/devices/1-1.4)"
+            )
         }
         for text in ["0:5", "1:0", "1:128"] {
             XCTAssertThrowsError(try USBDeviceLocation(parsing: text)) { XCTAssertEqual($0 as? USBDeviceLocationError, .outOfRange(text)) }

@@ -137,10 +137,12 @@ package final class ContinuousGlucoseDriver: BLEDeviceDriver {
         var readings: [DeviceGlucoseRecord] = []
         var seenOffsets: Set<UInt16> = []
         if !records.isEmpty, utcStart == nil {
-            problems.append(.noSessionStartTime(reason: sessionStart == nil
-                ? "the sensor has no Session Start Time characteristic"
-                : startTime.map { "its Session Start Time \($0.localTime) has an unknown date, zone or DST" }
-                    ?? "its Session Start Time could not be read"))
+            problems.append(
+                .noSessionStartTime(
+                    reason: sessionStart == nil
+                        ? "the sensor has no Session Start Time characteristic"
+                        : startTime.map { "its Session Start Time \($0.localTime) has an unknown date, zone or DST" }
+                            ?? "its Session Start Time could not be read"))
         }
         if let start = startTime, let utc = utcStart {
             let minutes = Int(start.timeZoneQuarterHours ?? 0) * 15
@@ -168,9 +170,10 @@ package final class ContinuousGlucoseDriver: BLEDeviceDriver {
                 events.count("impossible-value")
                 continue
             }
-            readings.append(DeviceGlucoseRecord(
-                stream: stream, index: Int64(record.timeOffsetMinutes), deviceSeconds: Int64(record.timeOffsetMinutes) * 60,
-                displaySeconds: nil, value: value, kind: .sensor))
+            readings.append(
+                DeviceGlucoseRecord(
+                    stream: stream, index: Int64(record.timeOffsetMinutes), deviceSeconds: Int64(record.timeOffsetMinutes) * 60,
+                    displaySeconds: nil, value: value, kind: .sensor))
         }
         var cursors: [String: Int64] = [:]
         if downloadComplete, badRecords == 0, utcStart != nil, let last = records.map(\.timeOffsetMinutes).max() {
@@ -182,7 +185,8 @@ package final class ContinuousGlucoseDriver: BLEDeviceDriver {
             deviceNow: currentStatus.map { Int64($0.status.timeOffsetMinutes) * 60 }, hostNow: currentStatus?.hostTime,
             resolution: 60, epochName: utcStart == nil ? nil : "Session Start Time")
         let download = DeviceDownload(
-            source: identity.source(family: Self.family), clock: clock, glucose: readings, recordsRead: records.count + badRecords, events: events.events,
+            source: identity.source(family: Self.family), clock: clock, glucose: readings, recordsRead: records.count + badRecords,
+            events: events.events,
             cursors: cursors, notes: notes)
         return BLEDriverReport(family: Self.family, service: Self.service, glucose: download, problems: problems)
     }

@@ -43,9 +43,10 @@ package final class CyclingSpeedCadenceDriver: BLEDeviceDriver {
         let rates = calculator.add(decoded)
         guard !first else { return }
         if let covered = rates.distanceMetres { distance += covered }
-        samples.append(ActivitySample(
-            time: notification.hostTime, sensor: .cycling, cadence: rates.cadenceRPM, speed: rates.speedMetresPerSecond,
-            totalDistance: decoded.wheel == nil ? nil : distance))
+        samples.append(
+            ActivitySample(
+                time: notification.hostTime, sensor: .cycling, cadence: rates.cadenceRPM, speed: rates.speedMetresPerSecond,
+                totalDistance: decoded.wheel == nil ? nil : distance))
     }
 
     package func report(identity: BLEDeviceIdentity) -> BLEDriverReport {

@@ -38,16 +38,18 @@ package final class FitnessMachineDriver: BLEDeviceDriver {
         do {
             if notification.handle == treadmill?.valueHandle {
                 let data = try TreadmillData.decode(notification.value)
-                samples.append(ActivitySample(
-                    time: notification.hostTime, sensor: .fitnessMachine, heartRate: data.heartRate.map(Double.init),
-                    speed: data.instantaneousSpeedKilometresPerHour.map { $0 / 3.6 },
-                    totalDistance: data.totalDistanceMetres.map(Double.init)))
+                samples.append(
+                    ActivitySample(
+                        time: notification.hostTime, sensor: .fitnessMachine, heartRate: data.heartRate.map(Double.init),
+                        speed: data.instantaneousSpeedKilometresPerHour.map { $0 / 3.6 },
+                        totalDistance: data.totalDistanceMetres.map(Double.init)))
             } else {
                 let data = try IndoorBikeData.decode(notification.value)
-                samples.append(ActivitySample(
-                    time: notification.hostTime, sensor: .cycling, heartRate: data.heartRate.map(Double.init),
-                    cadence: data.instantaneousCadenceRPM, speed: data.instantaneousSpeedKilometresPerHour.map { $0 / 3.6 },
-                    totalDistance: data.totalDistanceMetres.map(Double.init)))
+                samples.append(
+                    ActivitySample(
+                        time: notification.hostTime, sensor: .cycling, heartRate: data.heartRate.map(Double.init),
+                        cadence: data.instantaneousCadenceRPM, speed: data.instantaneousSpeedKilometresPerHour.map { $0 / 3.6 },
+                        totalDistance: data.totalDistanceMetres.map(Double.init)))
             }
         } catch {
             events.count("malformed-fitness-machine-data")

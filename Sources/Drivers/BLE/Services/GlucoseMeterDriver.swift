@@ -109,9 +109,10 @@ package final class GlucoseMeterDriver: BLEDeviceDriver {
             let time = measurement.wallClockSeconds
             if let activity = record.context?.exercise, let time {
                 if let seconds = activity.duration, seconds > 0 {
-                    exercise.append(DeviceExercise(
-                        deviceSeconds: time, durationSeconds: seconds, intensityPercent: Int(activity.intensityPercent),
-                        recordKey: "meter-exercise:\(sequence)"))
+                    exercise.append(
+                        DeviceExercise(
+                            deviceSeconds: time, durationSeconds: seconds, intensityPercent: Int(activity.intensityPercent),
+                            recordKey: "meter-exercise:\(sequence)"))
                 } else {
                     events.count(activity.duration == nil ? "exercise-duration-overrun" : "exercise-without-duration")
                 }
@@ -138,11 +139,13 @@ package final class GlucoseMeterDriver: BLEDeviceDriver {
                 continue
             }
             let status = measurement.sensorStatus ?? []
-            let flag: RangeFlag? = status.contains(.resultAboveDeviceRange)
+            let flag: RangeFlag? =
+                status.contains(.resultAboveDeviceRange)
                 ? .aboveRange : status.contains(.resultBelowDeviceRange) ? .belowRange : nil
-            readings.append(DeviceGlucoseRecord(
-                stream: Self.stream, index: Int64(sequence), deviceSeconds: time, displaySeconds: time, value: value, unit: unit,
-                kind: .fingerstick, flag: flag))
+            readings.append(
+                DeviceGlucoseRecord(
+                    stream: Self.stream, index: Int64(sequence), deviceSeconds: time, displaySeconds: time, value: value, unit: unit,
+                    kind: .fingerstick, flag: flag))
         }
         var cursors: [String: Int64] = [:]
         if downloadComplete, badValues == 0, let last = measurements.map(\.sequenceNumber).max() {

@@ -47,14 +47,16 @@ package final class HeartRateDriver: BLEDeviceDriver {
     package func take(_ notification: GATTNotification) {
         do {
             let decoded = try HeartRateMeasurement.decode(notification.value)
-            let contact: Bool? = switch decoded.sensorContact {
-            case .detected: true
-            case .notDetected: false
-            case .notSupported: nil
-            }
-            samples.append(ActivitySample(
-                time: notification.hostTime, sensor: .heartRateBand, heartRate: Double(decoded.beatsPerMinute),
-                skinContact: contact, totalEnergy: decoded.energyExpendedKilojoules.map(Double.init)))
+            let contact: Bool? =
+                switch decoded.sensorContact {
+                case .detected: true
+                case .notDetected: false
+                case .notSupported: nil
+                }
+            samples.append(
+                ActivitySample(
+                    time: notification.hostTime, sensor: .heartRateBand, heartRate: Double(decoded.beatsPerMinute),
+                    skinContact: contact, totalEnergy: decoded.energyExpendedKilojoules.map(Double.init)))
         } catch {
             events.count("malformed-heart-rate")
             problems.append(.value(error))

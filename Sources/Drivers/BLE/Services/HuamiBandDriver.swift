@@ -130,9 +130,10 @@ package final class HuamiBandDriver: BLEDeviceDriver {
                     continue
                 }
                 if sample.beatsPerMinute == nil { events.count("no-heart-rate") }
-                samples.append(ActivitySample(
-                    time: Date(timeIntervalSince1970: TimeInterval(minute * 60)), sensor: .heartRateBand,
-                    heartRate: sample.beatsPerMinute.map(Double.init), cadence: Double(sample.steps)))
+                samples.append(
+                    ActivitySample(
+                        time: Date(timeIntervalSince1970: TimeInterval(minute * 60)), sensor: .heartRateBand,
+                        heartRate: sample.beatsPerMinute.map(Double.init), cadence: Double(sample.steps)))
                 last = max(last ?? minute, minute)
             }
         }
@@ -240,7 +241,7 @@ package final class HuamiBandDriver: BLEDeviceDriver {
             log.answer(decoded, form: form)
             switch decoded {
             case .acknowledged: continue
-            case let .failed(code, status):
+            case .failed(let code, let status):
                 problems.append(.huami(.refused(command: command + " (command 0x\(Hex.encode([code])))", status: status)))
                 return nil
             default: return decoded
@@ -267,7 +268,8 @@ public struct HuamiFetchLog {
         public var end: Date? { samples.isEmpty ? nil : startInstant.addingTimeInterval(TimeInterval(samples.count * 60)) }
 
         public var summary: String {
-            var text = "fetch from \(start) (band clock): \(samples.count) minute\(samples.count == 1 ? "" : "s") in \(packets) "
+            var text =
+                "fetch from \(start) (band clock): \(samples.count) minute\(samples.count == 1 ? "" : "s") in \(packets) "
                 + "packet\(packets == 1 ? "" : "s"), \(bytes) of \(count) bytes"
             if let cutReason { text += "; cut: \(cutReason), whole minutes kept" }
             return text
@@ -282,7 +284,7 @@ public struct HuamiFetchLog {
 
     public mutating func answer(_ answer: HuamiFetchAnswer, form: HuamiSampleForm) {
         switch answer {
-        case let .started(count, start):
+        case .started(let count, let start):
             cut(form: form, reason: "the band started another fetch")
             if count > 0 { open = (Fetch(start: start, count: count), HuamiPacketStream()) }
         case .finished(let crc):

@@ -28,10 +28,11 @@ package final class RunningSpeedCadenceDriver: BLEDeviceDriver {
     package func take(_ notification: GATTNotification) {
         do {
             let decoded = try RSCMeasurement.decode(notification.value)
-            samples.append(ActivitySample(
-                time: notification.hostTime, sensor: .runningPod, cadence: Double(decoded.cadencePerMinute),
-                speed: decoded.speedMetresPerSecond, totalDistance: decoded.totalDistanceMetres,
-                gait: decoded.isRunning ? .running : .walking))
+            samples.append(
+                ActivitySample(
+                    time: notification.hostTime, sensor: .runningPod, cadence: Double(decoded.cadencePerMinute),
+                    speed: decoded.speedMetresPerSecond, totalDistance: decoded.totalDistanceMetres,
+                    gait: decoded.isRunning ? .running : .walking))
         } catch {
             events.count("malformed-rsc-measurement")
             problems.append(.value(error))

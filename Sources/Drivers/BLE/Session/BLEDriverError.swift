@@ -42,25 +42,26 @@ public enum BLEDriverError: Error, Equatable, CustomStringConvertible {
                 + "speed and cadence, fitness machine, CGM, glucose); services found: \(list)"
         case .value(let error):
             return error.description
-        case let .cgmRecord(offset, time, error):
-            let when = time.map { "would have been \(CivilDate.wallClock(Int64($0.timeIntervalSince1970.rounded(.down))))Z" }
+        case .cgmRecord(let offset, let time, let error):
+            let when =
+                time.map { "would have been \(CivilDate.wallClock(Int64($0.timeIntervalSince1970.rounded(.down))))Z" }
                 ?? "its session start unknown"
             return "the CGM record at time offset \(offset) min (\(when)) was left out: \(error)"
-        case let .racpFailed(service, request, code):
+        case .racpFailed(let service, let request, let code):
             return "\(service.name): the device answered the Record Access Control Point request "
                 + "\(Hex.encode(request.bytes)) with \"\(code)\" (code \(code.rawValue)); stored records were not downloaded"
-        case let .racpUnanswered(service, request, seconds):
+        case .racpUnanswered(let service, let request, let seconds):
             return "\(service.name): no answer to the Record Access Control Point request \(Hex.encode(request.bytes)) "
                 + "within \(seconds) s; stored records were not downloaded"
-        case let .racpRefused(service, request, error):
+        case .racpRefused(let service, let request, let error):
             return "\(service.name): the Record Access Control Point request \(Hex.encode(request.bytes)) could not be "
                 + "written: \(error)"
-        case let .racpIncomplete(service, request, reason):
+        case .racpIncomplete(let service, let request, let reason):
             return "\(service.name): the download of stored records (\(Hex.encode(request.bytes))) ended before the "
                 + "device's response code: \(reason); the records received were kept"
         case .noSessionStartTime(let reason):
             return "CGM readings cannot be placed in time: \(reason); they were counted, not stored"
-        case let .storedPositionUnavailable(stream, reason):
+        case .storedPositionUnavailable(let stream, let reason):
             return "the store could not give the last record stored for \(stream): \(reason)"
         case .huami(let error):
             return error.description

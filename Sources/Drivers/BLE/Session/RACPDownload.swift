@@ -121,9 +121,10 @@ struct RACPDownload {
             default:
                 ignored += 1
                 guard ignored <= Self.maximumIgnoredAnswers else {
-                    return .failed(.racpIncomplete(
-                        service: service, request: request,
-                        reason: "the device sent \(Self.maximumIgnoredAnswers) answers to other requests and none to this one"))
+                    return .failed(
+                        .racpIncomplete(
+                            service: service, request: request,
+                            reason: "the device sent \(Self.maximumIgnoredAnswers) answers to other requests and none to this one"))
                 }
                 link.note("\(service.name): an unexpected Record Access Control Point answer (\(response.summary)) was ignored")
             }
@@ -144,7 +145,7 @@ extension RACPResponse {
     var summary: String {
         switch self {
         case .numberOfStoredRecords(let count): "\(count) stored record\(count == 1 ? "" : "s")"
-        case let .responseCode(opCode, code): "op code \(opCode): \(code)"
+        case .responseCode(let opCode, let code): "op code \(opCode): \(code)"
         }
     }
 }

@@ -41,12 +41,15 @@ struct FreeStyleCapturedHandshake {
     }
 
     /// A report the host sent: its message, or nil for a handshake message (consumed here).
-    mutating func host(_ report: [UInt8], context: String, keys: () throws(FreeStyleError) -> FreeStyleKeys) throws(FreeStyleError) -> FreeStyleMessage? {
+    mutating func host(_ report: [UInt8], context: String, keys: () throws(FreeStyleError) -> FreeStyleKeys) throws(FreeStyleError)
+        -> FreeStyleMessage?
+    {
         lastContext = context
         if let type = report.first, step != .accepted, step != .none || encrypted, !FreeStyleSessionCipher.isClear(type) {
             throw .handshake(
                 context: context,
-                reason: "an encrypted report (type 0x\(Hex.encode([type]))) comes \(step.rawValue): the capture holds no complete handshake before it")
+                reason: "an encrypted report (type 0x\(Hex.encode([type]))) comes \(step.rawValue): the capture holds no complete handshake before it"
+            )
         }
         let message = try FreeStyleSessionCipher.open(report, with: cipher, from: .host, context: context)
         guard message.type == FreeStyleHandshake.request else { return message }
@@ -72,7 +75,9 @@ struct FreeStyleCapturedHandshake {
         } catch .macMismatch {
             throw .handshake(
                 context: context,
-                reason: "the challenge response's CMAC does not match under the keys of serial \"\(String(decoding: serial.bytes, as: UTF8.self))\" (\(serial.context)): the serial number, the response or the keys are not the reader's")
+                reason:
+                    "the challenge response's CMAC does not match under the keys of serial \"\(String(decoding: serial.bytes, as: UTF8.self))\" (\(serial.context)): the serial number, the response or the keys are not the reader's"
+            )
         }
         self.authorization = authorization
         step = .answered
@@ -80,13 +85,17 @@ struct FreeStyleCapturedHandshake {
     }
 
     /// A report the reader sent: its message, or nil for a handshake message (consumed here).
-    mutating func reader(_ report: [UInt8], context: String, keys: () throws(FreeStyleError) -> FreeStyleKeys) throws(FreeStyleError) -> FreeStyleMessage? {
+    mutating func reader(_ report: [UInt8], context: String, keys: () throws(FreeStyleError) -> FreeStyleKeys) throws(FreeStyleError)
+        -> FreeStyleMessage?
+    {
         lastContext = context
         if let type = report.first, step != .accepted, step != .none || encrypted, !FreeStyleSessionCipher.isClear(type),
-           type != FreeStyleMessage.Kind.unknownMessage {
+            type != FreeStyleMessage.Kind.unknownMessage
+        {
             throw .handshake(
                 context: context,
-                reason: "an encrypted report (type 0x\(Hex.encode([type]))) comes \(step.rawValue): the capture holds no complete handshake before it")
+                reason: "an encrypted report (type 0x\(Hex.encode([type]))) comes \(step.rawValue): the capture holds no complete handshake before it"
+            )
         }
         let message = try FreeStyleSessionCipher.open(report, with: cipher, from: .reader, context: context)
         switch message.type {
@@ -121,7 +130,8 @@ struct FreeStyleCapturedHandshake {
     /// At the end of the capture: a handshake begun and not finished is a cut capture.
     func finish() throws(FreeStyleError) {
         guard step == .none || step == .accepted else {
-            throw .handshake(context: "at the end of the capture (last packet \(lastContext))", reason: "the capture stops \(step.rawValue): the handshake is cut")
+            throw .handshake(
+                context: "at the end of the capture (last packet \(lastContext))", reason: "the capture stops \(step.rawValue): the handshake is cut")
         }
     }
 

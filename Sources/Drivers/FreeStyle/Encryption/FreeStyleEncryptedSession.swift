@@ -74,7 +74,8 @@ public enum FreeStyleHandshake {
         package var message: FreeStyleMessage { FreeStyleMessage(type: reply, payload: [challengeCommand] + readerNonce + iv) }
 
         static func show(_ message: FreeStyleMessage) -> String {
-            Hex.encode([message.type, UInt8(truncatingIfNeeded: message.payload.count)] + message.payload.prefix(3)) + (message.payload.count > 3 ? " …" : "")
+            Hex.encode([message.type, UInt8(truncatingIfNeeded: message.payload.count)] + message.payload.prefix(3))
+                + (message.payload.count > 3 ? " …" : "")
         }
     }
 
@@ -102,7 +103,9 @@ public enum FreeStyleHandshake {
         }
         let nonces = authorization.encryption.applyKeystream(counter: FreeStyleAuthorization.counter(iv: challenge.iv), to: payload[1..<17])
         guard Array(nonces[0..<8]) == challenge.readerNonce else {
-            throw .handshake(context: context, reason: "the challenge response does not carry the reader's nonce: the keys or the serial number are not the reader's")
+            throw .handshake(
+                context: context,
+                reason: "the challenge response does not carry the reader's nonce: the keys or the serial number are not the reader's")
         }
         return Array(nonces[8..<16])
     }
@@ -130,7 +133,8 @@ public enum FreeStyleHandshake {
         guard computed.elementsEqual(payload[24..<32]) else {
             throw .macMismatch(context: context, stated: Array(payload[24..<32]), computed: computed)
         }
-        let nonces = authorization.encryption.applyKeystream(counter: FreeStyleAuthorization.counter(iv: Array(payload[17..<24])), to: payload[1..<17])
+        let nonces = authorization.encryption.applyKeystream(
+            counter: FreeStyleAuthorization.counter(iv: Array(payload[17..<24])), to: payload[1..<17])
         guard nonces == hostNonce + readerNonce else {
             throw .handshake(context: context, reason: "the reader's acceptance does not return both nonces")
         }
@@ -183,7 +187,9 @@ public struct FreeStyleSessionCipher: Sendable {
     }
 
     /// The message in a report: opened with `cipher` when there is one, else read in the clear.
-    package static func open(_ report: [UInt8], with cipher: FreeStyleSessionCipher?, from side: FreeStyleSide, context: String) throws(FreeStyleError) -> FreeStyleMessage {
+    package static func open(_ report: [UInt8], with cipher: FreeStyleSessionCipher?, from side: FreeStyleSide, context: String)
+        throws(FreeStyleError) -> FreeStyleMessage
+    {
         if let cipher { return try cipher.open(report, from: side, context: context) }
         return try FreeStyleMessage.decode(report, context: context)
     }

@@ -43,7 +43,9 @@ package struct Speck64_128: Sendable {
     package init(key: SpeckKey) {
         // The key schedule: k0 and l0 l1 l2 are the key's words from the least significant; each
         // round's key comes from the round function applied to (l, k) with the round number as key.
-        var l: [UInt32] = [UInt32(truncatingIfNeeded: key.low >> 32), UInt32(truncatingIfNeeded: key.high), UInt32(truncatingIfNeeded: key.high >> 32)]
+        var l: [UInt32] = [
+            UInt32(truncatingIfNeeded: key.low >> 32), UInt32(truncatingIfNeeded: key.high), UInt32(truncatingIfNeeded: key.high >> 32),
+        ]
         var keys = [UInt32(truncatingIfNeeded: key.low)]
         keys.reserveCapacity(Self.rounds)
         for i in 0..<(Self.rounds - 1) {

@@ -1,4 +1,3 @@
-
 /// A handle and the UUID of the attribute there (Find Information Response entries).
 public struct ATTHandleUUID: Sendable, Equatable {
     package var handle: UInt16
@@ -136,9 +135,10 @@ public enum ATTPDU: Sendable, Equatable {
             guard body > 0, body % (2 + width) == 0 else {
                 throw .malformedPDU(bytes: bytes, problem: "\(opcode): entries of \(2 + width) bytes do not fill \(body) bytes")
             }
-            self = .findInformationResponse(stride(from: 1, to: p.count, by: 2 + width).map { at in
-                ATTHandleUUID(handle: u16(at), uuid: BluetoothUUID(littleEndian: p[(at + 2)..<(at + 2 + width)])!)
-            })
+            self = .findInformationResponse(
+                stride(from: 1, to: p.count, by: 2 + width).map { at in
+                    ATTHandleUUID(handle: u16(at), uuid: BluetoothUUID(littleEndian: p[(at + 2)..<(at + 2 + width)])!)
+                })
         case .findByTypeValueRequest:
             try need(6)
             self = .findByTypeValueRequest(start: u16(0), end: u16(2), type: u16(4), value: Array(p[6...]))
@@ -151,9 +151,11 @@ public enum ATTPDU: Sendable, Equatable {
             try need(6)
             self = .readByTypeRequest(start: u16(0), end: u16(2), type: try uuid(from: 4))
         case .readByTypeResponse:
-            self = .readByTypeResponse(try entries(minimum: 2).map { entry in
-                ATTHandleValue(handle: UInt16(entry[entry.startIndex]) | UInt16(entry[entry.startIndex + 1]) << 8, value: Array(entry.dropFirst(2)))
-            })
+            self = .readByTypeResponse(
+                try entries(minimum: 2).map { entry in
+                    ATTHandleValue(
+                        handle: UInt16(entry[entry.startIndex]) | UInt16(entry[entry.startIndex + 1]) << 8, value: Array(entry.dropFirst(2)))
+                })
         case .readRequest:
             try need(2, exact: true)
             self = .readRequest(handle: u16(0))
@@ -168,12 +170,13 @@ public enum ATTPDU: Sendable, Equatable {
             try need(6)
             self = .readByGroupTypeRequest(start: u16(0), end: u16(2), type: try uuid(from: 4))
         case .readByGroupTypeResponse:
-            self = .readByGroupTypeResponse(try entries(minimum: 4).map { entry in
-                let s = entry.startIndex
-                return ATTGroupValue(
-                    start: UInt16(entry[s]) | UInt16(entry[s + 1]) << 8, end: UInt16(entry[s + 2]) | UInt16(entry[s + 3]) << 8,
-                    value: Array(entry.dropFirst(4)))
-            })
+            self = .readByGroupTypeResponse(
+                try entries(minimum: 4).map { entry in
+                    let s = entry.startIndex
+                    return ATTGroupValue(
+                        start: UInt16(entry[s]) | UInt16(entry[s + 1]) << 8, end: UInt16(entry[s + 2]) | UInt16(entry[s + 3]) << 8,
+                        value: Array(entry.dropFirst(4)))
+                })
         case .writeRequest:
             try need(2)
             self = .writeRequest(handle: u16(0), value: Array(p[2...]))
@@ -229,13 +232,13 @@ public enum ATTPDU: Sendable, Equatable {
     package var bytes: [UInt8] {
         var out: [UInt8] = [opcode]
         switch self {
-        case let .errorResponse(request, handle, error):
+        case .errorResponse(let request, let handle, let error):
             out.append(request)
             out.appendLE16(handle)
             out.append(error.rawValue)
         case .exchangeMTURequest(let mtu), .exchangeMTUResponse(let mtu):
             out.appendLE16(mtu)
-        case let .findInformationRequest(start, end):
+        case .findInformationRequest(let start, let end):
             out.appendLE16(start)
             out.appendLE16(end)
         case .findInformationResponse(let entries):
@@ -244,7 +247,7 @@ public enum ATTPDU: Sendable, Equatable {
                 out.appendLE16(entry.handle)
                 out += entry.uuid.littleEndianBytes
             }
-        case let .findByTypeValueRequest(start, end, type, value):
+        case .findByTypeValueRequest(let start, let end, let type, let value):
             out.appendLE16(start)
             out.appendLE16(end)
             out.appendLE16(type)
@@ -254,7 +257,7 @@ public enum ATTPDU: Sendable, Equatable {
                 out.appendLE16(entry.start)
                 out.appendLE16(entry.end)
             }
-        case let .readByTypeRequest(start, end, type), let .readByGroupTypeRequest(start, end, type):
+        case .readByTypeRequest(let start, let end, let type), .readByGroupTypeRequest(let start, let end, let type):
             out.appendLE16(start)
             out.appendLE16(end)
             out += type.littleEndianBytes
@@ -268,7 +271,7 @@ public enum ATTPDU: Sendable, Equatable {
             out.appendLE16(handle)
         case .readResponse(let value), .readBlobResponse(let value):
             out += value
-        case let .readBlobRequest(handle, offset):
+        case .readBlobRequest(let handle, let offset):
             out.appendLE16(handle)
             out.appendLE16(offset)
         case .readByGroupTypeResponse(let entries):
@@ -278,8 +281,8 @@ public enum ATTPDU: Sendable, Equatable {
                 out.appendLE16(entry.end)
                 out += entry.value
             }
-        case let .writeRequest(handle, value), let .writeCommand(handle, value), let .handleValueNotification(handle, value),
-            let .handleValueIndication(handle, value):
+        case .writeRequest(let handle, let value), .writeCommand(let handle, let value), .handleValueNotification(let handle, let value),
+            .handleValueIndication(let handle, let value):
             out.appendLE16(handle)
             out += value
         case .writeResponse, .handleValueConfirmation:

@@ -96,9 +96,10 @@ package final class ATTClient: GATTClient {
                     throw .malformedPDU(
                         bytes: answer.bytes, problem: "declaration handle \(handleText(entry.handle)) outside the range asked for")
                 }
-                found.append(GATTCharacteristic(
-                    uuid: uuid, declarationHandle: entry.handle, valueHandle: UInt16(value[1]) | UInt16(value[2]) << 8,
-                    properties: GATTCharacteristicProperties(rawValue: value[0]), endHandle: service.endHandle))
+                found.append(
+                    GATTCharacteristic(
+                        uuid: uuid, declarationHandle: entry.handle, valueHandle: UInt16(value[1]) | UInt16(value[2]) << 8,
+                        properties: GATTCharacteristicProperties(rawValue: value[0]), endHandle: service.endHandle))
             }
             guard let last = entries.last?.handle, last < service.endHandle else { break }
             start = last + 1
@@ -208,7 +209,7 @@ package final class ATTClient: GATTClient {
         while true {
             try transmit(bytes)
             let answer = try awaitAnswer(to: bytes)
-            if case let .errorResponse(_, handle, code) = answer.pdu {
+            if case .errorResponse(_, let handle, let code) = answer.pdu {
                 if code.needsSecurity, raises < 3, try bearer.raiseSecurity(after: code) {
                     raises += 1
                     continue
@@ -227,7 +228,8 @@ package final class ATTClient: GATTClient {
                 let seconds = Int(requestTimeout.components.seconds)
                 bearer.close()
                 failure = .disconnected("closed after the device left a request unanswered for \(seconds) s")
-                throw .timeout(device: peer.name.map { "\($0) (\(peer.address))" } ?? "\(peer.address)", request: Self.describe(request), seconds: seconds)
+                throw .timeout(
+                    device: peer.name.map { "\($0) (\(peer.address))" } ?? "\(peer.address)", request: Self.describe(request), seconds: seconds)
             }
             guard let response = try dispatch(incoming) else { continue }
             guard ATTOpcode.isAnswer(incoming.bytes, to: request[0]) else {
@@ -261,9 +263,9 @@ package final class ATTClient: GATTClient {
     private func dispatch(_ incoming: ATTBearerPDU) throws(BLEError) -> ATTPDU? {
         let pdu = try ATTPDU(bytes: incoming.bytes)
         switch pdu {
-        case let .handleValueNotification(handle, value):
+        case .handleValueNotification(let handle, let value):
             pending.append(GATTNotification(handle: handle, value: value, isIndication: false, hostTime: incoming.hostTime))
-        case let .handleValueIndication(handle, value):
+        case .handleValueIndication(let handle, let value):
             try transmit(ATTPDU.handleValueConfirmation.bytes)
             pending.append(GATTNotification(handle: handle, value: value, isIndication: true, hostTime: incoming.hostTime))
         case .other(ATTOpcode.multipleHandleValueNotification.rawValue, let parameters):
@@ -294,8 +296,9 @@ package final class ATTClient: GATTClient {
             let handle = UInt16(p[at]) | UInt16(p[at + 1]) << 8
             let length = Int(UInt16(p[at + 2]) | UInt16(p[at + 3]) << 8)
             guard p.count - at - 4 >= length else { throw .malformedPDU(bytes: incoming.bytes, problem: "a value claims \(length) missing bytes") }
-            pending.append(GATTNotification(
-                handle: handle, value: Array(p[(at + 4)..<(at + 4 + length)]), isIndication: false, hostTime: incoming.hostTime))
+            pending.append(
+                GATTNotification(
+                    handle: handle, value: Array(p[(at + 4)..<(at + 4 + length)]), isIndication: false, hostTime: incoming.hostTime))
             at += 4 + length
         }
     }

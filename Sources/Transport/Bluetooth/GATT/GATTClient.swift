@@ -86,15 +86,18 @@ extension GATTClient {
                 reason: characteristic.descriptors.isEmpty
                     ? "it has no descriptors (were they discovered?)" : "it has no Client Characteristic Configuration descriptor")
         }
-        let needed: GATTCharacteristicProperties? = switch mode {
-        case .notifications: .notify
-        case .indications: .indicate
-        case .off: nil
-        }
+        let needed: GATTCharacteristicProperties? =
+            switch mode {
+            case .notifications: .notify
+            case .indications: .indicate
+            case .off: nil
+            }
         if let needed, !characteristic.properties.contains(needed) {
             throw .cannotSubscribe(
                 characteristic: characteristic.uuid, valueHandle: characteristic.valueHandle,
-                reason: "its properties (0x\(hexByte(characteristic.properties.rawValue))) do not allow \(mode == .notifications ? "notifications" : "indications")")
+                reason:
+                    "its properties (0x\(hexByte(characteristic.properties.rawValue))) do not allow \(mode == .notifications ? "notifications" : "indications")"
+            )
         }
         try write(mode.cccdValue, handle: cccd.handle)
     }

@@ -48,8 +48,8 @@ package enum BLEPeerSyntaxError: Error, Sendable, Equatable, CustomStringConvert
         let form = "ADDRESS or ADDRESS,public or ADDRESS,random, e.g. C0:11:22:33:44:55,random"
         return switch self {
         case .empty: "no Bluetooth device given: write \(form)"
-        case let .notAnAddress(address, text): "\"\(text)\": \"\(address)\" is not a Bluetooth address (six hex pairs: C0:11:22:33:44:55)"
-        case let .unknownAddressType(type, text): "\"\(text)\": the address type is public or random, not \"\(type)\""
+        case .notAnAddress(let address, let text): "\"\(text)\": \"\(address)\" is not a Bluetooth address (six hex pairs: C0:11:22:33:44:55)"
+        case .unknownAddressType(let type, let text): "\"\(text)\": the address type is public or random, not \"\(type)\""
         case .tooManyParts(let text): "\"\(text)\" has more than one comma: write \(form)"
         }
     }
