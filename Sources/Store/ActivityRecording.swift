@@ -90,17 +90,7 @@ extension SharedStore {
                 daysWithNewRows.insert(date)
             }
         }
-        let raiseCursor = try db.cachedStatement(
-            sql: """
-                INSERT INTO source_cursor (source_id, stream, last_record_index, import_run_id)
-                VALUES (?, ?, ?, ?)
-                ON CONFLICT (source_id, stream) DO UPDATE
-                SET last_record_index = excluded.last_record_index, import_run_id = excluded.import_run_id
-                WHERE excluded.last_record_index > source_cursor.last_record_index
-                """)
-        for (stream, index) in batch.cursors.sorted(by: { $0.key < $1.key }) {
-            try raiseCursor.execute(arguments: [sourceID, stream, index, runID])
-        }
+        try db.raiseSourceCursors(batch.cursors, sourceID: sourceID, runID: runID)
 
         // A Day created for a session that was stored already holds nothing: remove it.
         for (date, id) in days.created where !daysWithNewRows.contains(date) {

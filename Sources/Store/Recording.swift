@@ -183,7 +183,7 @@ struct GlucoseImportWriter {
         for (date, id) in days.created where !daysWithNewRows.contains(date) {
             try db.execute(sql: "DELETE FROM day WHERE id = ?", arguments: [id])
         }
-        try raiseCursors(batch.cursors, sourceID: sourceID, runID: runID)
+        try db.raiseSourceCursors(batch.cursors, sourceID: sourceID, runID: runID)
 
         let summary = ImportSummary(
             runID: runID,
@@ -234,20 +234,6 @@ struct GlucoseImportWriter {
             FROM \(ImportRowTable.name)(?1, ?2) WHERE true
             ON CONFLICT (source_id, device_record_key) DO NOTHING
             """
-    }
-
-    private func raiseCursors(_ cursors: [String: Int64], sourceID: Int64, runID: Int64) throws {
-        let upsert = try db.cachedStatement(
-            sql: """
-                INSERT INTO source_cursor (source_id, stream, last_record_index, import_run_id)
-                VALUES (?, ?, ?, ?)
-                ON CONFLICT (source_id, stream) DO UPDATE
-                SET last_record_index = excluded.last_record_index, import_run_id = excluded.import_run_id
-                WHERE excluded.last_record_index > source_cursor.last_record_index
-                """)
-        for (stream, index) in cursors.sorted(by: { $0.key < $1.key }) {
-            try upsert.execute(arguments: [sourceID, stream, index, runID])
-        }
     }
 }
 
@@ -449,5 +435,23 @@ struct TextColumn {
     /// Calls `body` with the column's bytes, valid during the call.
     func withBytes<T>(_ body: (Bytes) throws -> T) rethrows -> T {
         try bytes.withUnsafeBufferPointer { all in try body(Bytes(all: all, ranges: ranges, terminated: terminated)) }
+    }
+}
+
+extension Database {
+    /// Raises the source's cursor of each stream to its index (never lowers one), marking the
+    /// run that raised it: the glucose and the activity imports alike.
+    func raiseSourceCursors(_ cursors: [String: Int64], sourceID: Int64, runID: Int64) throws {
+        let upsert = try cachedStatement(
+            sql: """
+                INSERT INTO source_cursor (source_id, stream, last_record_index, import_run_id)
+                VALUES (?, ?, ?, ?)
+                ON CONFLICT (source_id, stream) DO UPDATE
+                SET last_record_index = excluded.last_record_index, import_run_id = excluded.import_run_id
+                WHERE excluded.last_record_index > source_cursor.last_record_index
+                """)
+        for (stream, index) in cursors.sorted(by: { $0.key < $1.key }) {
+            try upsert.execute(arguments: [sourceID, stream, index, runID])
+        }
     }
 }

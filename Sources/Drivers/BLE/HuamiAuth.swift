@@ -196,15 +196,7 @@ package struct HuamiAuthKeys: Sendable, Equatable {
     /// else `$XDG_CONFIG_HOME/glucobridge/huami.keys` (`~/.config/glucobridge/…`), then
     /// `/etc/glucobridge/huami.keys` — as the FreeStyle Libre keys are found.
     package static func keyFiles(environment: [String: String]) -> [String] {
-        if let explicit = environment["GLUCOBRIDGE_HUAMI_KEYS"], !explicit.isEmpty { return [explicit] }
-        var files: [String] = []
-        if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {
-            files.append("\(config)/glucobridge/\(fileName)")
-        } else if let home = environment["HOME"], !home.isEmpty {
-            files.append("\(home)/.config/glucobridge/\(fileName)")
-        }
-        files.append("/etc/glucobridge/\(fileName)")
-        return files
+        KeyFileLocations.paths(fileName: fileName, environmentVariable: "GLUCOBRIDGE_HUAMI_KEYS", environment: environment)
     }
 
     /// The key of the band at `address` and where it came from: a key supplied by the program,

@@ -69,15 +69,7 @@ public struct FreeStyleKeys: Sendable, Equatable {
     /// it), else `$XDG_CONFIG_HOME/glucobridge/…` (`~/.config/glucobridge/…`), then
     /// `/etc/glucobridge/…`.
     package static func keyFiles(environment: [String: String]) -> [String] {
-        if let explicit = environment["GLUCOBRIDGE_FREESTYLE_KEYS"], !explicit.isEmpty { return [explicit] }
-        var files: [String] = []
-        if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {
-            files.append("\(config)/glucobridge/\(fileName)")
-        } else if let home = environment["HOME"], !home.isEmpty {
-            files.append("\(home)/.config/glucobridge/\(fileName)")
-        }
-        files.append("/etc/glucobridge/\(fileName)")
-        return files
+        KeyFileLocations.paths(fileName: fileName, environmentVariable: "GLUCOBRIDGE_FREESTYLE_KEYS", environment: environment)
     }
 
     /// The keys from the first key file that exists, else from the `freestyle-keys` package of
