@@ -223,24 +223,27 @@ usb_live_check() {
     done
 }
 
-# A Dexcom receiver (14 Days) that makes FAULT (unplug, silence, stall) after AFTER answers in
-# the middle of a download. The first import must fail and store nothing; after the reader is
-# plugged in again, the next import is complete and the one after it adds nothing. Results:
-# OUT/faulted.log (the failed import), OUT/faulted.count (readings stored by it), OUT/import.log,
-# OUT/import-again.log.
+# A USB reader that makes FAULT (unplug, silence, stall) after AFTER answers in the middle of a
+# download: the lab device MODEL ARGS... (default: a Dexcom receiver with 14 Days) at ID (default
+# 22a3:0047). The first import must fail and store nothing; after the reader is plugged in again,
+# the next import is complete and the one after it adds nothing. Results: OUT/faulted.log (the
+# failed import), OUT/faulted.count (readings stored by it), OUT/import.log, OUT/import-again.log.
+#   usb_fault_run OUT FAULT AFTER [ID MODEL ARGS...]
 usb_fault_run() {
-    local out="$1" fault="$2" after="$3"
-    "$lab_device" usb dexcom --days 14 --fault "$fault" --after "$after" > "$out/device.log" 2>&1 &
-    await 30 "the receiver 22a3:0047 to enumerate" usb_device_present 22a3:0047
+    local out="$1" fault="$2" after="$3" id="${4:-22a3:0047}"
+    local model=("${@:5}")
+    [ ${#model[@]} -gt 0 ] || model=(dexcom --days 14)
+    "$lab_device" usb "${model[@]}" --fault "$fault" --after "$after" > "$out/device.log" 2>&1 &
+    await 30 "the reader $id to enumerate" usb_device_present "$id"
     if "$glucobridge" import --store "$work/live.sqlite" --tz UTC > "$out/faulted.log" 2>&1; then
         fail "the import with a reader that made the fault '$fault' succeeded: $(tail -n 1 "$out/faulted.log")"
     fi
     if [ -f "$work/live.sqlite" ]; then count "$work/live.sqlite" glucose > "$out/faulted.count"; else echo 0 > "$out/faulted.count"; fi
     # Unplug (when the fault has not) and plug the reader in again.
     [ -z "$(cat "$gadget/UDC")" ] || unplug
-    await 10 "the receiver to leave the bus" usb_device_absent 22a3:0047
+    await 10 "the reader to leave the bus" usb_device_absent "$id"
     plug
-    await 30 "the receiver to enumerate again" usb_device_present 22a3:0047
+    await 30 "the reader to enumerate again" usb_device_present "$id"
     "$glucobridge" import --store "$work/live.sqlite" --tz UTC > "$out/import.log" 2>&1 \
         || fail "the import after plugging the reader in again failed: $(tail -n 1 "$out/import.log")"
     "$glucobridge" import --store "$work/live.sqlite" > "$out/import-again.log" 2>&1 \

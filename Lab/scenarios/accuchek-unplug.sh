@@ -11,23 +11,7 @@ unplug) said="disconnected|unplugged" ;;
 silence) said="timed out|stopped answering" ;;
 esac
 case "$1" in
-run)
-    out="$2"
-    "$lab_device" usb accuchek --fault "$fault" --after 6 > "$out/device.log" 2>&1 &
-    await 30 "the meter 173a:21d5 to enumerate" usb_device_present 173a:21d5
-    if "$glucobridge" import --store "$work/live.sqlite" --tz UTC > "$out/faulted.log" 2>&1; then
-        fail "the import of a meter that made the fault '$fault' mid-transfer succeeded: $(tail -n 1 "$out/faulted.log")"
-    fi
-    if [ -f "$work/live.sqlite" ]; then count "$work/live.sqlite" glucose > "$out/faulted.count"; else echo 0 > "$out/faulted.count"; fi
-    [ -z "$(cat "$gadget/UDC")" ] || unplug
-    await 10 "the meter to leave the bus" usb_device_absent 173a:21d5
-    plug
-    await 30 "the meter to enumerate again" usb_device_present 173a:21d5
-    "$glucobridge" import --store "$work/live.sqlite" --tz UTC > "$out/import.log" 2>&1 \
-        || fail "the import after plugging the meter in again failed: $(tail -n 1 "$out/import.log")"
-    "$glucobridge" import --store "$work/live.sqlite" > "$out/import-again.log" 2>&1 \
-        || fail "the third import failed: $(tail -n 1 "$out/import-again.log")"
-    ;;
+run) usb_fault_run "$2" "$fault" 6 173a:21d5 accuchek ;;
 check)
     out="$2"
     cat "$out/faulted.log"
