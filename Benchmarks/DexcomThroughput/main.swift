@@ -10,7 +10,8 @@
 //
 //   swift run -c release glucobridge-bench                  all figures (instructions too, under valgrind)
 //   swift run -c release glucobridge-bench --no-instructions
-//   swift run -c release glucobridge-bench --sync --daemon  also the central sync and the idle daemon (their own programs)
+//   swift run -c release glucobridge-bench --sync --daemon  also the central sync (200 patients at once, and one
+//   patient alone) and the idle daemon (their own programs)
 //   swift run -c release glucobridge-bench --captures DIR   only write the two captures to DIR
 //   glucobridge-bench --export csv|json|nightscout STORE      the export alone, on stdout
 import CSQLiteConfig
@@ -564,8 +565,10 @@ func sibling(_ name: String, _ extra: [String]) throws {
     if process.terminationStatus != 0 { print("(\(name) ended with status \(process.terminationStatus))") }
 }
 if arguments.contains("--sync") {
-    print("central sync (glucobridge-sync-bench 200 90):")
+    print("central sync, 200 patients at once (glucobridge-sync-bench 200 90):")
     try sibling("glucobridge-sync-bench", ["200", "90"])
+    print("central sync, one patient alone, a year (glucobridge-sync-bench 1 365):")
+    try sibling("glucobridge-sync-bench", ["1", "365"])
 }
 if arguments.contains("--daemon") {
     print("idle daemon (glucobridge-daemon-bench):")

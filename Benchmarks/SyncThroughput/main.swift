@@ -3,6 +3,7 @@
 //   .ci/start-postgres
 //   swift run -c release glucobridge-sync-bench [patients] [days] [rounds] [batch]
 //   (default 200 × 90, 3 rounds, the sync's own batch size)
+//   swift run -c release glucobridge-sync-bench 1 365   one patient alone, a year
 //
 // Generates one store of `days` days (a CGM reading every five minutes, three meals and two
 // insulin doses a day). Each round copies it for every patient, syncs all patients concurrently
@@ -13,6 +14,9 @@
 // both alike, and the ratios printed last are the medians of the rounds' ratios. Each phase is
 // timed until what it wrote is settled (its connections ended, its tables analyzed, a checkpoint;
 // autovacuum is off for the round's tables), so that no phase pays for another's background work.
+// With one patient, a second baseline is the server's own load of the same rows into the same
+// schema: `pg_dump` of the round's central database after the first sync, loaded by `psql` into an
+// empty database (tables, COPY of the data, then keys, indexes and constraints).
 // Server CPU is the user + system time of this server's processes (its postmaster and children,
 // not another PostgreSQL's on the machine), read from /proc (Linux, as root or as the server's
 // user).
@@ -230,11 +234,58 @@ func copyBaseline(into target: SyncTarget, _ database: RoundDatabase) async thro
     }
 }
 
+/// Runs a PostgreSQL client program with the test server's password, failing on a non-zero exit.
+func client(_ program: String, _ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [program] + arguments
+    var environment = ProcessInfo.processInfo.environment
+    if let password { environment["PGPASSWORD"] = password }
+    process.environment = environment
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw NSError(domain: "glucobridge-sync-bench", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(program) failed"])
+    }
+}
+
+/// The server's own load of what the first sync wrote: `databaseName` as pg_dump writes it (its
+/// schema, then its data with COPY, then its keys, indexes and constraints), loaded by psql into an
+/// empty database, timed and settled as the sync is.
+func restoreBaseline(of databaseName: String, url: (String) -> String) async throws -> (seconds: Double, cpu: Double?) {
+    let dump = folder.appendingPathComponent("\(databaseName).sql").path
+    try client("pg_dump", ["--no-owner", "--file", dump, url(databaseName)])
+    let restoreName = databaseName + "_restore"
+    _ = try await adminConnection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(restoreName)"), logger: logger).collect()
+    let target = try SyncTarget(url: url(restoreName) + "?sslmode=disable")
+    let settler = try await connect(target, password)
+    let settlerPID = try await settler.query("SELECT pg_backend_pid()", logger: logger).collect().first!.decode(Int32.self)
+    let database = RoundDatabase(name: restoreName, connection: settler, connectionPID: settlerPID)
+    var tables: [String] = []
+    let measured = try await measure(database, analyzing: []) {
+        try client("psql", ["-X", "-q", "-o", "/dev/null", "-v", "ON_ERROR_STOP=1", "-d", url(restoreName), "-f", dump])
+        tables = try await settler.query(
+            "SELECT relname FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace", logger: logger
+        ).collect().map { try $0.decode(String.self) }
+        _ = try await settler.query(
+            PostgresQuery(unsafeSQL: "ANALYZE \(tables.joined(separator: ", "))"), logger: logger
+        ).collect()
+    }
+    try await settler.closeGracefully()
+    _ = try await adminConnection.query(
+        PostgresQuery(unsafeSQL: "DROP DATABASE \(restoreName) WITH (FORCE)"), logger: logger
+    ).collect()
+    try? FileManager.default.removeItem(atPath: dump)
+    return measured
+}
+
 /// One round, in a database of its own: the first sync of every patient, the second, and the baseline.
 struct Round {
     var first: (seconds: Double, cpu: Double?)
     var second: (seconds: Double, cpu: Double?)
     var baseline: (seconds: Double, cpu: Double?)
+    /// psql loading pg_dump's data of the round's database (one patient only).
+    var restore: (seconds: Double, cpu: Double?)?
     var readings = 0, rows = 0, resent = 0
 }
 
@@ -298,11 +349,20 @@ func runRound(_ round: Int) async throws -> Round {
     }
     for store in stores { try store.database.close() }
     try await settler.closeGracefully()
+    var restore: (seconds: Double, cpu: Double?)?
+    if patients == 1 {
+        restore = try await restoreBaseline(of: databaseName) { name in
+            var components = URLComponents(string: settings["GLUCOBRIDGE_TEST_POSTGRES_URL"]!)!
+            components.path = "/" + name
+            return components.string!
+        }
+    }
     _ = try await adminConnection.query(
         PostgresQuery(unsafeSQL: "DROP DATABASE \(databaseName) WITH (FORCE)"), logger: logger
     ).collect()
     try? FileManager.default.removeItem(at: roundFolder)
     var result = measured
+    result.restore = restore
     result.readings = firstReports.reduce(0) { $0 + ($1.written["glucose_reading"] ?? 0) }
     result.rows = firstReports.reduce(0) { $0 + $1.rowsWritten }
     result.resent = secondReports.reduce(0) { $0 + $1.rowsWritten + $1.rowsDeleted }
@@ -332,6 +392,15 @@ for round in 0..<rounds {
           first sync / baseline: \(String(format: "%.2f", result.first.seconds / result.baseline.seconds))× the time\
         \(result.first.cpu.flatMap { f in result.baseline.cpu.map { String(format: ", %.2f× the server CPU", f / $0) } } ?? "")
         """)
+    if let restore = result.restore {
+        print(
+            """
+              psql loading pg_dump's dump of the same central database: \(String(format: "%.2f", restore.seconds)) s; \
+            server CPU \(cpu(restore.cpu))
+              first sync / psql load: \(String(format: "%.2f", result.first.seconds / restore.seconds))× the time\
+            \(result.first.cpu.flatMap { f in restore.cpu.map { String(format: ", %.2f× the server CPU", f / $0) } } ?? "")
+            """)
+    }
 }
 let timeRatios = results.map { $0.first.seconds / $0.baseline.seconds }
 let cpuRatios = results.compactMap { r in r.first.cpu.flatMap { f in r.baseline.cpu.map { f / $0 } } }
@@ -343,6 +412,15 @@ print(
     \(cpuRatios.count == rounds ? String(format: ", %.2f× the server CPU", median(cpuRatios)) + " (rounds \(cpuRatios.map { String(format: "%.2f", $0) }.joined(separator: ", ")))" : ""); \
     second sync / baseline \(String(format: "%.3f", median(secondRatios)))× the time
     """)
+
+let restoreRatios = results.compactMap { r in r.restore.map { r.first.seconds / $0.seconds } }
+if restoreRatios.count == rounds {
+    print(
+        """
+        median of \(rounds) rounds: first sync / psql load of pg_dump's dump \(String(format: "%.2f", median(restoreRatios)))× \
+        the time (rounds \(restoreRatios.map { String(format: "%.2f", $0) }.joined(separator: ", ")))
+        """)
+}
 
 try await adminConnection.closeGracefully()
 try? FileManager.default.removeItem(at: folder)

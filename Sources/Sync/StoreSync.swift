@@ -146,23 +146,44 @@ package struct StoreSync: Sendable {
             (.activitySessions, .activitySessions, "activity_session_id"),
         ]
         for (feed, table, column) in steps {
-            while true {
-                let rows = try local { try store.syncRows(feed, after: cursor[column] ?? 0, limit: batchSize) }
-                guard case .integer(let last)? = rows.values(of: "id").last else { break }
+            var rows = try local { try store.syncRows(feed, after: cursor[column] ?? 0, limit: batchSize) }
+            while case .integer(let last)? = rows.values(of: "id").last {
+                // The next batch is read from the store while the server writes this one.
+                let next = prefetch(feed, after: last)
                 var minutes: SyncRows?
                 if feed == .importRuns, case .integer(let first)? = rows.values(of: "id").first {
                     minutes = try local { try store.syncActivityMinutes(importRuns: first...last) }
                 }
-                try await batch(
-                    connection, session, storeID: storeID, cursor: column, from: cursor[column] ?? 0, to: last, report: &report
-                ) { send in
-                    try await send(table, rows, .appended)
-                    if let minutes, !minutes.rows.isEmpty { try await send(.activityMinutes, minutes, .appended) }
+                let sent = rows
+                do throws(SyncError) {
+                    try await batch(
+                        connection, session, storeID: storeID, cursor: column, from: cursor[column] ?? 0, to: last,
+                        report: &report
+                    ) { send in
+                        try await send(table, sent, .appended)
+                        if let minutes, !minutes.rows.isEmpty { try await send(.activityMinutes, minutes, .appended) }
+                    }
+                } catch {
+                    _ = await next.value
+                    throw error
                 }
                 cursor[column] = last
+                do {
+                    rows = try await next.value.get()
+                } catch {
+                    throw .store(error)
+                }
             }
         }
         try await sendChanges(connection, session, storeID: storeID, after: cursor["change_seq"] ?? 0, report: &report)
+    }
+
+    /// Reads up to ``batchSize`` rows of `feed` after local id `id` off the caller's task, so that
+    /// the store is read while the server writes the batch before them.
+    private func prefetch(_ feed: SyncFeed, after id: Int64) -> Task<Result<SyncRows, StoreError>, Never> {
+        let store = self.store
+        let limit = batchSize
+        return Task.detached { Result { () throws(StoreError) in try store.syncRows(feed, after: id, limit: limit) } }
     }
 
     /// Takes the patient's session-level advisory lock, waiting up to ``lockWait`` for a sync
