@@ -131,11 +131,15 @@ replay_into() {
 
 # Two emulated LE controllers linked to each other (BlueZ's btvirt over hci_vhci): hci0 is the
 # central glucobridge uses, hci1 the peripheral a device model serves. btmon records both ends
-# into ALL (as `btmon -w` without -i does) and hci0 alone into CENTRAL (as `btmon -i hci0`).
+# into ALL (as `btmon -w` without -i does; none when ALL is -) and hci0 alone into CENTRAL (as
+# `btmon -i hci0`).
 start_bluetooth() {
     local all="$1" central="$2"
-    btmon -w "$all" > /dev/null 2>&1 &
-    btmon_all_pid=$!
+    btmon_all_pid=""
+    if [ "$all" != - ]; then
+        btmon -w "$all" > /dev/null 2>&1 &
+        btmon_all_pid=$!
+    fi
     btvirt -L -l2 > "$LAB_OUT/btvirt.log" 2>&1 &
     await 20 "btvirt's two controllers" test -e /sys/class/bluetooth/hci1
     btmon -i hci0 -w "$central" > /dev/null 2>&1 &
@@ -165,8 +169,8 @@ serve_peripheral() {
 
 stop_bluetooth() {
     sleep 0.5
-    kill -INT "$btmon_central_pid" "$btmon_all_pid" 2>/dev/null || true
-    wait "$btmon_central_pid" "$btmon_all_pid" 2>/dev/null || true
+    kill -INT "$btmon_central_pid" $btmon_all_pid 2>/dev/null || true
+    wait "$btmon_central_pid" $btmon_all_pid 2>/dev/null || true
 }
 
 # A USB device model served as a gadget (glucobridge-lab-device usb ARGS…) and imported live

@@ -43,6 +43,9 @@ final class BLEPeripheralServer {
     let index: Int32
     let model: any PeripheralModel
     var fault: BLEFault?
+    /// What the device sends on its own goes out back to back, as fast as the link takes it
+    /// (the socket's send blocks while the controller has no room), not one per 7.5 ms.
+    var unpaced = false
     private let log: (String) -> Void
 
     init(index: Int32, model: any PeripheralModel, fault: BLEFault?, log: @escaping (String) -> Void) {
@@ -117,7 +120,7 @@ final class BLEPeripheralServer {
             // Once the central listens, what the device sends on its own goes out one PDU per
             // 7.5 ms of quiet at most, the shortest LE connection interval: the controllers
             // btvirt emulates have no air time, and a burst would overrun the central's socket.
-            let ready = poll(&entry, 1, subscribed ? 8 : 2000)
+            let ready = poll(&entry, 1, subscribed ? (unpaced ? 0 : 8) : 2000)
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw LabDeviceError.posix("poll", "the ATT link")
@@ -141,7 +144,7 @@ final class BLEPeripheralServer {
             case .pdu(let bytes):
                 guard send(bytes) else { return }
             case .end:
-                log("the session is done: disconnecting once what was sent has left")
+                log("the session is done after \(sent) PDUs: disconnecting once what was sent has left")
                 flush(link)
                 return
             }
@@ -267,5 +270,45 @@ final class StayingPeripheral: PeripheralModel {
         guard pdu.first == ATTOpcode.handleValueIndication.rawValue, pdu.count >= 7 else { return false }
         let value = pdu[3...]
         return value.starts(with: [0x06, 0x00, 0x01]) || value.elementsEqual([0x05, 0x00, 0x00, 0x00])
+    }
+}
+
+/// A heart-rate band that, once the central subscribes, notifies Heart Rate Measurements back to
+/// back for `seconds` of wall time and then ends the session: a burst as fast as the link allows,
+/// faster than any band, to prove the central loses none. Discovery is the simulated band's; the
+/// measurements are the band's sequence, repeated.
+final class BurstingHeartRateBand: PeripheralModel {
+    private let band: SimulatedPeripheral
+    private let seconds: Double
+    private var handle: [UInt8]?
+    private var deadline: Date?
+    private var second = 0
+    private var energy = 0
+    /// Notifications made so far.
+    private(set) var notifications = 0
+
+    init(seconds: Int) {
+        band = HeartRateBandDemo.band(clock: SimulatedClock(Date().addingTimeInterval(-120)), seconds: 1)
+        self.seconds = Double(seconds)
+    }
+
+    func answers(to pdu: [UInt8]) -> [[UInt8]] { band.answers(to: pdu) }
+
+    var isStreaming: Bool { band.isStreaming }
+
+    func nextOnItsOwn() -> PeripheralEmission? {
+        if handle == nil {
+            // The band's own first notification names the measurement's handle.
+            guard case .pdu(let first)? = band.nextOnItsOwn(), first.count >= 3 else { return nil }
+            handle = Array(first[1...2])
+            deadline = Date().addingTimeInterval(seconds)
+            notifications = 1
+            return .pdu(first)
+        }
+        guard let handle, let deadline, Date() < deadline else { return .end }
+        second = second % (HeartRateBandDemo.seconds - 1) + 2
+        energy = (energy + 1) % 0xFFFF
+        notifications += 1
+        return .pdu([ATTOpcode.handleValueNotification.rawValue] + handle + HeartRateBandDemo.measurement(at: second, energy: energy))
     }
 }

@@ -218,6 +218,12 @@ extension LabDevice {
         )
         var seconds = 120
 
+        @Option(
+            help:
+                "heart-rate: instead, notify as fast as the link allows for this many seconds once the central listens, then end (a burst)."
+        )
+        var burst: Int?
+
         @Option(help: "cgm: the stored readings in tenths of mg/dL (539 is 53.9), oldest first, five minutes apart.")
         var tenths = "539,540,696,699,700,1801,1804,2045"
 
@@ -235,7 +241,11 @@ extension LabDevice {
             let peripheral: any PeripheralModel
             switch model {
             case .heartRate:
-                peripheral = HeartRateBandDemo.band(clock: SimulatedClock(Date().addingTimeInterval(-Double(seconds) - 60)), seconds: seconds)
+                if let burst {
+                    peripheral = BurstingHeartRateBand(seconds: burst)
+                } else {
+                    peripheral = HeartRateBandDemo.band(clock: SimulatedClock(Date().addingTimeInterval(-Double(seconds) - 60)), seconds: seconds)
+                }
             case .runningPod, .bike, .treadmill:
                 let sensor: SportSensorDemo.Sensor = model == .runningPod ? .runningPod : model == .bike ? .bike : .treadmill
                 let start = Date().addingTimeInterval(-Double(seconds) - 60)
@@ -261,6 +271,7 @@ extension LabDevice {
             }
             let fault = dropAfter.map { BLEFault(after: $0, counted: .pdus) } ?? dropAfterValues.map { BLEFault(after: $0, counted: .values) }
             let server = BLEPeripheralServer(index: index, model: peripheral, fault: fault, log: labLog)
+            server.unpaced = burst != nil
             try server.run()
             labLog("session over")
         }

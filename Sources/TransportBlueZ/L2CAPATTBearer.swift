@@ -22,11 +22,25 @@ package enum BLESecurity: UInt8, Sendable, Comparable {
 /// The live bearer: an L2CAP socket on the LE ATT fixed channel (CID 4), as BlueZ's
 /// btgatt-client opens it [BlueZ tools/btgatt-client.c]. The kernel creates the LE link on
 /// `connect`; each read or write is one ATT PDU (SOCK_SEQPACKET). Needs no capability.
+///
+/// Notifications have no flow control: the kernel queues what the controller delivers on the
+/// socket and drops what no longer fits its receive buffer (net/bluetooth/l2cap_sock.c,
+/// `l2cap_sock_recv_cb`). So the socket gets a large receive buffer, and a thread of the
+/// bearer's own reads it as soon as anything arrives, into a queue that `receive` takes from:
+/// a device sending faster than the import decodes and stores waits in memory, not in the
+/// kernel's buffer.
 package final class L2CAPATTBearer: ATTBearer {
     package let peer: BLEPeer
     package private(set) var connectionHandle: UInt16?
     package private(set) var security: BLESecurity
     private var fd: Int32
+    /// What the reading thread has read and `receive` has not taken yet, and how the link ended.
+    private let inbox = Inbox()
+    private var reader: Thread?
+
+    /// The receive buffer asked for: about 40,000 small notifications' worth of the kernel's
+    /// accounting. An unprivileged process gets at most `net.core.rmem_max` (doubled).
+    static let receiveBuffer: Int32 = 8 << 20
 
     /// The fixed channel ATT runs on over LE.
     static let attChannel: UInt16 = 4
@@ -98,6 +112,69 @@ package final class L2CAPATTBearer: ATTBearer {
         var info = l2cap_conninfo()
         var length = socklen_t(MemoryLayout<l2cap_conninfo>.size)
         if getsockopt(fd, SOL_L2CAP, L2CAP_CONNINFO, &info, &length) == 0 { connectionHandle = info.hci_handle }
+        enlargeReceiveBuffer()
+        startReading()
+    }
+
+    /// Asks for ``receiveBuffer``: past `net.core.rmem_max` where the process may
+    /// (SO_RCVBUFFORCE needs CAP_NET_ADMIN), else up to it (socket(7)).
+    private func enlargeReceiveBuffer() {
+        var size = Self.receiveBuffer
+        let length = socklen_t(MemoryLayout<Int32>.size)
+        if setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, length) != 0 {
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, length)
+        }
+    }
+
+    /// The socket's receive buffer in bytes, as the kernel set it.
+    package var receiveBufferSize: Int {
+        var size: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard fd >= 0, getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, &length) == 0 else { return 0 }
+        return Int(size)
+    }
+
+    /// Starts the thread that moves each PDU from the socket into ``inbox`` as it arrives, with
+    /// the time it was read, until the link ends or ``close()``.
+    private func startReading() {
+        let fd = self.fd
+        let inbox = self.inbox
+        let peer = self.peer
+        let thread = Thread {
+            defer { inbox.readerFinished() }
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            while true {
+                var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&entry, 1, -1)
+                if ready < 0 {
+                    if errno == EINTR { continue }
+                    inbox.end(.socketFailed(call: "poll", reason: BluetoothSocket.message(errno)))
+                    return
+                }
+                if inbox.isClosing { return }
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    inbox.put(ATTBearerPDU(bytes: Array(buffer[0..<count]), hostTime: Date()))
+                    continue
+                }
+                if inbox.isClosing { return }
+                if count == 0 {
+                    inbox.end(Self.lost(peer, "it closed the connection"))
+                    return
+                }
+                let code = errno
+                if code == EAGAIN || code == EINTR { continue }
+                if BluetoothSocket.isDisconnection(code) {
+                    inbox.end(Self.lost(peer, BluetoothSocket.message(code)))
+                } else {
+                    inbox.end(.socketFailed(call: "read", reason: BluetoothSocket.message(code)))
+                }
+                return
+            }
+        }
+        thread.name = "glucobridge ATT reader"
+        reader = thread
+        thread.start()
     }
 
     package func send(_ pdu: [UInt8]) throws(BLEError) {
@@ -113,23 +190,17 @@ package final class L2CAPATTBearer: ATTBearer {
         }
     }
 
+    /// The next PDU the reading thread took from the socket; once the link has ended, every PDU
+    /// read before the end comes first, then the end's error.
     package func receive(timeout: Duration) throws(BLEError) -> ATTBearerPDU? {
         guard fd >= 0 else { throw .disconnected("closed by glucobridge") }
-        let events = try BluetoothSocket.wait(fd, for: Int16(POLLIN), timeout: timeout)
-        guard events != 0 else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        let time = Date()
-        if count > 0 { return ATTBearerPDU(bytes: Array(buffer[0..<count]), hostTime: time) }
-        if count == 0 { throw lost("it closed the connection") }
-        let code = errno
-        if code == EAGAIN || code == EINTR { return nil }
-        if BluetoothSocket.isDisconnection(code) { throw lost(BluetoothSocket.message(code)) }
-        throw .socketFailed(call: "read", reason: BluetoothSocket.message(code))
+        return try inbox.take(timeout: timeout)
     }
 
     /// The link to the peer is gone, for `reason` (the socket's error): the message names the peer.
-    private func lost(_ reason: String) -> BLEError {
+    private func lost(_ reason: String) -> BLEError { Self.lost(peer, reason) }
+
+    private static func lost(_ peer: BLEPeer, _ reason: String) -> BLEError {
         .disconnected("\(peer.name.map { "\($0), " } ?? "")\(peer.address): \(reason)")
     }
 
@@ -156,6 +227,13 @@ package final class L2CAPATTBearer: ATTBearer {
 
     package func close() {
         guard fd >= 0 else { return }
+        if reader != nil {
+            // Wakes the reading thread's poll; the descriptor is closed once the thread is done.
+            inbox.close()
+            _ = shutdown(fd, Int32(SHUT_RDWR))
+            inbox.waitForReader()
+            self.reader = nil
+        }
         _ = Glibc.close(fd)
         fd = -1
     }
@@ -181,5 +259,78 @@ package final class L2CAPATTBearer: ATTBearer {
         default: hint = ""
         }
         return .connectFailed(peer: peer.description, reason: BluetoothSocket.message(code) + hint)
+    }
+}
+
+/// The PDUs the reading thread has read and the session has not taken yet, in order, and the
+/// error that ended the link once it ended.
+private final class Inbox: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var pdus: [ATTBearerPDU] = []
+    private var next = 0
+    private var ended: BLEError?
+    private var closing = false
+    private var readerDone = false
+
+    var isClosing: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return closing
+    }
+
+    func put(_ pdu: ATTBearerPDU) {
+        condition.lock()
+        pdus.append(pdu)
+        condition.signal()
+        condition.unlock()
+    }
+
+    func end(_ error: BLEError) {
+        condition.lock()
+        ended = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func readerFinished() {
+        condition.lock()
+        readerDone = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func close() {
+        condition.lock()
+        closing = true
+        condition.unlock()
+    }
+
+    /// Waits until the reading thread has returned (it sees `closing` once its poll wakes).
+    func waitForReader() {
+        condition.lock()
+        while !readerDone { condition.wait() }
+        condition.unlock()
+    }
+
+    func take(timeout: Duration) throws(BLEError) -> ATTBearerPDU? {
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let deadline = Date().addingTimeInterval(seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while next == pdus.count && ended == nil {
+            guard condition.wait(until: deadline) else { break }
+        }
+        if next < pdus.count {
+            let pdu = pdus[next]
+            next += 1
+            // Taken PDUs are dropped in chunks, so a long burst does not keep them all.
+            if next >= 4096 {
+                pdus.removeFirst(next)
+                next = 0
+            }
+            return pdu
+        }
+        if let ended { throw ended }
+        return nil
     }
 }
