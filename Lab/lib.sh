@@ -133,8 +133,15 @@ replay_into() {
 # central glucobridge uses, hci1 the peripheral a device model serves. btmon records both ends
 # into ALL (as `btmon -w` without -i does; none when ALL is -) and hci0 alone into CENTRAL (as
 # `btmon -i hci0`).
+# btmon's monitor sockets get a buffer of 256 MiB: the kernel drops what a monitor leaves unread
+# past its buffer, and an emulated CPU shared with the devices' models is slow to read, so that
+# the captures would miss packets the controllers carried. The default is back before any other
+# socket (the device's, the import's) is opened.
 start_bluetooth() {
     local all="$1" central="$2"
+    local default_buffer
+    default_buffer="$(cat /proc/sys/net/core/rmem_default)"
+    echo $((256 << 20)) > /proc/sys/net/core/rmem_default
     btmon_all_pid=""
     if [ "$all" != - ]; then
         btmon -w "$all" > /dev/null 2>&1 &
@@ -144,12 +151,18 @@ start_bluetooth() {
     await 20 "btvirt's two controllers" test -e /sys/class/bluetooth/hci1
     btmon -i hci0 -w "$central" > /dev/null 2>&1 &
     btmon_central_pid=$!
+    await 10 "btmon to open its monitor socket" has_socket "$btmon_central_pid"
+    [ -z "$btmon_all_pid" ] || await 10 "btmon to open its monitor socket" has_socket "$btmon_all_pid"
+    echo "$default_buffer" > /proc/sys/net/core/rmem_default
     btmgmt --index 0 power on > /dev/null
     btmgmt --index 1 connectable on > /dev/null
     btmgmt --index 1 power on > /dev/null
     peripheral_address="$(btmgmt --index 1 info | awk '/addr / {print $2; exit}')"
     [ -n "$peripheral_address" ] || fail "hci1 has no address (btmgmt --index 1 info)"
 }
+
+# Whether process PID holds a socket.
+has_socket() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'socket:'; }
 
 # Starts advertising SERVICE (a 16-bit UUID in hex) on hci1, connectable.
 advertise() {

@@ -34,9 +34,8 @@ package final class L2CAPATTBearer: ATTBearer {
     package private(set) var connectionHandle: UInt16?
     package private(set) var security: BLESecurity
     private var fd: Int32
-    /// What the reading thread has read and `receive` has not taken yet, and how the link ended.
-    private let inbox = Inbox()
-    private var reader: Thread?
+    /// The thread that reads the socket as PDUs arrive, once connected.
+    private var reader: SeqPacketReader?
 
     /// The receive buffer asked for: about 40,000 small notifications' worth of the kernel's
     /// accounting. An unprivileged process gets at most `net.core.rmem_max` (doubled).
@@ -113,7 +112,8 @@ package final class L2CAPATTBearer: ATTBearer {
         var length = socklen_t(MemoryLayout<l2cap_conninfo>.size)
         if getsockopt(fd, SOL_L2CAP, L2CAP_CONNINFO, &info, &length) == 0 { connectionHandle = info.hci_handle }
         enlargeReceiveBuffer()
-        startReading()
+        let peer = self.peer
+        reader = SeqPacketReader(fd: fd) { reason in Self.lost(peer, reason) }
     }
 
     /// Asks for ``receiveBuffer``: past `net.core.rmem_max` where the process may
@@ -134,49 +134,6 @@ package final class L2CAPATTBearer: ATTBearer {
         return Int(size)
     }
 
-    /// Starts the thread that moves each PDU from the socket into ``inbox`` as it arrives, with
-    /// the time it was read, until the link ends or ``close()``.
-    private func startReading() {
-        let fd = self.fd
-        let inbox = self.inbox
-        let peer = self.peer
-        let thread = Thread {
-            defer { inbox.readerFinished() }
-            var buffer = [UInt8](repeating: 0, count: 1024)
-            while true {
-                var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&entry, 1, -1)
-                if ready < 0 {
-                    if errno == EINTR { continue }
-                    inbox.end(.socketFailed(call: "poll", reason: BluetoothSocket.message(errno)))
-                    return
-                }
-                if inbox.isClosing { return }
-                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if count > 0 {
-                    inbox.put(ATTBearerPDU(bytes: Array(buffer[0..<count]), hostTime: Date()))
-                    continue
-                }
-                if inbox.isClosing { return }
-                if count == 0 {
-                    inbox.end(Self.lost(peer, "it closed the connection"))
-                    return
-                }
-                let code = errno
-                if code == EAGAIN || code == EINTR { continue }
-                if BluetoothSocket.isDisconnection(code) {
-                    inbox.end(Self.lost(peer, BluetoothSocket.message(code)))
-                } else {
-                    inbox.end(.socketFailed(call: "read", reason: BluetoothSocket.message(code)))
-                }
-                return
-            }
-        }
-        thread.name = "glucobridge ATT reader"
-        reader = thread
-        thread.start()
-    }
-
     package func send(_ pdu: [UInt8]) throws(BLEError) {
         guard fd >= 0 else { throw .disconnected("closed by glucobridge") }
         while true {
@@ -193,8 +150,8 @@ package final class L2CAPATTBearer: ATTBearer {
     /// The next PDU the reading thread took from the socket; once the link has ended, every PDU
     /// read before the end comes first, then the end's error.
     package func receive(timeout: Duration) throws(BLEError) -> ATTBearerPDU? {
-        guard fd >= 0 else { throw .disconnected("closed by glucobridge") }
-        return try inbox.take(timeout: timeout)
+        guard fd >= 0, let reader else { throw .disconnected("closed by glucobridge") }
+        return try reader.take(timeout: timeout)
     }
 
     /// The link to the peer is gone, for `reason` (the socket's error): the message names the peer.
@@ -227,13 +184,9 @@ package final class L2CAPATTBearer: ATTBearer {
 
     package func close() {
         guard fd >= 0 else { return }
-        if reader != nil {
-            // Wakes the reading thread's poll; the descriptor is closed once the thread is done.
-            inbox.close()
-            _ = shutdown(fd, Int32(SHUT_RDWR))
-            inbox.waitForReader()
-            self.reader = nil
-        }
+        // The reading thread is done before the descriptor is closed.
+        reader?.stop()
+        reader = nil
         _ = Glibc.close(fd)
         fd = -1
     }
@@ -259,78 +212,5 @@ package final class L2CAPATTBearer: ATTBearer {
         default: hint = ""
         }
         return .connectFailed(peer: peer.description, reason: BluetoothSocket.message(code) + hint)
-    }
-}
-
-/// The PDUs the reading thread has read and the session has not taken yet, in order, and the
-/// error that ended the link once it ended.
-private final class Inbox: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var pdus: [ATTBearerPDU] = []
-    private var next = 0
-    private var ended: BLEError?
-    private var closing = false
-    private var readerDone = false
-
-    var isClosing: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return closing
-    }
-
-    func put(_ pdu: ATTBearerPDU) {
-        condition.lock()
-        pdus.append(pdu)
-        condition.signal()
-        condition.unlock()
-    }
-
-    func end(_ error: BLEError) {
-        condition.lock()
-        ended = error
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func readerFinished() {
-        condition.lock()
-        readerDone = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func close() {
-        condition.lock()
-        closing = true
-        condition.unlock()
-    }
-
-    /// Waits until the reading thread has returned (it sees `closing` once its poll wakes).
-    func waitForReader() {
-        condition.lock()
-        while !readerDone { condition.wait() }
-        condition.unlock()
-    }
-
-    func take(timeout: Duration) throws(BLEError) -> ATTBearerPDU? {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        let deadline = Date().addingTimeInterval(seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while next == pdus.count && ended == nil {
-            guard condition.wait(until: deadline) else { break }
-        }
-        if next < pdus.count {
-            let pdu = pdus[next]
-            next += 1
-            // Taken PDUs are dropped in chunks, so a long burst does not keep them all.
-            if next >= 4096 {
-                pdus.removeFirst(next)
-                next = 0
-            }
-            return pdu
-        }
-        if let ended { throw ended }
-        return nil
     }
 }
