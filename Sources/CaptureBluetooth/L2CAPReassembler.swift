@@ -63,7 +63,7 @@ public struct L2CAPReassembler: Sendable {
         if packet.isStart {
             if isPending {
                 throw HCIDecodeError(
-                    "an ACL start fragment on handle 0x\(hex16(packet.handle)) while the previous L2CAP frame still misses "
+                    "an ACL start fragment on handle \(Hex.literal(packet.handle)) while the previous L2CAP frame still misses "
                         + "\(missing) bytes")
             }
             buffer = packet.data
@@ -84,7 +84,7 @@ public struct L2CAPReassembler: Sendable {
             let count = buffer.count
             reset()
             throw HCIDecodeError(
-                "ACL fragments on handle 0x\(hex16(packet.handle)) carry \(count) bytes for an L2CAP frame of \(expected)")
+                "ACL fragments on handle \(Hex.literal(packet.handle)) carry \(count) bytes for an L2CAP frame of \(expected)")
         }
         guard buffer.count == expected else { return nil }
         let frame = L2CAPFrame(channel: UInt16(buffer[2]) | UInt16(buffer[3]) << 8, payload: Array(buffer[4...]), fragments: fragments)
@@ -101,5 +101,3 @@ public struct L2CAPReassembler: Sendable {
 
     private var missing: Int { (expected ?? 4) - buffer.count }
 }
-
-func hex16(_ value: UInt16) -> String { Hex.encode([UInt8(value >> 8), UInt8(value & 0xFF)], separator: "") }

@@ -173,7 +173,7 @@ package struct ImportReport: Sendable {
             lines.append(
                 "notifications no driver reads: "
                     + outcome.unclaimed.map { handle, uuid, count in
-                        "\(count) on " + (uuid.map { "\($0) (handle \(Self.hex(handle)))" } ?? "handle \(Self.hex(handle))")
+                        "\(count) on " + (uuid.map { "\($0) (handle \(Hex.literal(handle)))" } ?? "handle \(Hex.literal(handle))")
                     }.joined(separator: ", "))
         }
         lines += outcome.problems.map { "problem: \($0)" }
@@ -250,11 +250,6 @@ package struct ImportReport: Sendable {
 
     static func counts(_ events: [ImportEvent]) -> String {
         events.map { "\($0.name) \($0.count)" }.joined(separator: ", ")
-    }
-
-    static func hex(_ handle: UInt16) -> String {
-        let digits = String(handle, radix: 16, uppercase: true)
-        return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     /// `Heart Rate (0x180D)`, `Generic Access (0x1800)`, or the UUID.

@@ -202,7 +202,7 @@ public final class FreeStyleReaderSimulator: USBTransport {
         default:
             if let rows = records[command], !rows.isEmpty {
                 lines = rows.map { Array(($0 + "\r\n").utf8) }
-                lines.append(Array("\(rows.count),\(Self.hex8(FreeStyleText.checksum(lines.joined())))\r\n".utf8))
+                lines.append(Array("\(rows.count),\(Hex.digits(FreeStyleText.checksum(lines.joined()), count: 8))\r\n".utf8))
             } else if records[command] != nil {
                 lines = [Array("Log Empty\r\n".utf8)]
             } else {
@@ -211,7 +211,7 @@ public final class FreeStyleReaderSimulator: USBTransport {
             }
         }
         let message = Array(lines.joined())
-        var text = message + Array("CKSM:\(Self.hex8(FreeStyleText.checksum(message)))\r\n\(status)".utf8)
+        var text = message + Array("CKSM:\(Hex.digits(FreeStyleText.checksum(message), count: 8))\r\n\(status)".utf8)
         if let damage = damage[command] { text = damage(text) }
         var pieces: [ArraySlice<UInt8>] = []
         var offset = 0
@@ -253,10 +253,5 @@ public final class FreeStyleReaderSimulator: USBTransport {
         report.replaceSubrange(2..<(2 + message.payload.count), with: message.payload)
         lastReport = report
         outbox.append(reportFilter?(report, reportsSent) ?? report)
-    }
-
-    static func hex8(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, 8 - digits.count)) + digits
     }
 }

@@ -20,6 +20,24 @@ public enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `value` as `count` uppercase hex digits, zero-padded (`2A37` for 0x2A37 and 4); more
+    /// digits when the value needs them.
+    public static func digits(_ value: some BinaryInteger, count: Int) -> String {
+        let text = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, count - text.count)) + text
+    }
+
+    /// `value` as a C-style literal of `count` hex digits: `0x002A`.
+    public static func literal(_ value: some BinaryInteger, digits count: Int = 4) -> String {
+        "0x" + digits(value, count: count)
+    }
+
+    /// The first `limit` bytes as hex pairs for a message, ` …` after them when there are more.
+    public static func preview(_ bytes: some Collection<UInt8>, limit: Int = 16) -> String {
+        let shown = encode(Array(bytes.prefix(limit)))
+        return bytes.count > limit ? shown + " …" : shown
+    }
+
     private static let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
     /// The value of one ASCII hex digit, or nil.

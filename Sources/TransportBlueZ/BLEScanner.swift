@@ -133,6 +133,6 @@ package enum BLEScanner {
 
     private static func refused(_ name: String, _ status: UInt8) -> BLEError {
         let hint = status == commandDisallowed ? " (Command Disallowed: another program may be scanning — bluetoothctl scan off)" : ""
-        return .scanFailed("the adapter refused \(name) with HCI status 0x\(hexByte(status))\(hint)")
+        return .scanFailed("the adapter refused \(name) with HCI status \(Hex.literal(status, digits: 2))\(hint)")
     }
 }

@@ -1,3 +1,5 @@
+import Transport
+
 /// What is wrong with a GATT characteristic value. Every case names the characteristic and the
 /// byte offset within the value where decoding stopped, so a log line points at the exact byte.
 public enum BLEValueError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -43,7 +45,7 @@ public enum BLEValueError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(place): flags 0x\(String(flags, radix: 16, uppercase: true)) set reserved bits "
                 + "0x\(String(flags & mask, radix: 16, uppercase: true)), so the fields that follow cannot be located"
         case .crcMismatch(_, _, let carried, let computed):
-            return "\(place): E2E-CRC is 0x\(hex4(carried)) but the bytes before it give 0x\(hex4(computed))"
+            return "\(place): E2E-CRC is \(Hex.literal(carried)) but the bytes before it give \(Hex.literal(computed))"
         case .missingCRC:
             return "\(place): the sensor's CGM Feature announces E2E-CRC but this value carries none"
         case .unexpectedLength(_, _, let expected, let found):

@@ -1,3 +1,5 @@
+import Transport
+
 /// 16-bit UUIDs of the GATT services and characteristics whose values glucobridge decodes.
 ///
 /// Sources: BlueZ src/shared/util.c UUID names; Bluetooth SIG GATT XML (oesmith/gatt-xml) service
@@ -24,7 +26,7 @@ public enum BLEService: UInt16, Sendable, CaseIterable, CustomStringConvertible 
         }
     }
 
-    public var description: String { "\(name) (0x\(hex4(rawValue)))" }
+    public var description: String { "\(name) (\(Hex.literal(rawValue)))" }
 }
 
 /// The characteristics decoded under `Sources/Drivers/BLE`.
@@ -81,11 +83,5 @@ public enum BLECharacteristic: UInt16, Sendable, CaseIterable, CustomStringConve
         }
     }
 
-    public var description: String { "\(name) (0x\(hex4(rawValue)))" }
-}
-
-/// `2A37` style: four uppercase hex digits.
-func hex4(_ value: UInt16) -> String {
-    let digits = String(value, radix: 16, uppercase: true)
-    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    public var description: String { "\(name) (\(Hex.literal(rawValue)))" }
 }

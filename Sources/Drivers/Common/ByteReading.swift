@@ -31,12 +31,6 @@ extension FixedWidthInteger {
     }
 }
 
-/// `0A 5E` style rendering of a few bytes for messages.
-func hexPreview(_ bytes: some Collection<UInt8>, limit: Int = 16) -> String {
-    let shown = Hex.encode(Array(bytes.prefix(limit)))
-    return bytes.count > limit ? shown + " …" : shown
-}
-
 extension StringProtocol {
     /// The text without any of `characters` at either end.
     func trimmingCharacters(in characters: String) -> String {

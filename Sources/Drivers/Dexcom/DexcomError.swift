@@ -28,16 +28,16 @@ public enum DexcomError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .packetCRCMismatch(let context, let expected, let found):
-            "CRC mismatch in the \(context): the packet says \(hex16(found)) but its bytes give \(hex16(expected))"
+            "CRC mismatch in the \(context): the packet says \(Hex.literal(found)) but its bytes give \(Hex.literal(expected))"
         case .malformedPacket(let context, let reason): "malformed packet in the \(context): \(reason)"
         case .replyRejected(let command, let code): "the receiver refused \(command): it answered \(code)"
         case .unexpectedReply(let context, let reason): "unexpected \(context): \(reason)"
         case .incompleteReply(let context, let received, let expected):
             "the \(context) is incomplete: \(received) bytes arrived" + (expected.map { " of \($0)" } ?? "")
         case .pageCRCMismatch(let partition, let page, let expected, let found):
-            "\(partition) page \(page): header CRC is \(hex16(found)) but its bytes give \(hex16(expected)); the page is corrupt"
+            "\(partition) page \(page): header CRC is \(Hex.literal(found)) but its bytes give \(Hex.literal(expected)); the page is corrupt"
         case .recordCRCMismatch(let partition, let page, let record, let expected, let found):
-            "\(partition) page \(page), record \(record): CRC is \(hex16(found)) but its bytes give \(hex16(expected)); the record is corrupt or the record length is wrong"
+            "\(partition) page \(page), record \(record): CRC is \(Hex.literal(found)) but its bytes give \(Hex.literal(expected)); the record is corrupt or the record length is wrong"
         case .malformedPage(let partition, let page, let reason): "\(partition) page \(page) is malformed: \(reason)"
         case .unsupportedRecordLayout(let partition, let revision):
             "no record layout is known for \(partition) revision \(revision) and the receiver did not describe it"
@@ -47,11 +47,6 @@ public enum DexcomError: Error, CustomStringConvertible {
         case .transport(let error): error.description
         }
     }
-}
-
-func hex16(_ value: UInt16) -> String {
-    let digits = String(value, radix: 16, uppercase: true)
-    return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }
 
 extension DexcomError: TransportErrorCarrying {

@@ -1,4 +1,5 @@
 import Checksums
+import Transport
 
 /// One frame of the receiver's serial protocol:
 /// `01 | length u16 LE | command or reply code | payload | CRC-16/XMODEM u16 LE`,
@@ -75,11 +76,11 @@ public struct DexcomPacketAssembler: Sendable {
     public mutating func nextPacket() throws(DexcomError) -> DexcomPacket? {
         guard let first = buffer.first else { return nil }
         guard first == DexcomPacket.startOfFrame else {
-            throw .malformedPacket(context: context(), reason: "expected start byte 0x01, found \(hexPreview(buffer))")
+            throw .malformedPacket(context: context(), reason: "expected start byte 0x01, found \(Hex.preview(buffer))")
         }
         guard let length = pendingLength else { return nil }
         guard length >= DexcomPacket.overhead, length <= DexcomPacket.maximumLength else {
-            throw .malformedPacket(context: context(), reason: "impossible frame length \(length) in \(hexPreview(buffer))")
+            throw .malformedPacket(context: context(), reason: "impossible frame length \(length) in \(Hex.preview(buffer))")
         }
         guard buffer.count >= length else { return nil }
         let found = buffer.u16le(at: length - 2)

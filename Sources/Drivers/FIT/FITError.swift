@@ -1,3 +1,5 @@
+import Transport
+
 /// What is wrong with a FIT file, naming the file and the byte offset (from the file's start).
 public enum FITError: Error, Equatable, CustomStringConvertible {
     /// The file does not start with a FIT header (`.FIT` at bytes 8–11): it is not a FIT file.
@@ -29,16 +31,11 @@ public enum FITError: Error, Equatable, CustomStringConvertible {
         case .notFIT(let file, let reason): "\(file) is not a FIT file: \(reason)"
         case .badHeader(let file, let offset, let reason): "\(file): the FIT header at byte \(offset) is damaged: \(reason)"
         case .headerCRC(let file, let offset, let stored, let computed):
-            "\(file): the FIT header at byte \(offset) has CRC \(Self.hex(stored)), but its bytes give \(Self.hex(computed))"
+            "\(file): the FIT header at byte \(offset) has CRC \(Hex.literal(stored)), but its bytes give \(Hex.literal(computed))"
         case .fileCRC(let file, let offset, let stored, let computed):
-            "\(file): the file CRC at byte \(offset) is \(Self.hex(stored)), but the header and records give \(Self.hex(computed))"
+            "\(file): the file CRC at byte \(offset) is \(Hex.literal(stored)), but the header and records give \(Hex.literal(computed))"
         case .truncated(let file, let offset, let what): "\(file) is cut short at byte \(offset): \(what)"
         case .badRecord(let file, let offset, let reason): "\(file): the record at byte \(offset) cannot be read: \(reason)"
         }
-    }
-
-    private static func hex(_ value: UInt16) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return "0x" + String(repeating: "0", count: 4 - digits.count) + digits
     }
 }

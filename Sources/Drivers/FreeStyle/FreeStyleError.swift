@@ -52,7 +52,7 @@ public enum FreeStyleError: Error, CustomStringConvertible {
             "unexpected FreeStyle message type 0x\(Hex.encode([type])) \(context); expected \(expected)"
         case .unknownMessage(let request): "the reader does not know the message \(request) (it answered 30 01 85)"
         case .checksumMismatch(let command, let part, let stated, let computed):
-            "the reply to \(command) is corrupt: its \(part) checksum says \(Self.hex8(stated)) but its bytes sum to \(Self.hex8(computed)); nothing from this reply was stored"
+            "the reply to \(command) is corrupt: its \(part) checksum says \(Hex.digits(stated, count: 8)) but its bytes sum to \(Hex.digits(computed, count: 8)); nothing from this reply was stored"
         case .malformedReply(let command, let reason): "the reply to \(command) is malformed: \(reason)"
         case .badTrailer(let command, let reason): "the records of \(command) are not complete: \(reason); nothing from this reply was stored"
         case .commandFailed(let command): "the reader refused \(command) (CMD Fail!)"
@@ -69,16 +69,11 @@ public enum FreeStyleError: Error, CustomStringConvertible {
             "the encrypted report \(context) is corrupt or forged: its MAC says \(Hex.encode(stated)) but its bytes give \(Hex.encode(computed)); nothing was stored"
         case .malformedBinary(let context, let reason): "malformed binary-protocol data \(context): \(reason)"
         case .binaryChecksumMismatch(let what, let stated, let computed):
-            "\(what) is corrupt: its CRC says \(Self.hex8(stated)) but its bytes give \(Self.hex8(computed))"
+            "\(what) is corrupt: its CRC says \(Hex.digits(stated, count: 8)) but its bytes give \(Hex.digits(computed, count: 8))"
         case .noHIDInterface(let device): "the device \(device) has no HID interface with an IN endpoint; is it a FreeStyle reader?"
         case .noSerialNumber: "the reader's serial number was not read (neither the HID serial query nor a serial command was answered)"
         case .transport(let error): error.description
         }
-    }
-
-    static func hex8(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, 8 - digits.count)) + digits
     }
 }
 

@@ -58,7 +58,7 @@ public enum BLEError: Error, Equatable, CustomStringConvertible {
         case .unexpectedPDU(let expected, let received):
             return "the device sent \(Self.describe(received)) while glucobridge waited for \(expected)"
         case .malformedPDU(let bytes, let problem):
-            return "malformed ATT PDU \(Self.hex(bytes)): \(problem)"
+            return "malformed ATT PDU \(Hex.preview(bytes, limit: 24)): \(problem)"
         case .cannotSubscribe(let characteristic, let valueHandle, let reason):
             return "cannot subscribe to characteristic \(characteristic) (value handle \(handleText(valueHandle))): \(reason)"
         case .valueTooLong(let handle, let length, let maximum):
@@ -78,10 +78,6 @@ public enum BLEError: Error, Equatable, CustomStringConvertible {
     /// `Read Request 0A 15 00`.
     static func describe(_ pdu: [UInt8]) -> String {
         guard let first = pdu.first else { return "an empty PDU" }
-        return "\(ATTOpcode.name(first)) \(hex(pdu))"
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        Hex.encode(Array(bytes.prefix(24))) + (bytes.count > 24 ? " …" : "")
+        return "\(ATTOpcode.name(first)) \(Hex.preview(pdu, limit: 24))"
     }
 }

@@ -1,3 +1,4 @@
+import CBluetooth
 import Foundation
 import Transport
 import XCTest

@@ -130,7 +130,7 @@ final class ReplayBehaviourTests: XCTestCase {
             ])
         let vendor = try XCTUnwrap(database.service(BluetoothUUID(0xFFF0)))
         XCTAssertEqual(
-            vendor.characteristics.map { "\($0.uuid) \(handleText($0.valueHandle)) \(hexByte($0.properties.rawValue))" },
+            vendor.characteristics.map { "\($0.uuid) \(handleText($0.valueHandle)) \(Hex.digits($0.properties.rawValue, count: 2))" },
             [
                 "0xFFF1 0x000B 0A", "0xFFF2 0x000E 02", "0xFFF3 0x0011 08", "0xFFF4 0x0014 10", "0xFFF5 0x0018 02",
             ])

@@ -167,7 +167,7 @@ final class BTSnoopCaptureTests: XCTestCase {
             let link = try XCTUnwrap(LECapture.read(contentsOf: url).connections.first)
             streams.append(
                 link.att.map { pdu in
-                    "\(Self.iso(pdu.timestamp)) \(pdu.direction == .sent ? "tx" : "rx") h=0x\(hex16(link.handle).lowercased()) "
+                    "\(Self.iso(pdu.timestamp)) \(pdu.direction == .sent ? "tx" : "rx") h=0x\(Hex.digits(link.handle, count: 4).lowercased()) "
                         + Hex.encode(pdu.bytes, separator: "").lowercased()
                 })
         }

@@ -23,4 +23,17 @@ final class HexTests: XCTestCase {
         let all = (0...255).map { UInt8($0) }
         XCTAssertEqual(Hex.decode(Substring(Hex.encode(all))), all)
     }
+
+    /// The forms messages use: padded digits, C-style literals and a preview of a few bytes.
+    func testDigitsLiteralsAndPreviews() {
+        XCTAssertEqual(Hex.digits(UInt16(0x2A37), count: 4), "2A37")
+        XCTAssertEqual(Hex.digits(UInt32(0xBEEF), count: 8), "0000BEEF")
+        XCTAssertEqual(Hex.digits(UInt32(0x1_2345), count: 4), "12345")
+        XCTAssertEqual(Hex.literal(UInt16(0x2A)), "0x002A")
+        XCTAssertEqual(Hex.literal(UInt8(0x0C), digits: 2), "0x0C")
+        XCTAssertEqual(Hex.literal(UInt16(0xBD54)), "0xBD54")
+        XCTAssertEqual(Hex.preview([0x0A, 0x5E]), "0A 5E")
+        XCTAssertEqual(Hex.preview((0..<17).map { UInt8($0) }), "00 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F …")
+        XCTAssertEqual(Hex.preview([0x01, 0x02, 0x03][1...], limit: 1), "02 …")
+    }
 }

@@ -115,7 +115,7 @@ package enum ATTOpcode: UInt8, Sendable, CaseIterable, CustomStringConvertible {
 
     /// `Read Request` for a known opcode, `opcode 0x42` otherwise.
     package static func name(_ raw: UInt8) -> String {
-        ATTOpcode(rawValue: raw)?.description ?? "opcode 0x" + hexByte(raw)
+        ATTOpcode(rawValue: raw)?.description ?? "opcode " + Hex.literal(raw, digits: 2)
     }
 }
 
@@ -188,16 +188,10 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
     }
 
     /// `Read Not Permitted (0x02)`.
-    public var description: String { "\(name) (0x\(hexByte(rawValue)))" }
-}
-
-/// Two uppercase hex digits.
-package func hexByte(_ byte: UInt8) -> String {
-    let digits = Array("0123456789ABCDEF")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+    public var description: String { "\(name) (\(Hex.literal(rawValue, digits: 2)))" }
 }
 
 /// `0x0015`.
 package func handleText(_ handle: UInt16) -> String {
-    "0x" + hexByte(UInt8(handle >> 8)) + hexByte(UInt8(handle & 0xFF))
+    Hex.literal(handle)
 }

@@ -96,7 +96,7 @@ extension GATTClient {
             throw .cannotSubscribe(
                 characteristic: characteristic.uuid, valueHandle: characteristic.valueHandle,
                 reason:
-                    "its properties (0x\(hexByte(characteristic.properties.rawValue))) do not allow \(mode == .notifications ? "notifications" : "indications")"
+                    "its properties (\(Hex.literal(characteristic.properties.rawValue, digits: 2))) do not allow \(mode == .notifications ? "notifications" : "indications")"
             )
         }
         try write(mode.cccdValue, handle: cccd.handle)
