@@ -6,7 +6,9 @@
 // and the AGP report of the last 90 and the last 365 Days of those stores, each made in this
 // process as `glucobridge report` makes it; and the export of the 365-day store as CSV, JSON and
 // Nightscout entries, each a whole process (this program again, as `glucobridge export` writes
-// it) against the `sqlite3` shell's `-csv` output of the same query, timed in turn.
+// it) against the `sqlite3` shell's `-csv` output of the same query, timed in turn; and an
+// Accu-Chek Guide's whole memory (720 results) replayed into a new store against the store floor
+// of the same rows.
 //
 //   swift run -c release glucobridge-bench                  all figures (instructions too, under valgrind)
 //   swift run -c release glucobridge-bench --no-instructions
@@ -41,6 +43,8 @@ enum Phase: String, CaseIterable {
     case import365 = "import-365"
     case report90 = "report-90"
     case report365 = "report-365"
+    case floorMeter = "floor-accuchek"
+    case importMeter = "import-accuchek"
 
     var label: String {
         switch self {
@@ -51,6 +55,8 @@ enum Phase: String, CaseIterable {
         case .import365: "365-day replay into a new store"
         case .report90: "report of the last 90 Days"
         case .report365: "report of the last 365 Days"
+        case .floorMeter: "store floor: the Accu-Chek rows"
+        case .importMeter: "Accu-Chek memory replay into a new store"
         }
     }
 }
@@ -59,10 +65,25 @@ struct Captures {
     let folder: URL
     var days90: URL { folder.appendingPathComponent("receiver-g6-90d.pcap") }
     var days365: URL { folder.appendingPathComponent("receiver-g6-365d.pcap") }
+    var meter: URL { folder.appendingPathComponent("accuchek-guide-720.pcap") }
+
+    /// An Accu-Chek Guide's whole memory: 720 results in mg/dL, one every four hours.
+    static let meterResults = 720
 
     func write() throws {
         try DexcomVendorDump.record(days: 90, to: days90)
         try DexcomVendorDump.record(days: 365, to: days365)
+        let now = Date(timeIntervalSince1970: 1_717_243_200)  // 2024-06-01T12:00:00Z
+        let seconds = Int64(now.timeIntervalSince1970)
+        let entries = (0..<Self.meterResults).map { index in
+            AccuChekEntry(
+                position: Int64(index), time: PHDAbsoluteTime(seconds: seconds - 3600 - Int64(Self.meterResults - 1 - index) * 4 * 3600),
+                glucose: UInt16(40 + (index * 37) % 361), status: 0)
+        }
+        let guide = AccuChekMeterSimulator(
+            serial: "92900BENCH1", unit: .milligramsPerDeciliter, clock: PHDAbsoluteTime(seconds: seconds), entries: entries,
+            hostClock: { now })
+        try AccuChekMeterSimulator.record(guide, to: meter)
     }
 }
 
@@ -105,11 +126,12 @@ struct FloorFiles {
     var empty: String
     var filled: String
 
-    init(_ captures: Captures) throws {
+    /// From the import of `capture` (the 90-day dump by default), which stores `added` readings.
+    init(_ captures: Captures, capture: URL? = nil, added: Int? = nil) throws {
         filled = freshPath(in: captures.folder)
         try replay(
-            captures.days90, into: try SharedStore(path: filled, timeZone: TimeZone(identifier: "UTC"), access: .serial),
-            expectingAdded: DexcomVendorDump.readings(days: 90))
+            capture ?? captures.days90, into: try SharedStore(path: filled, timeZone: TimeZone(identifier: "UTC"), access: .serial),
+            expectingAdded: added ?? DexcomVendorDump.readings(days: 90))
         empty = freshPath(in: captures.folder)
         try DatabaseQueue(path: filled).writeWithoutTransaction { db in
             try db.execute(sql: "VACUUM INTO ?", arguments: [empty])
@@ -188,6 +210,11 @@ func prepare(_ phase: Phase, _ captures: Captures, rows: @autoclosure () throws 
         let store = try newStore(in: folder)
         try replay(phase == .report90 ? captures.days90 : captures.days365, into: store, expectingAdded: nil)
         return { try report(store, lastDays: days) }
+    case .floorMeter:
+        let files = try FloorFiles(captures, capture: captures.meter, added: Captures.meterResults)
+        return { try insertFloor(files, in: folder) }
+    case .importMeter:
+        return { try replay(captures.meter, into: try newStore(in: folder), expectingAdded: Captures.meterResults) }
     }
 }
 
@@ -494,6 +521,8 @@ print(row(.reimport90, .baseline, "baseline"))
 print(row(.import365, .baseline, "baseline"))
 print(row(.report90, .baseline, "baseline"))
 print(row(.report365, .baseline, "baseline"))
+print(row(.floorMeter, .baseline, "baseline"))
+print(row(.importMeter, .baseline, "baseline"))
 print("ratios between figures:")
 print(
     String(format: "  first import / store floor      %6.3f", seconds[.import90]! / seconds[.floor90]!)
@@ -504,6 +533,9 @@ print(
 print(
     String(format: "  365-day / 90-day import         %6.3f", seconds[.import365]! / seconds[.import90]!)
         + (counts[.import365].flatMap { r in counts[.import90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
+print(
+    String(format: "  Accu-Chek memory / store floor  %6.3f", seconds[.importMeter]! / seconds[.floorMeter]!)
+        + (counts[.importMeter].flatMap { r in counts[.floorMeter].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
 print(
     String(format: "  365-day / 90-day report        %6.3f", seconds[.report365]! / seconds[.report90]!)
         + (counts[.report365].flatMap { r in counts[.report90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
