@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The simulated Huami band (three days of history, as in huami-live) drops the link in the middle
+# The simulated Huami band (two days of history from huami-live's) drops the link in the middle
 # of the first fetch, after 300 notifications (the authentication's two, the fetch's start answer
 # and 297 data packets of 19 bytes: 705 whole 8-byte minutes and 3 bytes of the next). The import
 # keeps exactly those 705 minutes and says the fetch was cut; the next import, with the band
@@ -15,16 +15,16 @@ run)
     key="$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
     echo "$peripheral_address = 0x$key" > "$out/huami.keys"
     export GLUCOBRIDGE_HUAMI_KEYS="$out/huami.keys"
-    serve_peripheral "$out/device-cut.log" fee0 huami --key "$key" --days 3 --drop-after-values 300
+    serve_peripheral "$out/device-cut.log" fee0 huami --key "$key" --days 2 --drop-after-values 300
     "$glucobridge" import --ble "$peripheral_address,public" --adapter hci0 --store "$work/cut.sqlite" --tz "$zone" \
         --record "$out/cut.btsnoop" > "$out/cut.log" 2>&1 || true
     wait "$device_pid" || true
     activity_rows "$work/cut.sqlite" > "$out/cut.rows" 2>/dev/null || : > "$out/cut.rows"
-    serve_peripheral "$out/device-next.log" fee0 huami --key "$key" --days 3
+    serve_peripheral "$out/device-next.log" fee0 huami --key "$key" --days 2
     "$glucobridge" import --ble "$peripheral_address,public" --adapter hci0 --store "$work/cut.sqlite" --tz "$zone" \
         > "$out/next.log" 2>&1 || fail "the import after the lost link failed: $(tail -n 1 "$out/next.log")"
     wait "$device_pid" || true
-    serve_peripheral "$out/device-whole.log" fee0 huami --key "$key" --days 3
+    serve_peripheral "$out/device-whole.log" fee0 huami --key "$key" --days 2
     "$glucobridge" import --ble "$peripheral_address,public" --adapter hci0 --store "$work/whole.sqlite" --tz "$zone" \
         > "$out/whole.log" 2>&1 || fail "the uninterrupted import failed: $(tail -n 1 "$out/whole.log")"
     stop_bluetooth
@@ -45,7 +45,7 @@ check)
         grep -qxF "$row" "$out/whole.rows" || fail "the cut import stored a minute the band does not hold so: $row"
     done < "$out/cut.rows"
     activity_rows "$out/cut.sqlite" > "$out/completed.rows"
-    [ "$(wc -l < "$out/whole.rows")" = 4260 ] || fail "the uninterrupted import stored $(wc -l < "$out/whole.rows") minutes, not 4260"
+    [ "$(wc -l < "$out/whole.rows")" = 2880 ] || fail "the uninterrupted import stored $(wc -l < "$out/whole.rows") minutes, not 2880"
     same_rows "activity after the cut import and the next one, and of an uninterrupted import" "$out/completed.rows" "$out/whole.rows"
     exercise_rows "$out/cut.sqlite" > "$out/completed.exercise"
     exercise_rows "$out/whole.sqlite" > "$out/whole.exercise"
