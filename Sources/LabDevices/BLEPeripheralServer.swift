@@ -1,6 +1,7 @@
 import CBluetooth
 import Capture
 import CaptureBluetooth
+import Drivers
 import Foundation
 import Simulators
 import Transport
@@ -310,5 +311,54 @@ final class BurstingHeartRateBand: PeripheralModel {
         energy = (energy + 1) % 0xFFFF
         notifications += 1
         return .pdu([ATTOpcode.handleValueNotification.rawValue] + handle + HeartRateBandDemo.measurement(at: second, energy: energy))
+    }
+}
+
+/// A device whose notifications follow the central's writes in bursts (a Huami band's data
+/// packets after its fetch command): the answers to a request go back at once, the
+/// notifications and indications after them are paced as the device sends on its own. It stays
+/// connected until the central leaves or, with `leavesAfter`, until it has sent the PDU that
+/// ends its work (as `StayingPeripheral`, so that the central does not wait out its minute of
+/// quiet).
+final class PacedPeripheral: PeripheralModel {
+    let base: any PeripheralModel
+    let leavesAfter: (([UInt8]) -> Bool)?
+    private var due: [[UInt8]] = []
+    private var done = false
+
+    init(_ base: any PeripheralModel, leavesAfter: (([UInt8]) -> Bool)? = nil) {
+        self.base = base
+        self.leavesAfter = leavesAfter
+    }
+
+    func answers(to pdu: [UInt8]) -> [[UInt8]] {
+        var answers: [[UInt8]] = []
+        for answer in base.answers(to: pdu) {
+            let opcode = answer.first ?? 0
+            if opcode == ATTOpcode.handleValueNotification.rawValue || opcode == ATTOpcode.handleValueIndication.rawValue {
+                due.append(answer)
+            } else {
+                answers.append(answer)
+            }
+        }
+        return answers
+    }
+
+    var isStreaming: Bool { !due.isEmpty || done }
+
+    func nextOnItsOwn() -> PeripheralEmission? {
+        guard !due.isEmpty else { return done ? .end : nil }
+        let next = due.removeFirst()
+        if leavesAfter?(next) == true { done = true }
+        return .pdu(next)
+    }
+
+    /// Whether `pdu` is a Huami band's answer to the start of a fetch that has no data (`10 01 01`
+    /// with a byte count of 0): the central has everything.
+    static func endsHuamiFetches(_ pdu: [UInt8]) -> Bool {
+        guard pdu.first == ATTOpcode.handleValueNotification.rawValue, pdu.count > 3,
+            case .started(count: 0, _)? = try? HuamiFetchAnswer.decode(Array(pdu[3...]))
+        else { return false }
+        return true
     }
 }

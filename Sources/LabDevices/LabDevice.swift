@@ -193,7 +193,7 @@ extension LabDevice {
     struct BLE: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "A Bluetooth LE peripheral on a controller: the simulated heart-rate band, running pod, bike sensor, treadmill, CGM or glucose meter (with their RACP), or a captured device."
+                "A Bluetooth LE peripheral on a controller: the simulated heart-rate band, running pod, bike sensor, treadmill, CGM or glucose meter (with their RACP), Huami band, or a captured device."
         )
 
         enum Model: String, ExpressibleByArgument, CaseIterable {
@@ -203,6 +203,7 @@ extension LabDevice {
             case treadmill
             case cgm
             case meter
+            case huami
             case capture
         }
 
@@ -226,6 +227,12 @@ extension LabDevice {
 
         @Option(help: "cgm: the stored readings in tenths of mg/dL (539 is 53.9), oldest first, five minutes apart.")
         var tenths = "539,540,696,699,700,1801,1804,2045"
+
+        @Option(help: "huami: the band's auth key, 32 hex digits (a test key the caller made; glucobridge reads it from a key file).")
+        var key: String?
+
+        @Option(help: "huami: days of per-minute history the band holds (from 2024-03-29 in Berlin, over the spring DST change).")
+        var days = 3
 
         @Option(help: "Drop the link after this many PDUs sent (a fault).")
         var dropAfter: Int?
@@ -258,6 +265,12 @@ extension LabDevice {
             case .meter:
                 peripheral = StayingPeripheral(
                     GlucoseMeterDemo.meter(clock: SimulatedClock(Date())), leavesAfter: StayingPeripheral.endsRACPTransfer)
+            case .huami:
+                guard let key, let bytes = Hex.decode(Substring(key)), bytes.count == 16 else {
+                    throw ValidationError("huami needs --key with the band's auth key, 32 hex digits")
+                }
+                let band = HuamiBandDemo.band(days: days, key: bytes)
+                peripheral = PacedPeripheral(band.peripheral(clock: SimulatedClock(Date())), leavesAfter: PacedPeripheral.endsHuamiFetches)
             case .capture:
                 guard let file else { throw ValidationError("capture needs --file FILE") }
                 do {
