@@ -87,6 +87,7 @@ struct ImportCommand: ParsableCommand {
         guard let found else { return false }
         let store = try storeOptions.open()
         let result = try Importer(store: store).importGarminVolume(found.root, origin: found.disk.origin, context: context)
+        print("Garmin watch \(found.disk.origin), volume \(found.root.path): \(result.devices.count) FIT files\n")
         print(ImportReport(result, store: store).text)
         if record != nil { print("--record is not used for a Garmin watch: its FIT files are their own capture") }
         return true
