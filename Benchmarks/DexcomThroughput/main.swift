@@ -442,6 +442,14 @@ if arguments.first == "--measure", arguments.count == 3, let phase = Phase(rawVa
 }
 
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glucobridge-bench-\(getpid())")
+if arguments.first == "--fit" {
+    // The FIT figures alone.
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let figures = try FITRideFigures.measure(repetitions: repetitions, in: folder)
+    try? FileManager.default.removeItem(at: folder)
+    print(figures.text)
+    exit(0)
+}
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
 let captures = Captures(folder: folder)
@@ -577,6 +585,8 @@ if let sqlite3, let path = exportStores[365] {
     print("(no export figures: the sqlite3 program is not installed)")
 }
 if counting, counts.isEmpty { print("(no instruction counts: valgrind is not installed)") }
+
+print(try FITRideFigures.measure(repetitions: repetitions, in: folder).text)
 
 // The central sync and the idle daemon are measured by programs of their own (one needs a
 // PostgreSQL server, the other a quiet minute); `--sync` and `--daemon` run them from this

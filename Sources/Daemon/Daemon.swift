@@ -73,7 +73,7 @@ package enum GlucoBridgeDaemon {
             do {
                 let context = try LibUSBContext()
                 let ids = DriverRegistry.usbProducts.map { (vendor: $0.vendorID, product: $0.productID) }
-                hotplug = (context, try LibUSBHotplugMonitor(context: context, ids: ids))
+                hotplug = (context, try LibUSBHotplugMonitor(context: context, ids: ids, vendors: [GarminVolume.vendorID]))
                 usbStatus = "hotplug: importing supported readers when they are plugged in"
             } catch {
                 usbStatus = "hotplug unavailable: \(error)"

@@ -81,7 +81,12 @@ package final class USBHotplugService: Service {
             if let reason = cancellation.reason { return .failure(reason) }
             cancellation.startClock(limit: limit)
             return Result { () throws(ImportError) -> ImportReport in
-                let result = try importer.run(.usb(LibUSBDevice.at(location, in: context)), context: ImportContext(cancellation: cancellation))
+                let result =
+                    if event.vendorID == GarminVolume.vendorID {
+                        try Self.importGarmin(at: location, importer: importer, cancellation: cancellation)
+                    } else {
+                        try importer.run(.usb(LibUSBDevice.at(location, in: context)), context: ImportContext(cancellation: cancellation))
+                    }
                 return ImportReport(result, store: importer.store)
             }
         }
@@ -102,6 +107,26 @@ package final class USBHotplugService: Service {
                 $0.activity = nil
             }
         }
+    }
+}
+
+extension USBHotplugService {
+    /// How long a Garmin watch just plugged in may take to have its volume mounted.
+    static let mountWait = 60
+
+    /// Imports the FIT files of the Garmin watch at `location` once its volume is mounted (on the
+    /// import queue's thread: the wait blocks no other task).
+    static func importGarmin(at location: USBDeviceLocation, importer: Importer, cancellation: ImportCancellation) throws(ImportError)
+        -> ImportResult
+    {
+        let found: (disk: GarminDisk, root: URL)?
+        do {
+            found = try GarminDisk.volume(at: location, waiting: mountWait, table: try MountTable())
+        } catch {
+            throw .driver(error)
+        }
+        guard let found else { throw .driver(GarminDiskError.notADisk(location: location.description)) }
+        return try importer.importGarminVolume(found.root, origin: found.disk.origin, context: ImportContext(cancellation: cancellation))
     }
 }
 

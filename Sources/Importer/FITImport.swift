@@ -39,7 +39,7 @@ extension Importer {
     }
 
     /// True when `url` names a folder.
-    static func isFolder(_ url: URL) -> Bool {
+    package static func isFolder(_ url: URL) -> Bool {
         var folder: ObjCBool = false
         return FileManager.default.fileExists(atPath: url.path, isDirectory: &folder) && folder.boolValue
     }

@@ -44,27 +44,30 @@ extension LibUSBContext {
 /// event thread holds the context and the stop flag, not the monitor, so dropping the monitor
 /// stops it.
 package final class LibUSBHotplugMonitor: @unchecked Sendable {
-    /// Arrivals and departures of devices whose ids are in the list given at `init`, in order.
+    /// Arrivals and departures of devices whose ids or vendors are in the lists given at `init`, in order.
     /// Finishes when the monitor stops.
     package let events: AsyncStream<USBHotplugEvent>
 
     private let continuation: AsyncStream<USBHotplugEvent>.Continuation
     private let context: LibUSBContext
     private let ids: [(vendor: UInt16, product: UInt16)]
+    private let vendors: [UInt16]
     private let lock = NSLock()
     private let stopFlag = StopFlag()
     private var callbackHandle: libusb_hotplug_callback_handle = 0
     private var eventThreadDone: DispatchSemaphore?
 
-    /// Starts watching for devices with these vendor and product ids. Throws `.usbUnavailable`
-    /// when this libusb has no hotplug support or the callback cannot be registered.
-    package init(context: LibUSBContext, ids: [(vendor: UInt16, product: UInt16)]) throws(TransportError) {
+    /// Starts watching for devices with these vendor and product ids, and for every product of
+    /// `vendors`. Throws `.usbUnavailable` when this libusb has no hotplug support or the
+    /// callback cannot be registered.
+    package init(context: LibUSBContext, ids: [(vendor: UInt16, product: UInt16)], vendors: [UInt16] = []) throws(TransportError) {
         guard LibUSBContext.supportsHotplug else {
             throw .usbUnavailable("this libusb build cannot report devices arriving and leaving (no LIBUSB_CAP_HAS_HOTPLUG)")
         }
         (events, continuation) = AsyncStream.makeStream(of: USBHotplugEvent.self, bufferingPolicy: .unbounded)
         self.context = context
         self.ids = ids
+        self.vendors = vendors
 
         let wanted = Int32(LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED.rawValue | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT.rawValue)
         var handle: libusb_hotplug_callback_handle = 0
@@ -121,7 +124,9 @@ package final class LibUSBHotplugMonitor: @unchecked Sendable {
     /// Called by libusb on the event thread (or during registration, for devices already there).
     private func deliver(_ device: OpaquePointer, _ event: libusb_hotplug_event) {
         let descriptor = LibUSBContext.deviceDescriptor(device)
-        guard ids.contains(where: { $0.vendor == descriptor.idVendor && $0.product == descriptor.idProduct }) else { return }
+        guard
+            vendors.contains(descriptor.idVendor) || ids.contains(where: { $0.vendor == descriptor.idVendor && $0.product == descriptor.idProduct })
+        else { return }
         let kind: USBHotplugEvent.Kind = event == LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT ? .left : .arrived
         let location = USBDeviceLocation(bus: UInt16(libusb_get_bus_number(device)), address: libusb_get_device_address(device))
         continuation.yield(USBHotplugEvent(kind: kind, vendorID: descriptor.idVendor, productID: descriptor.idProduct, location: location))

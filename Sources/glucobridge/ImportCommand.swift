@@ -1,4 +1,5 @@
 import ArgumentParser
+import Drivers
 import Foundation
 import Importer
 import LiveImport
@@ -10,8 +11,9 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Imports from the supported reader plugged in over USB, or a Bluetooth LE sensor (--ble).",
         discussion: """
-            Without --device or --ble, the first supported USB reader found is read. \
-            glucobridge-import@.service passes --device /dev/bus/usb/BUS/DEVICE for the reader udev saw arrive.
+            Without --device or --ble, a Garmin watch whose USB disk is mounted is read first, else the first supported USB \
+            reader found. glucobridge-import@.service passes --device /dev/bus/usb/BUS/DEVICE for the reader udev saw arrive; \
+            for a Garmin watch there, the import waits up to --mount-wait seconds for its volume to be mounted.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -29,6 +31,11 @@ struct ImportCommand: ParsableCommand {
             "The reader to read: BUS:ADDRESS (1:5), /dev/bus/usb/001/005, or its sysfs folder (/sys/bus/usb/devices/1-1.4).",
             valueName: "device"))
     var device: String?
+
+    @Option(
+        name: .customLong("mount-wait"),
+        help: ArgumentHelp("With --device naming a Garmin watch: how long to wait for its volume to be mounted.", valueName: "seconds"))
+    var mountWait: Int = 60
 
     @OptionGroup var bluetooth: BLEImportOptions
 
@@ -51,6 +58,7 @@ struct ImportCommand: ParsableCommand {
                 source = .bluetooth(BlueZPeer(peer, adapter: bluetooth.adapter))
             } else {
                 let location = try device.map { try USBDeviceLocation(parsing: $0) }
+                if try importGarmin(at: location, context: context) { return }
                 let usb = try LibUSBContext()
                 source = .usb(location.map { LibUSBDevice.at($0, in: usb) } ?? LibUSBDevice.first(in: usb))
             }
@@ -59,5 +67,29 @@ struct ImportCommand: ParsableCommand {
             print(ImportReport(result, store: store).text)
             if let record { print("session recorded to \(record)") }
         }
+    }
+
+    /// Imports the Garmin watch at `location` (or the first one whose volume is mounted), true
+    /// when there was one. Without a location, a watch not mounted is skipped for the USB readers,
+    /// and named when there is none.
+    func importGarmin(at location: USBDeviceLocation?, context: ImportContext) throws -> Bool {
+        let table = try MountTable()
+        let found: (disk: GarminDisk, root: URL)?
+        do {
+            found = try GarminDisk.volume(at: location, waiting: location == nil ? 0 : max(0, mountWait), table: table)
+        } catch {
+            guard location == nil,
+                (try? LibUSBContext().devices(matching: DriverRegistry.usbProducts.map { ($0.vendorID, $0.productID) }))?
+                    .isEmpty ?? true
+            else { return false }
+            throw error
+        }
+        guard let found else { return false }
+        let store = try storeOptions.open()
+        let result = try Importer(store: store).importGarminVolume(found.root, origin: found.disk.origin, context: context)
+        print("Garmin watch \(found.disk.origin), volume \(found.root.path): \(result.devices.count) FIT files\n")
+        print(ImportReport(result, store: store).text)
+        if record != nil { print("--record is not used for a Garmin watch: its FIT files are their own capture") }
+        return true
     }
 }

@@ -14,7 +14,7 @@ package enum DeviceTable {
     }
 
     /// One row per USB driver (the products it reads), one per product refused or unsupported,
-    /// one for the Bluetooth services and one for FIT files.
+    /// one for the Bluetooth services, one for FIT files and one for Garmin's USB disks.
     package static var supportedDevices: String {
         var rows = ["| device | USB id | status |", "|---|---|---|"]
         for driver in DriverRegistry.usb {
@@ -33,6 +33,7 @@ package enum DeviceTable {
                 "Bluetooth LE sensors with the \(services) services", "",
                 "standard GATT services: see [Bluetooth LE sensors](#bluetooth-le-sensors)"))
         rows.append(row(FITActivityFile.devices, "", FITActivityFile.summary))
+        rows.append(row(GarminVolume.devices, "091e (mass storage)", GarminVolume.summary))
         return rows.joined(separator: "\n")
     }
 

@@ -1,6 +1,7 @@
 import Drivers
 import Foundation
 import ImportTestSupport
+import Simulators
 import TestSupport
 import XCTest
 
@@ -171,6 +172,15 @@ final class FITOracleTests: XCTestCase {
         let url = Fixtures.url("fit/synthetic-compressed-developer.fit")
         XCTAssertEqual(try oracle([url]).first?.messages.count, 2)
         try assertAgrees([url], sdkPrefix: true)
+    }
+
+    /// The benchmark's ride (``FITRideWriter``), an hour of it: every record, lap and session
+    /// field glucobridge uses equals the SDK's.
+    func testTheBenchmarksRideAgreesWithGarminFITSDK() throws {
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("ride-1h.fit")
+        try Data(FITRideWriter(start: Date(timeIntervalSince1970: 1_719_216_000), hours: 1).bytes()).write(to: url)
+        XCTAssertEqual(try oracle([url]).first?.messages.count, 1 + 3600 + 1 + 1 + 1)
+        try assertAgrees([url])
     }
 
     /// Every FIT file of ../shared/vectors/fit (the fēnix 2 run, the Edge 500 ride and the rest).
