@@ -5,7 +5,8 @@
 # which systemd runs as the glucobridge account under its system call filter, storing every
 # reading in /var/lib/glucobridge; unplugged and plugged in again, the next instance adds
 # nothing. The daemon's unit, started by the install, imports a capture dropped into its spool
-# folder and stops cleanly on `systemctl stop`. A unit killed by its filter (SIGSYS) or failing
+# folder, then (a drop-in adding --ble) a Bluetooth CGM's 8 readings with no capability, and stops
+# cleanly on `systemctl stop`. A unit killed by its filter (SIGSYS) or failing
 # in any other way fails the scenario.
 source "$(dirname "$0")/../lib.sh"
 out="$2"
@@ -54,7 +55,19 @@ run)
     import_by_udev again
     cp "$lab_root/fixtures/dexcom/$spooled" "$state/spool/"
     await 120 "the daemon to import the capture in its spool" test -e "$state/spool/done/$spooled"
+    # A Bluetooth CGM added with a drop-in, as docs/operating.md says: the daemon, with no
+    # capability, reads it over L2CAP.
+    start_bluetooth "$out/btmon-both.btsnoop" "$out/btmon-hci0.btsnoop"
+    serve_peripheral "$out/cgm.log" 181f cgm
+    mkdir -p /etc/systemd/system/glucobridge.service.d
+    exec_start="$(sed -n 's/^ExecStart=//p' /etc/systemd/system/glucobridge.service)"
+    printf '%s\n' "[Service]" "ExecStart=" "ExecStart=$exec_start --ble $peripheral_address,public --adapter hci0" \
+        > /etc/systemd/system/glucobridge.service.d/ble.conf
+    systemctl daemon-reload
+    systemctl restart glucobridge.service
+    await 120 "the daemon to read the Bluetooth CGM" sh -c "journalctl -u glucobridge.service -o cat | grep -q 'source read'"
     systemctl stop glucobridge.service
+    stop_bluetooth
     systemctl show -p Result -p ActiveState -p ExecMainCode -p ExecMainStatus glucobridge.service > "$out/daemon.unit"
     journalctl -u glucobridge.service -o cat > "$out/daemon.log"
     sqlite3 "$state/store.sqlite" "PRAGMA wal_checkpoint(TRUNCATE);" > /dev/null
@@ -71,11 +84,13 @@ check)
     grep -q "records read: 0 new," "$out/again.log" || fail "the reader plugged in again added readings: $(grep 'records read' "$out/again.log")"
     [ "$(cut -d' ' -f1,2 "$out/store.owner")" = "glucobridge glucobridge" ] || fail "the units' store is $(cat "$out/store.owner"), not the glucobridge account's"
     grep -q 'daemon stopped' "$out/daemon.log" || fail "the daemon did not log that it stopped"
+    grep 'source read' "$out/daemon.log" | grep -q 'readingsAdded=8 ' \
+        || fail "the daemon's read of the Bluetooth CGM did not store its 8 readings: $(grep 'source read' "$out/daemon.log")"
     grep -qx 'Result=success' "$out/daemon.unit" || fail "the daemon's unit did not stop cleanly: $(tr '\n' ' ' < "$out/daemon.unit")"
     grep -qx 'ActiveState=inactive' "$out/daemon.unit" || fail "the daemon's unit is not inactive after systemctl stop: $(tr '\n' ' ' < "$out/daemon.unit")"
     replay_into "$lab_root/fixtures/dexcom/$spooled" "$out/spooled.sqlite" UTC
-    expected=$((4004 + $(count "$out/spooled.sqlite" glucose)))
+    expected=$((4004 + 8 + $(count "$out/spooled.sqlite" glucose)))
     [ "$(count "$out/units.sqlite" glucose)" = "$expected" ] \
-        || fail "the units' store holds $(count "$out/units.sqlite" glucose) readings, not the receiver's 4004 and the spooled capture's $((expected - 4004))"
+        || fail "the units' store holds $(count "$out/units.sqlite" glucose) readings, not the receiver's 4004, the CGM's 8 and the spooled capture's $((expected - 4012))"
     ;;
 esac
