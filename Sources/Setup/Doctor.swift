@@ -290,7 +290,7 @@ package struct Doctor {
                     fix: "use a kernel built with Bluetooth (CONFIG_BT) and a Bluetooth adapter; USB readers and capture files do not need it")
             } else if reason.contains("permission") {
                 fix =
-                    "run the daemon from the system unit (it grants CAP_NET_RAW and CAP_NET_ADMIN), or "
+                    "reading sensors by address needs no capability; to scan, "
                     + "sudo setcap cap_net_raw,cap_net_admin+ep \(binaryPath ?? "the glucobridge binary")"
             } else if reason.contains("no Bluetooth adapter") {
                 fix = "plug in or switch on a Bluetooth adapter (rfkill unblock bluetooth)"

@@ -56,6 +56,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case ioFailure(path: String, reason: String)
     /// A failure SQLite reports that glucobridge has no more specific words for.
     case sqlite(path: String, message: String, code: Int32)
+    /// The file system holding the store has no space left (SQLite: `reason`); the transaction
+    /// that needed it was rolled back, so nothing of it was written.
+    case noSpace(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -116,6 +119,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "the store \(path) could not be brought up to date: migration \(migration) failed (SQLite: \(reason)). "
                 + "Its tables do not match its record of applied migrations, so another program changed it; "
                 + "nothing was changed: restore it from a backup, or give a new store with --store"
+        case .noSpace(let path, let reason):
+            "the store \(path): no space left on its file system (SQLite: \(reason)); nothing of this write was "
+                + "stored and the store is as it was: free some space and try again"
         case .ioFailure(let path, let reason):
             "the store \(path) cannot be read or written reliably (SQLite: \(reason)); a store must be a "
                 + "regular file on a local disk with space left: check the disk, or give another path with --store"
@@ -123,6 +129,15 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "the store \(path) could not be used: SQLite reports \"\(message)\" (error \(code)); if it "
                 + "happens again, check the file with `glucobridge doctor`, or give another path with --store"
         }
+    }
+
+    /// Whether the file system holding `path` has no block left for an unprivileged writer: an
+    /// I/O error SQLite reports then (growing its `-shm` or `-wal` file) is the full disk.
+    static func noSpaceLeft(besides path: String) -> Bool {
+        var info = statvfs()
+        let folder = (path as NSString).deletingLastPathComponent
+        guard statvfs(folder.isEmpty ? "." : folder, &info) == 0 else { return false }
+        return info.f_bavail == 0
     }
 
     private static func seconds(_ value: Double) -> String {
@@ -152,9 +167,9 @@ extension StoreError {
         case .SQLITE_CANTOPEN:
             self = .cannotOpen(path: path, reason: message)
         case .SQLITE_FULL:
-            self = .database("the disk holding \(path) is full; free some space and try again")
+            self = .noSpace(path: path, reason: message)
         case .SQLITE_IOERR:
-            self = .ioFailure(path: path, reason: message)
+            self = Self.noSpaceLeft(besides: path) ? .noSpace(path: path, reason: message) : .ioFailure(path: path, reason: message)
         default:
             self = .sqlite(path: path, message: message, code: error.extendedResultCode.rawValue)
         }

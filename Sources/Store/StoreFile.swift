@@ -173,7 +173,8 @@ private final class ReadOnlyConnection {
         case SQLITE_NOTADB, SQLITE_CORRUPT: .notAStore(path: path, holds: "a damaged SQLite database (SQLite: \(message))")
         case SQLITE_BUSY, SQLITE_LOCKED: .locked(path: path, waitedSeconds: busyTimeout)
         case SQLITE_CANTOPEN, SQLITE_PERM: .cannotOpen(path: path, reason: "it cannot be read (SQLite: \(message))")
-        case SQLITE_IOERR: .ioFailure(path: path, reason: message)
+        case SQLITE_FULL: .noSpace(path: path, reason: message)
+        case SQLITE_IOERR: StoreError.noSpaceLeft(besides: path) ? .noSpace(path: path, reason: message) : .ioFailure(path: path, reason: message)
         default: .sqlite(path: path, message: message, code: code)
         }
     }

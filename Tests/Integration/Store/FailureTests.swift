@@ -131,5 +131,13 @@ final class FailureTests: XCTestCase {
         XCTAssertEqual(
             mapped(.SQLITE_BUSY).description,
             "the store /x/y.sqlite is locked by another program (waited 5 s); try again when it has finished writing")
+        // A full disk names the store and says "no space" (the lab's full-disk scenario fills a
+        // real file system); an I/O error on a disk with space left stays an I/O failure.
+        XCTAssertEqual(mapped(.SQLITE_FULL), .noSpace(path: "/x/y.sqlite", reason: "m"))
+        XCTAssertTrue(mapped(.SQLITE_FULL).description.hasPrefix("the store /x/y.sqlite: no space left on its file system"))
+        let folder = NSTemporaryDirectory()
+        XCTAssertEqual(
+            StoreError(DatabaseError(resultCode: .SQLITE_IOERR, message: "m"), path: folder + "/y.sqlite", busyTimeout: 5),
+            .ioFailure(path: folder + "/y.sqlite", reason: "m"))
     }
 }
