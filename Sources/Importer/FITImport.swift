@@ -4,6 +4,7 @@ import Foundation
 import Ingest
 import Model
 import Store
+import Transport
 
 /// What one FIT file held besides what the store keeps: its type, messages and the watch's zone.
 package struct FITFileImport: Sendable {
