@@ -50,16 +50,17 @@ let package = Package(
         // Value types shared by every layer: readings, glucose units and input, exercise and activity,
         // device downloads and import batches, the user profile, civil dates.
         .target(name: "Model"),
-        // What the capture formats share: integer reads and appends, hex, whole-file reads, the
-        // crash-safe capture file writer and the capture errors.
+        // What the capture formats share: whole-file reads, the crash-safe capture file writer and
+        // the capture errors.
         .target(name: "Capture", dependencies: ["Transport"]),
         // USB capture files, read and written: usbmon pcap/pcapng, USBPcap, the one-line-per-transfer
         // transcript; transfers assembled from their packets.
         .target(name: "CaptureUSB", dependencies: ["Capture", "Transport"]),
-        // Bluetooth capture files and their values: btsnoop read and written, HCI packets and events,
+        // Bluetooth capture files and their values: btsnoop read and written,
         // L2CAP reassembly, LE connections and their ATT PDUs, UUIDs, addresses, advertising data.
         .target(name: "CaptureBluetooth", dependencies: ["Capture", "Transport"]),
-        // The wire's abstractions, no C library: the USB transport protocol, descriptors, device
+        // The wire's abstractions, no C library: integer reads and appends; HCI packets and events;
+        // the USB transport protocol, descriptors, device
         // locations and HID framing; the ATT bearer protocol, the ATT PDU codec and the GATT client
         // over it; scan results; their errors.
         .target(name: "Transport"),
@@ -69,7 +70,7 @@ let package = Package(
         .target(name: "TransportLibUSB", dependencies: ["Transport", "CLibUSB"]),
         // Live Bluetooth LE through BlueZ sockets (libbluetooth): the L2CAP ATT bearer, the LE scan,
         // the adapter probe.
-        .target(name: "TransportBlueZ", dependencies: ["Transport", "CaptureBluetooth", "CBluetooth"]),
+        .target(name: "TransportBlueZ", dependencies: ["Transport", "CBluetooth"]),
         // The test and replay twins, no C library: USB devices split from a capture, replayed and
         // recorded; ATT bearers replayed from and recorded to btsnoop; the replay deadline.
         .target(name: "TransportReplay", dependencies: ["Transport", "Capture", "CaptureUSB", "CaptureBluetooth"]),

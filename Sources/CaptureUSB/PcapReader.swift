@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Transport
 
 /// Classic pcap: a 24-byte global header, then 16-byte record headers each followed by its bytes.
 enum PcapReader {

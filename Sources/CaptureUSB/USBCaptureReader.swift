@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Transport
 
 /// Reads USB captures: classic pcap and pcapng holding Linux usbmon (link types 220, 189) or
 /// Windows USBPcap (249) packets, and one-line-per-transfer transcripts. The format is detected

@@ -169,7 +169,7 @@ extension Importer {
             mode: mode, replayMode: nil, origin: origin, captureFormat: nil, identity: result.identity, session: result, glucose: [],
             activity: nil, meterExercise: nil, problems: result.reports.flatMap(\.problems), notes: result.notes)
         let zone = store.timeZone
-        var glucose: [(BLEService, ImportBatch)] = []
+        var glucose: [(BLEService?, ImportBatch)] = []
         var activity: [ActivityBatch] = []
         var hasActivity = false
         var meterExercise: ActivityBatch?
@@ -195,7 +195,7 @@ extension Importer {
         } else {
             outcome.notes += activityReports.flatMap(\.notes) + [plausible.note].compactMap { $0 }
             for report in activityReports {
-                outcome.notes.append("\(report.service.name): no measurements received")
+                outcome.notes.append("\(report.serviceName): no measurements received")
             }
         }
         for report in result.reports {
@@ -213,7 +213,7 @@ extension Importer {
                 }
             } else {
                 outcome.notes += download.notes
-                outcome.notes.append("\(report.service.name): no records received")
+                outcome.notes.append("\(report.serviceName): no records received")
             }
             if !report.exercise.isEmpty {
                 let batch = window.filter(

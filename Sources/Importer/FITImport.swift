@@ -4,6 +4,7 @@ import Foundation
 import Ingest
 import Model
 import Store
+import Transport
 
 /// What one FIT file held besides what the store keeps: its type, messages and the watch's zone.
 package struct FITFileImport: Sendable {
@@ -35,7 +36,12 @@ package enum FITImportError: Error, CustomStringConvertible {
 extension Importer {
     /// True when the file at `url` is a FIT file by its content (`.FIT` at bytes 8–11), whatever its name.
     package static func isFIT(_ url: URL) -> Bool {
-        FileBytes.prefix(ofPath: url.path, count: 12).map { FITDecoder.isFIT(prefix: $0) } ?? false
+        fileDriver(url) == FITDriver.family
+    }
+
+    /// The family of the file driver whose signature the file at `url` shows, by its content.
+    static func fileDriver(_ url: URL) -> String? {
+        FileBytes.prefix(ofPath: url.path, count: DriverRegistry.fileHeadLength).flatMap { DriverRegistry.fileDriver(head: $0)?.family }
     }
 
     /// True when `url` names a folder.
@@ -75,18 +81,17 @@ extension Importer {
             case .success(let read): bytes = read
             case .failure(let failure): throw .driver(FITImportError.unreadable(path: url.path, reason: failure.reason))
             }
-            let file: FITFile
-            do {
-                file = try FITDecoder.decode(bytes, name: name)
+            do throws(FITDriverError) {
+                let download = try FITDriver.session(file: bytes, name: name)
+                if let decoded = download.file { reads.append((url, decoded.file, decoded.activity, Self.window(of: url))) }
             } catch {
-                throw .driver(error)
-            }
-            if let damage = file.damage, !Self.keepsWholeMessages(damage) { throw .driver(damage) }
-            do {
-                reads.append((url, file, try FITActivityFile(file), Self.window(of: url)))
-            } catch {
-                guard skippingOthers, case .unsupportedType = error else { throw .driver(error) }
-                skipped.append(error.description)
+                switch error {
+                case .content(let content):
+                    guard skippingOthers, case .unsupportedType = content else { throw .driver(content) }
+                    skipped.append(content.description)
+                case .file(let damage):
+                    throw .driver(damage)
+                }
             }
         }
         guard !reads.isEmpty else { throw .driver(FITImportError.nothingToImport(folder: origin, skipped: skipped)) }
@@ -123,12 +128,6 @@ extension Importer {
             outcomes.append(outcome)
         }
         return outcomes
-    }
-
-    /// Whether a file with `damage` is still imported: only a cut one, whose whole messages are kept.
-    static func keepsWholeMessages(_ damage: FITError) -> Bool {
-        if case .truncated = damage { return true }
-        return false
     }
 
     /// A file's own time is when it was last written (not after now).

@@ -21,6 +21,8 @@ public enum ImportError: Error, CustomStringConvertible {
     /// The capture has no device descriptors, so the driver must be named.
     case driverNotDetected(capture: String)
     case unknownDriver(String, known: [String])
+    /// A glucose family's session returned no glucose download (a driver that breaks the contract).
+    case noGlucose(family: String)
     /// More than one device in the capture could be the one meant.
     case ambiguousDevice(capture: String, devices: [String])
     /// The driver could not make sense of the device or the capture.
@@ -50,6 +52,7 @@ public enum ImportError: Error, CustomStringConvertible {
         case .driverNotDetected(let capture):
             "\(capture) has no USB device descriptors and its traffic is not that of a supported device; name the driver with --driver (e.g. --driver dexcom) to see why it does not decode"
         case .unknownDriver(let name, let known): "no driver is called \(name); known drivers: \(known.joined(separator: ", "))"
+        case .noGlucose(let family): "the \(family) driver read no glucose download"
         case .ambiguousDevice(let capture, let devices):
             "\(capture) records several devices that could be meant (\(devices.joined(separator: ", "))); capture one device at a time"
         case .driver(let error): "\(error)"

@@ -102,7 +102,9 @@ extension Importer {
             if Self.isFolder(url) {
                 return ImportResult(devices: try importFIT(try Self.fitFiles(in: url), origin: url.path, skippingOthers: true, context: context))
             }
-            if Self.isFIT(url) { return ImportResult(devices: try importFIT([url], origin: url.path, skippingOthers: false, context: context)) }
+            if Self.fileDriver(url) == FITDriver.family {
+                return ImportResult(devices: try importFIT([url], origin: url.path, skippingOthers: false, context: context))
+            }
             if Self.isBTSnoop(url) { return ImportResult(devices: try replayBluetoothCapture(at: url, context: context)) }
             return ImportResult(devices: try replayUSBCapture(at: url, driverName: driver, context: context))
         case .usb(let opening):

@@ -72,7 +72,7 @@ public struct Importer: Sendable {
                 let startedAt = Date()
                 let (download, replayMode) = try read(device, deadline: deadline, context: context)
                 let mode: ImportMode = replayMode == .conversation ? .replayConversation : .replayPassive
-                let batch = try normalise(download, mode: mode, origin: url.path, startedAt: startedAt, window: window)
+                let batch = try normalise(try Self.glucose(of: download), mode: mode, origin: url.path, startedAt: startedAt, window: window)
                 reads.append((device, batch, replayMode))
             } catch {
                 guard selected.count > 1 else { throw error }
@@ -113,17 +113,17 @@ public struct Importer: Sendable {
     /// Reads one captured device: conversation replay first; when the capture cannot answer the
     /// driver's requests, a passive decode.
     private func read(_ selected: SelectedDevice, deadline: ReplayDeadline?, context: ImportContext) throws(ImportError) -> (
-        DeviceDownload, ReplayMode
+        DriverDownload, ReplayMode
     ) {
         let downloadContext = downloadContext(context)
         do {
             let transport = ReplayUSBTransport(selected.device, deadline: deadline)
-            return (try selected.driver.download(over: transport, context: downloadContext), .conversation)
+            return (try selected.driver.session(over: transport, context: downloadContext), .conversation)
         } catch let error where Self.replayMismatch(error) != nil {
             let replayMode = ReplayMode.passive(reason: Self.replayMismatch(error)!)
             logger.debug("conversation replay not possible, decoding passively", metadata: ["reason": "\(replayMode)"])
             do {
-                return (try selected.passive ?? selected.driver.decode(recorded: selected.device, context: downloadContext), replayMode)
+                return (try selected.passive ?? selected.driver.session(recorded: selected.device, context: downloadContext), replayMode)
             } catch {
                 throw Self.wrap(error)
             }
@@ -137,7 +137,7 @@ public struct Importer: Sendable {
     /// `context.recordTo`, the session is also written there as a usbmon pcap.
     func importUSB(_ opened: OpenedUSBDevice, context: ImportContext) throws(ImportError) -> DeviceImport {
         let startedAt = Date()
-        let download: DeviceDownload
+        let download: DriverDownload
         do {
             var transport = opened.transport
             if let cancellation = context.cancellation { transport = CancellableUSBTransport(transport, cancellation: cancellation) }
@@ -148,16 +148,23 @@ public struct Importer: Sendable {
                 transport = recording
             }
             defer { transport.close() }
-            download = try opened.driver.download(over: transport, context: downloadContext(context))
+            download = try opened.driver.session(over: transport, context: downloadContext(context))
             try recorder?.finish()
         } catch {
             if let reason = context.cancellation?.reason { throw reason }
             throw Self.wrap(error).naming(device: opened.origin)
         }
         try Self.checkCancelled(context)
+        let glucose = try Self.glucose(of: download)
         // A live session's own time is the host's clock now (or as the transport stamped it).
-        let window = PlausibleWindow(captureTime: max(Date(), download.clock.hostNow ?? .distantPast))
-        return DeviceImport(usb: try write(download, mode: .live, origin: opened.origin, startedAt: startedAt, window: window))
+        let window = PlausibleWindow(captureTime: max(Date(), glucose.clock.hostNow ?? .distantPast))
+        return DeviceImport(usb: try write(glucose, mode: .live, origin: opened.origin, startedAt: startedAt, window: window))
+    }
+
+    /// The glucose a USB family's session read (every USB family reads glucose).
+    static func glucose(of download: DriverDownload) throws(ImportError) -> DeviceDownload {
+        guard let glucose = download.glucose else { throw .noGlucose(family: download.family) }
+        return glucose
     }
 
     /// What a driver is given: the store's cursors and the import's progress reporter.
@@ -214,7 +221,7 @@ public struct Importer: Sendable {
         var device: RecordedUSBDevice
         var driver: any USBDeviceDriver.Type
         var detection: String?
-        var passive: DeviceDownload?
+        var passive: DriverDownload?
     }
 
     /// Picks the devices to replay and their drivers: every device the capture's descriptors show
@@ -242,7 +249,7 @@ public struct Importer: Sendable {
             // whose decoder accepts the whole recorded conversation is the one.
             for device in devices {
                 for driver in DriverRegistry.usb {
-                    if let decoded = try? driver.decode(recorded: device) {
+                    if let decoded = try? driver.session(recorded: device, context: .fresh) {
                         return [
                             SelectedDevice(
                                 device: device, driver: driver,

@@ -1,5 +1,4 @@
 import CBluetooth
-import CaptureBluetooth
 import Foundation
 import Transport
 

@@ -20,6 +20,7 @@ package enum AccuChekDriver: USBDeviceDriver {
         USBProduct(vendorID: 0x173A, productID: 0x21D8, name: "ReliOn Platinum"),
         USBProduct(vendorID: 0x173A, productID: 0x21CC, name: "Accu-Chek Active"),
     ]
+    package static let capabilities: DeviceCapabilities = [.glucose, .storedHistory, .passiveDecode]
     package static let summary = """
         glucose results (strip) over IEEE 11073-20601, read-only: never sets the clock or clears the memory; \
         control-solution results are counted, not stored; ±INF become HI/LO; the meter's unit and status kept

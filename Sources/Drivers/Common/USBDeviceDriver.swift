@@ -21,14 +21,12 @@ package struct USBProduct: Sendable, Equatable {
     package var label: String { refusal.map { "\(name) (refused: \($0))" } ?? name }
 }
 
-/// A driver for one family of USB devices. It talks only to a `USBTransport`, so the same code
-/// reads hardware and replays captures.
-package protocol USBDeviceDriver: Sendable {
-    /// The family name kept with every record it yields (e.g. `dexcom`).
-    static var family: String { get }
+/// The driver of a family of USB devices: its coordinator (matched by its products' ids) and
+/// its session. It talks only to a `USBTransport`, so the same code reads hardware and replays
+/// captures.
+package protocol USBDeviceDriver: DeviceCoordinator, Sendable {
+    /// The products it matches, read or refused.
     static var products: [USBProduct] { get }
-    /// What the driver reads and how, for README's table of supported devices.
-    static var summary: String { get }
     /// Holds the device's conversation and returns what it read. Once the device has said who it
     /// is, the context's cursors give the highest record index already stored per stream for it;
     /// those streams are read only as far back as needed to reach it. Progress goes to the
@@ -45,6 +43,20 @@ package protocol USBDeviceDriver: Sendable {
 }
 
 extension USBDeviceDriver {
+    /// Its products' ids.
+    package static var matches: [DeviceMatch] { products.map(DeviceMatch.usb) }
+
+    /// The contract's session: one device read over `transport` into the one download type.
+    package static func session(over transport: any USBTransport, context: DownloadContext) throws -> DriverDownload {
+        DriverDownload(family: family, glucose: try download(over: transport, context: context))
+    }
+
+    /// The contract's passive session: another program's recorded conversation decoded into the
+    /// one download type.
+    package static func session(recorded device: RecordedUSBDevice, context: DownloadContext) throws -> DriverDownload {
+        DriverDownload(family: family, glucose: try decode(recorded: device, context: context))
+    }
+
     /// Decodes everything: for protocols that cannot tell which records are stored before
     /// decoding them.
     package static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws -> DeviceDownload {
@@ -53,31 +65,6 @@ extension USBDeviceDriver {
 
     /// Whether the driver handles this vendor/product pair.
     package static func supports(vendorID: UInt16, productID: UInt16) -> Bool {
-        products.contains { $0.vendorID == vendorID && $0.productID == productID }
+        matches(.usb(vendorID: vendorID, productID: productID))
     }
-}
-
-/// The drivers glucobridge ships: the one list that `import`, the daemon, `scan`, `devices`, the
-/// udev rules (checked by a test) and README's table of supported devices are taken from.
-package enum DriverRegistry {
-    package static let usb: [any USBDeviceDriver.Type] = [DexcomDriver.self, ContourDriver.self, FreeStyleDriver.self, AccuChekDriver.self]
-
-    /// Readers people ask about that no driver reads, each with the reason (its `refusal`). They
-    /// are not in the udev rules.
-    package static let unsupportedUSB = [
-        USBProduct(vendorID: 0x22A3, productID: 0x0048, name: "Dexcom G7 receiver", refusal: "its protocol is not publicly documented")
-    ]
-
-    /// The driver for a family name, case-insensitively.
-    package static func usbDriver(named name: String) -> (any USBDeviceDriver.Type)? {
-        usb.first { $0.family.caseInsensitiveCompare(name) == .orderedSame }
-    }
-
-    /// The driver for a device's ids.
-    package static func usbDriver(vendorID: UInt16, productID: UInt16) -> (any USBDeviceDriver.Type)? {
-        usb.first { $0.supports(vendorID: vendorID, productID: productID) }
-    }
-
-    /// Every supported product, for enumeration and udev rules.
-    package static var usbProducts: [USBProduct] { usb.flatMap { $0.products } }
 }

@@ -14,6 +14,7 @@ package enum ContourDriver: USBDeviceDriver {
         USBProduct(vendorID: 0x1A79, productID: 0x7900, name: "Ascensia Contour Next"),
         USBProduct(vendorID: 0x1A79, productID: 0x7950, name: "Contour Plus Blue"),
     ]
+    package static let capabilities: DeviceCapabilities = [.glucose, .storedHistory, .passiveDecode]
     package static let summary = """
         glucose results (strip), read-only: the host only sends EOT/ACK/NAK, never command mode; control-solution results are \
         counted, not stored; `<`/`>` become LO/HI; meal and activity markers are kept as the reading's note

@@ -7,6 +7,7 @@ import Transport
 public enum DexcomDriver: USBDeviceDriver {
     package static let family = "dexcom"
     package static let products = [USBProduct(vendorID: 0x22A3, productID: 0x0047, name: "Dexcom G4/G5/G6 receiver")]
+    package static let capabilities: DeviceCapabilities = [.glucose, .storedHistory, .passiveDecode]
     package static let summary = "glucose (EGV) and fingerstick (meter) records, read-only"
 
     /// How long one read may wait for the receiver.

@@ -12,6 +12,7 @@ public enum FreeStyleDriver: USBDeviceDriver {
     package static let products: [USBProduct] = FreeStyleModel.allCases.flatMap { model in
         model.productIDs.map { USBProduct(vendorID: FreeStyleModel.vendorID, productID: $0, name: model.rawValue) }
     }
+    package static let capabilities: DeviceCapabilities = [.glucose, .storedHistory, .passiveDecode]
     package static let summary = """
         Libre: 15-minute sensor readings (`$history?`) and scans and strips (`$arresult?`); Libre 2 and Libre 3: the same \
         in the encrypted session (Speck 64/128, keys from the freestyle-keys package: see [FreeStyle Libre 2 and Libre \

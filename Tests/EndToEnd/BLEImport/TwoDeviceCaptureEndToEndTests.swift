@@ -5,6 +5,7 @@ import Importer
 import Model
 import Store
 import TestSupport
+import Transport
 import XCTest
 
 /// A band and a CGM connected at once: the heart-rate walk session and the synthetic HRS + CGMS

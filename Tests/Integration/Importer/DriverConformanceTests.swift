@@ -3,6 +3,7 @@ import Foundation
 import ImportTestSupport
 import Model
 import Simulators
+import TestSupport
 import Transport
 import XCTest
 
@@ -15,6 +16,28 @@ final class DriverConformanceTests: XCTestCase {
         XCTAssertEqual(
             Set(DriverRegistry.usb.map { $0.family }), Set(Self.families.map { $0.driver.family }),
             "every driver in DriverRegistry.usb is registered with the conformance kit")
+    }
+
+    /// Every family in the registry, through the contract's coordinator checks, with the
+    /// evidence a real device of it shows.
+    func testEveryFamilyCoordinator() throws {
+        let fit = try Data(contentsOf: Fixtures.url("fit/garmin-edge-820-bike.fit"))
+        let samples: [String: DeviceEvidence] = [
+            "dexcom": .usb(vendorID: 0x22A3, productID: 0x0047), "contour": .usb(vendorID: 0x1A79, productID: 0x7410),
+            "freestyle": .usb(vendorID: 0x1A61, productID: 0x3650), "accuchek": .usb(vendorID: 0x173A, productID: 0x21D5),
+            "ble-hrs": .gattServices([BluetoothUUID(0x1800), BluetoothUUID(0x180D)]), "ble-rsc": .gattServices([BluetoothUUID(0x1814)]),
+            "ble-csc": .gattServices([BluetoothUUID(0x1816)]), "ble-ftms": .gattServices([BluetoothUUID(0x1826)]),
+            "huami": .gattServices([BluetoothUUID(0xFEE0)]),
+            "ble-cgms": .gattServices([BluetoothUUID(0x181F)]), "ble-glucose": .gattServices([BluetoothUUID(0x1808)]),
+            "fit": .fileHead(Array(fit.prefix(DriverRegistry.fileHeadLength))),
+        ]
+        XCTAssertEqual(Set(DriverRegistry.families.map { $0.family }), Set(samples.keys), "every registered family has a sample here")
+        XCTAssertEqual(
+            DriverRegistry.families.count, Set(DriverRegistry.families.map { $0.family }).count, "no two families share a name")
+        for coordinator in DriverRegistry.families {
+            guard let sample = samples[coordinator.family] else { continue }
+            DriverConformanceKit.checkCoordinator(coordinator, sample: sample)
+        }
     }
 
     func testDexcom() throws { try DriverConformanceKit.check(DexcomFamily.self) }

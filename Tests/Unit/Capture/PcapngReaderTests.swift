@@ -2,6 +2,7 @@ import Capture
 import CaptureUSB
 import Foundation
 import TestSupport
+import Transport
 import XCTest
 
 final class PcapngReaderTests: XCTestCase {

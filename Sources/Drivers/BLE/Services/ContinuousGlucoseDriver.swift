@@ -22,6 +22,7 @@ import Transport
 package final class ContinuousGlucoseDriver: BLEDeviceDriver {
     package static let family = "ble-cgms"
     package static let service = BLEService.continuousGlucoseMonitoring
+    package static let capabilities: DeviceCapabilities = [.glucose, .storedHistory, .liveValues, .passiveDecode]
     package static let summary = "sensor readings: stored records through the Record Access Control Point, then live ones"
 
     private let measurement: GATTCharacteristic?
@@ -126,7 +127,7 @@ package final class ContinuousGlucoseDriver: BLEDeviceDriver {
         }
     }
 
-    package func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
+    package func report(identity: BLEDeviceIdentity) -> DriverDownload {
         var events = self.events
         var problems = self.problems
         var notes = self.notes
@@ -188,7 +189,7 @@ package final class ContinuousGlucoseDriver: BLEDeviceDriver {
             source: identity.source(family: Self.family), clock: clock, glucose: readings, recordsRead: records.count + badRecords,
             events: events.events,
             cursors: cursors, notes: notes)
-        return BLEDriverReport(family: Self.family, service: Self.service, glucose: download, problems: problems)
+        return DriverDownload(family: Self.family, service: Self.service, glucose: download, problems: problems)
     }
 
     /// `nan`, `nres`, `positive-infinity`, `negative-infinity`, `reserved`.

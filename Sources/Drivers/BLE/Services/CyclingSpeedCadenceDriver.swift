@@ -10,6 +10,7 @@ import Transport
 package final class CyclingSpeedCadenceDriver: BLEDeviceDriver {
     package static let family = "ble-csc"
     package static let service = BLEService.cyclingSpeedAndCadence
+    package static let capabilities: DeviceCapabilities = [.activity, .liveValues, .passiveDecode]
     package static let summary = "crank cadence, wheel speed and distance (counters differenced across rollover)"
 
     private let measurement: GATTCharacteristic?
@@ -49,7 +50,7 @@ package final class CyclingSpeedCadenceDriver: BLEDeviceDriver {
                 totalDistance: decoded.wheel == nil ? nil : distance))
     }
 
-    package func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
-        BLEDriverReport(family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems)
+    package func report(identity: BLEDeviceIdentity) -> DriverDownload {
+        DriverDownload(family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems)
     }
 }

@@ -13,6 +13,7 @@ import Transport
 package final class FitnessMachineDriver: BLEDeviceDriver {
     package static let family = "ble-ftms"
     package static let service = BLEService.fitnessMachine
+    package static let capabilities: DeviceCapabilities = [.activity, .liveValues, .passiveDecode]
     package static let summary = "treadmill speed and distance, indoor bike speed, cadence and distance, their heart rate"
 
     private let treadmill: GATTCharacteristic?
@@ -57,7 +58,7 @@ package final class FitnessMachineDriver: BLEDeviceDriver {
         }
     }
 
-    package func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
-        BLEDriverReport(family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems)
+    package func report(identity: BLEDeviceIdentity) -> DriverDownload {
+        DriverDownload(family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems)
     }
 }

@@ -24,6 +24,7 @@ import Transport
 package final class GlucoseMeterDriver: BLEDeviceDriver {
     package static let family = "ble-glucose"
     package static let service = BLEService.glucose
+    package static let capabilities: DeviceCapabilities = [.glucose, .exercise, .storedHistory, .passiveDecode]
     package static let summary = "meter (strip) readings through the Record Access Control Point; a reading's exercise context as an Exercise log"
     package static let stream = "meter"
 
@@ -90,7 +91,7 @@ package final class GlucoseMeterDriver: BLEDeviceDriver {
         }
     }
 
-    package func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
+    package func report(identity: BLEDeviceIdentity) -> DriverDownload {
         var events = self.events
         var notes = self.notes
         let (records, unmatched) = GlucoseRecord.link(measurements: measurements, contexts: contexts)
@@ -155,6 +156,6 @@ package final class GlucoseMeterDriver: BLEDeviceDriver {
         let download = DeviceDownload(
             source: identity.source(family: Self.family), clock: DeviceClock(epoch: Date(timeIntervalSince1970: 0), basis: .localWallClock),
             glucose: readings, recordsRead: measurements.count + badValues, events: events.events, cursors: cursors, notes: notes)
-        return BLEDriverReport(family: Self.family, service: Self.service, glucose: download, exercise: exercise, problems: problems)
+        return DriverDownload(family: Self.family, service: Self.service, glucose: download, exercise: exercise, problems: problems)
     }
 }

@@ -11,6 +11,7 @@ import Transport
 package final class HeartRateDriver: BLEDeviceDriver {
     package static let family = "ble-hrs"
     package static let service = BLEService.heartRate
+    package static let capabilities: DeviceCapabilities = [.activity, .liveValues, .passiveDecode]
     package static let summary = "heart rate (with skin contact), energy expended; body sensor location noted"
 
     private let measurement: GATTCharacteristic?
@@ -63,8 +64,8 @@ package final class HeartRateDriver: BLEDeviceDriver {
         }
     }
 
-    package func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
-        BLEDriverReport(
+    package func report(identity: BLEDeviceIdentity) -> DriverDownload {
+        DriverDownload(
             family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems, notes: notes)
     }
 }

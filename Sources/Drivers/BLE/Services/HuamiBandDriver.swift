@@ -22,6 +22,7 @@ import Transport
 package final class HuamiBandDriver: BLEDeviceDriver {
     package static let family = "huami"
     package static let service = BLEService.huami
+    package static let capabilities: DeviceCapabilities = [.activity, .storedHistory, .liveValues, .passiveDecode]
     package static let summary =
         "Mi Band 2–6, Amazfit Bip, GTS, GTR: per-minute steps and heart rate, from after the last minute stored (needs the band's auth key)"
     /// The cursor's stream.
@@ -112,7 +113,7 @@ package final class HuamiBandDriver: BLEDeviceDriver {
         }
     }
 
-    package func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
+    package func report(identity: BLEDeviceIdentity) -> DriverDownload {
         var log = self.log
         log.cut(form: form)
         var samples: [ActivitySample] = []
@@ -141,7 +142,7 @@ package final class HuamiBandDriver: BLEDeviceDriver {
         if log.strayPackets > 0 {
             notes.append("\(log.strayPackets) activity data packet\(log.strayPackets == 1 ? "" : "s") outside any fetch were left out")
         }
-        return BLEDriverReport(
+        return DriverDownload(
             family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems, notes: notes,
             cursors: last.map { [Self.stream: $0] } ?? [:])
     }

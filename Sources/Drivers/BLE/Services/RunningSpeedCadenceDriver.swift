@@ -8,6 +8,7 @@ import Transport
 package final class RunningSpeedCadenceDriver: BLEDeviceDriver {
     package static let family = "ble-rsc"
     package static let service = BLEService.runningSpeedAndCadence
+    package static let capabilities: DeviceCapabilities = [.activity, .liveValues, .passiveDecode]
     package static let summary = "cadence, speed, total distance, walking/running"
 
     private let measurement: GATTCharacteristic?
@@ -39,7 +40,7 @@ package final class RunningSpeedCadenceDriver: BLEDeviceDriver {
         }
     }
 
-    package func report(identity: BLEDeviceIdentity) -> BLEDriverReport {
-        BLEDriverReport(family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems)
+    package func report(identity: BLEDeviceIdentity) -> DriverDownload {
+        DriverDownload(family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems)
     }
 }

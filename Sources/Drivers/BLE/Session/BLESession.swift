@@ -38,7 +38,7 @@ package struct BLESessionResult: Sendable {
     /// The attribute table discovery found.
     package var database: GATTDatabase
     /// One report per driver started, in registry order.
-    package var reports: [BLEDriverReport]
+    package var reports: [DriverDownload]
     /// Notifications and indications on handles no driver reads, counted per handle.
     package var unclaimed: [UInt16: Int]
     /// How listening ended (the device disconnected, the capture ended, quiet, time limit).

@@ -1,6 +1,3 @@
-import Capture
-import Transport
-
 /// Which way an HCI packet crossed the host–controller interface.
 package enum HCIDirection: String, Sendable, Equatable {
     /// Host to controller: commands and outgoing ACL data (toward the peer device).

@@ -1,6 +1,3 @@
-import Capture
-import Transport
-
 /// The role of the local controller on an LE connection.
 package enum LERole: UInt8, Sendable, Equatable {
     case central = 0
