@@ -82,6 +82,9 @@ public struct VerioSession: Sendable {
     public func normalised() throws(VerioError) -> DeviceDownload {
         guard let serial, !serial.isEmpty else { throw .incomplete(reason: "the meter's serial number was not read") }
         guard let count else { throw .incomplete(reason: "the meter's record count was not read") }
+        // Without the meter's clock its records cannot be placed in time the way a whole read
+        // places them.
+        guard clock != nil else { throw .incomplete(reason: "the meter's clock (READ RTC) was not read") }
         if !stoppedAtStored, records.count < count {
             let missing = (0..<count).first { records[$0] == nil } ?? records.count
             throw .incomplete(reason: "record \(missing) of \(count) was not read")
