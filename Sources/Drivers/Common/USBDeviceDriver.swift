@@ -60,7 +60,9 @@ extension USBDeviceDriver {
 /// The drivers glucobridge ships: the one list that `import`, the daemon, `scan`, `devices`, the
 /// udev rules (checked by a test) and README's table of supported devices are taken from.
 package enum DriverRegistry {
-    package static let usb: [any USBDeviceDriver.Type] = [DexcomDriver.self, ContourDriver.self, FreeStyleDriver.self, AccuChekDriver.self, VerioDriver.self]
+    package static let usb: [any USBDeviceDriver.Type] = [
+        DexcomDriver.self, ContourDriver.self, FreeStyleDriver.self, AccuChekDriver.self, VerioDriver.self,
+    ]
 
     /// Readers people ask about that no driver reads, each with the reason (its `refusal`). They
     /// are not in the udev rules.
