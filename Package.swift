@@ -117,7 +117,7 @@ let package = Package(
         // Living on a Linux machine: the udev rules and systemd units (embedded from udev/ and
         // systemd/ through the symlinks in Sources/Setup/Files), install and uninstall, doctor.
         .target(
-            name: "Setup", dependencies: ["Transport", "TransportLibUSB", "TransportBlueZ", "Drivers", "Store"],
+            name: "Setup", dependencies: ["Transport", "TransportLibUSB", "TransportBlueZ", "TransportSCSI", "Drivers", "Store"],
             resources: [
                 .embedInCode("Files/60-glucobridge.rules"), .embedInCode("Files/glucobridge-import@.service"),
                 .embedInCode("Files/glucobridge.service"), .embedInCode("Files/glucobridge-user.service"),
