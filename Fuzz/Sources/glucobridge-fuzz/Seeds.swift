@@ -59,7 +59,7 @@ enum Seeds {
         let (verioCapture, verio) = try verioSession(folder: FileManager.default.temporaryDirectory)
         seeds["verio-frame"] =
             [framed(verio.map { [$0.direction == .in ? 1 : 0] + $0.data })]
-            + verio.filter { $0.direction == .in && $0.data.count == 512 }.prefix(16).map { [5] + $0 }
+            + verio.filter { $0.direction == .in && $0.data.count == 512 }.prefix(16).map { [5] + $0.data }
         seeds["replay", default: []].append(verioCapture)
 
         let h4 = try BTSnoopReader.parse(btsnoops[0], name: "seed").packets.map(\.data)
