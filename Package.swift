@@ -42,6 +42,8 @@ let package = Package(
             providers: [.apt(["libbluetooth-dev"])]),
         // The one variadic SQLite call the store makes (switching triggers off for an import's rows).
         .systemLibrary(name: "CSQLiteConfig", providers: [.apt(["libsqlite3-dev"])]),
+        // The kernel's SG_IO ioctl (scsi/sg.h), called through a shim: the ioctl is variadic.
+        .systemLibrary(name: "CSCSIGeneric", providers: [.apt(["libc6-dev"])]),
         // Sets the Swift runtime's global-executor hooks (the daemon runs its tasks on an event loop).
         .target(name: "CConcurrencyHooks"),
         // Marks where the code only the daemon's start-up runs ends (Linker/glucobridge.order).
@@ -109,11 +111,14 @@ let package = Package(
             ]),
         // The live sources of the pipeline: a USB reader opened through libusb (the first supported
         // one, or the one at a bus location), a Bluetooth LE peer connected through BlueZ.
-        .target(name: "LiveImport", dependencies: ["Importer", "Drivers", "Transport", "TransportLibUSB", "TransportBlueZ"]),
+        // USB disks through the kernel: a disk's SCSI nodes found through sysfs, commands sent
+        // with SG_IO.
+        .target(name: "TransportSCSI", dependencies: ["Transport", "CSCSIGeneric"]),
+        .target(name: "LiveImport", dependencies: ["Importer", "Drivers", "Transport", "TransportLibUSB", "TransportBlueZ", "TransportSCSI"]),
         // Living on a Linux machine: the udev rules and systemd units (embedded from udev/ and
         // systemd/ through the symlinks in Sources/Setup/Files), install and uninstall, doctor.
         .target(
-            name: "Setup", dependencies: ["Transport", "TransportLibUSB", "TransportBlueZ", "Drivers", "Store"],
+            name: "Setup", dependencies: ["Transport", "TransportLibUSB", "TransportBlueZ", "TransportSCSI", "Drivers", "Store"],
             resources: [
                 .embedInCode("Files/60-glucobridge.rules"), .embedInCode("Files/glucobridge-import@.service"),
                 .embedInCode("Files/glucobridge.service"), .embedInCode("Files/glucobridge-user.service"),

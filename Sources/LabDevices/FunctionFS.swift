@@ -139,6 +139,10 @@ final class FunctionFS: Sendable {
             _ = data.withUnsafeBytes { write(ep0, $0.baseAddress, $0.count) }
         case (true, 0x22):  // SET_CONTROL_LINE_STATE: no data stage; a zero-length read acknowledges.
             _ = read(ep0, nil, 0)
+        case (true, 0xFE):  // Bulk-Only Transport's Get Max LUN: one logical unit, number 0.
+            _ = [UInt8(0)].withUnsafeBytes { write(ep0, $0.baseAddress, min(1, Int(setup.length))) }
+        case (true, 0xFF):  // Bulk-Only Mass Storage Reset: nothing is pending between commands.
+            _ = read(ep0, nil, 0)
         default:
             // Stall: an access against the request's direction halts the control endpoint.
             if setup.direction == .in { _ = read(ep0, nil, 0) } else { _ = write(ep0, nil, 0) }

@@ -30,11 +30,11 @@ extension LabDevice {
     struct USB: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "A USB gadget: a Dexcom receiver or an Accu-Chek meter (FunctionFS), a FreeStyle reader (Libre 2 and 3: encrypted, with the keys glucobridge finds) or a Contour meter (f_hid), or a captured device."
+                "A USB gadget: a Dexcom receiver, an Accu-Chek meter or a OneTouch Verio disk (FunctionFS), a FreeStyle reader (Libre 2 and 3: encrypted, with the keys glucobridge finds) or a Contour meter (f_hid), or a captured device."
         )
 
         enum Model: String, ExpressibleByArgument, CaseIterable {
-            case dexcom, freestyle, libre2, libre3, contour, accuchek, capture
+            case dexcom, freestyle, libre2, libre3, contour, accuchek, verio, capture
         }
 
         @Argument(help: "What the gadget is: \(Model.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -55,6 +55,9 @@ extension LabDevice {
 
         @Flag(help: "accuchek: the meter's answer to GET is a malformed APDU (its attribute list longer than the APDU).")
         var malformed = false
+
+        @Option(help: "verio: the INQUIRY vendor of the disk (another than LifeScan: a disk that is not a meter).")
+        var vendor = "LifeScan"
 
         @Option(help: "capture: the usbmon pcap/pcapng or USBPcap file whose device is served (its recorded answers).")
         var file: String?
@@ -167,6 +170,16 @@ extension LabDevice {
                 return {
                     let meter = AccuChekLab.meter(results: results, mmol: mmol)
                     if malformed { meter.replacedAPDUs[2] = AccuChekLab.malformedGetResponse }
+                    return meter
+                }
+            case .verio:
+                let results = results
+                let mmol = mmol
+                let malformed = malformed
+                let vendor = vendor
+                return {
+                    let meter = VerioLab.meter(results: results, mmol: mmol, vendor: vendor)
+                    if malformed { meter.meter.spoiltReplies = [5] }
                     return meter
                 }
             case .capture:
@@ -366,6 +379,33 @@ enum AccuChekLab {
         // Read again without being unplugged, as the lab's imports do.
         meter.reassociatesAfterRelease = true
         return meter
+    }
+}
+
+/// The lab's OneTouch Verio Reflect (2766:000c): the Accu-Chek's lab values as records two
+/// hours apart up to an hour before the machine booted (nine, or `results` generated ones), the
+/// ninth a control-solution test, its clock on the lab's (UTC) time; the display unit mmol/L
+/// with `mmol` (records are mg/dL either way).
+enum VerioLab {
+    static let values: [UInt16] = [53, 54, 69, 70, 181, 251, 600, 20, 120]
+
+    static func meter(results: Int? = nil, mmol: Bool = false, vendor: String = "LifeScan") -> VerioMeterSimulator {
+        let epoch: Int64 = 946_684_800
+        let now = Int64(Date().timeIntervalSince1970)
+        let anchor = ContourLab.bootTime().map { Int64($0.timeIntervalSince1970) } ?? now
+        let newest = UInt32(anchor - 3600 - epoch)
+        let count = results ?? values.count
+        let generated = results.map { n in (0..<max(n, 1)).map { UInt16(40 + ($0 * 37) % 361) } }
+        let records =
+            count == 0
+            ? []
+            : VerioMeter.history(
+                count: count, newest: newest, every: 7200, values: generated ?? values.reversed(),
+                flags: results == nil ? [0: VerioRecord.controlSolution] : [:])
+        let disk = VerioMeter(
+            serial: "RPTLAB0001", model: "OneTouch Verio Reflect", unitParameter: mmol ? 1 : 0, clock: UInt32(now - epoch), records: records,
+            vendor: vendor)
+        return VerioMeterSimulator(meter: disk, productID: 0x000C, hostClock: { Date() })
     }
 }
 

@@ -1,5 +1,6 @@
 import CaptureUSB
 import Foundation
+import Simulators
 import Transport
 
 #if canImport(Glibc)
@@ -11,6 +12,17 @@ import Transport
 /// stalled IN endpoint.
 enum USBFault: String, CaseIterable {
     case unplug, silence, stall
+}
+
+/// A device model whose host writes must be read one transfer at a time, at the length each is
+/// known to have.
+protocol SizedOutTransfers {
+    /// The length of the next transfer the host writes.
+    var nextOutLength: Int { get }
+}
+
+extension VerioMeterSimulator: SizedOutTransfers {
+    var nextOutLength: Int { server.pendingOutLength ?? 512 }
 }
 
 /// Serves a device model (any `USBTransport`: a simulator, or a capture's recorded device) as a
@@ -123,7 +135,10 @@ final class USBGadgetServer {
                 }
                 configured = true
             }
-            let count = buffer.withUnsafeMutableBytes { read(readFD, $0.baseAddress, $0.count) }
+            // A Bulk-Only disk's host sends a command's data right after its wrapper, with no
+            // short packet between: each is read at its own length.
+            let wanted = min(buffer.count, (model as? SizedOutTransfers)?.nextOutLength ?? buffer.count)
+            let count = buffer.withUnsafeMutableBytes { read(readFD, $0.baseAddress, wanted) }
             guard count >= 0 else {
                 // Unplugged or not yet enabled: wait for the host to take the device again.
                 let code = errno

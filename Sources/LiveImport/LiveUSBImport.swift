@@ -3,6 +3,7 @@ import Foundation
 import Importer
 import Transport
 import TransportLibUSB
+import TransportSCSI
 
 /// A reader on this machine's USB bus, opened through libusb when the import starts:
 /// `importer.run(.usb(LibUSBDevice.first(in: context)))`.
@@ -59,6 +60,23 @@ package struct LibUSBDevice: USBDeviceOpening {
             transport.close()
             throw .transport(.openFailed(device: "\(device.idString) on \(location)", reason: "no glucobridge driver supports this device"))
         }
-        return OpenedUSBDevice(transport, driver: driver, origin: "usb \(device.idString) on \(location)")
+        let origin = "usb \(device.idString) on \(location)"
+        guard device.interfaces.contains(where: { $0.interfaceClass == BulkOnly.interfaceClass }) else {
+            return OpenedUSBDevice(transport, driver: driver, origin: origin)
+        }
+        // A USB disk stays with the kernel's usb-storage driver: its commands go to the disk's
+        // SCSI node, found through sysfs.
+        transport.close()
+        guard let disk = KernelDisk.find(bus: location.bus, address: location.address) else {
+            throw .transport(
+                .openFailed(
+                    device: "\(device.idString) on \(location)",
+                    reason: "the kernel made no SCSI disk for it (is usb-storage loaded? `glucobridge doctor` checks)"))
+        }
+        do {
+            return OpenedUSBDevice(try SGIOUSBTransport(device: device, disk: disk), driver: driver, origin: "\(origin) (\(disk.node ?? ""))")
+        } catch {
+            throw .transport(error)
+        }
     }
 }

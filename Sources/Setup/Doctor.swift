@@ -4,6 +4,7 @@ import Store
 import Transport
 import TransportBlueZ
 import TransportLibUSB
+import TransportSCSI
 
 #if canImport(Glibc)
     import Glibc
@@ -236,6 +237,8 @@ package struct Doctor {
                         "interface \(interface) is claimed by another program through libusb"
                             + (holders.isEmpty ? "" : " (\(holders.joined(separator: ", ")))"),
                         fix: "close that program (a vendor tool or another glucobridge import), then try again"))
+            } else if driver == "usb-storage" {
+                findings.append(contentsOf: diskFindings(location, id: id, subject: subject, installed: installed))
             } else {
                 findings.append(
                     DoctorFinding(
@@ -253,6 +256,34 @@ package struct Doctor {
                         .fail, subject, "ModemManager is running and may probe the receiver's serial port as if it were a modem",
                         fix: "install the udev rules (they set ID_MM_DEVICE_IGNORE): sudo glucobridge install --system, then replug the receiver"))
             }
+        }
+        return findings
+    }
+
+    /// A USB disk meter (a OneTouch Verio) stays with usb-storage: its commands go to the SCSI node
+    /// the kernel made for it, which this user must be able to open.
+    func diskFindings(_ location: USBDeviceLocation, id: USBID, subject: String, installed: InstalledFiles) -> [DoctorFinding] {
+        guard let disk = KernelDisk.find(bus: location.bus, address: location.address), let node = disk.node else {
+            return [
+                DoctorFinding(
+                    .fail, subject, "usb-storage holds the meter but the kernel made no SCSI disk node for it",
+                    fix: "load the SCSI disk modules (sudo modprobe sd_mod sg), then replug the meter")
+            ]
+        }
+        var findings = [
+            DoctorFinding(.info, subject, "usb-storage holds the meter; glucobridge leaves it bound and sends its commands to \(node)")
+        ]
+        if disk.genericNode == nil {
+            findings.append(
+                DoctorFinding(
+                    .info, subject, "no sg node: commands go to the block node \(node) (sudo modprobe sg makes one)"))
+        }
+        if Self.isAccessible(node) {
+            findings.append(DoctorFinding(.ok, subject, "\(node) can be opened by \(Self.userName)"))
+        } else {
+            findings.append(
+                DoctorFinding(
+                    .fail, subject, "\(node) cannot be opened by \(Self.userName)", fix: accessFix(node: node, id: id, installed: installed)))
         }
         return findings
     }

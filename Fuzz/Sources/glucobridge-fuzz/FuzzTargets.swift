@@ -204,6 +204,24 @@ func phdAPDU(_ bytes: [UInt8]) {
     attempt { try PHDAPDU.decode(bytes) }
 }
 
+/// A OneTouch Verio's register blocks: pieces, each a selector byte and a block. Each block is
+/// read as a LifeScan frame and, when it is one, as the reply to the command the selector picks
+/// (strings, the unit, the clock, the count, records); the download is then made. (A recorded
+/// Verio session is decoded passively by the `replay` target.)
+func verioFrame(_ bytes: [UInt8]) {
+    let commands: [VerioCommand] = [.query(.serial), .query(.model), .readUnit, .readClock, .recordCount, .record(0), .record(1)]
+    var session = VerioSession()
+    for piece in pieces(bytes) {
+        guard let selector = piece.first else { continue }
+        let block = Array(piece.dropFirst())
+        if let message = try? VerioFrame.decode(block, reply: "fuzz") {
+            attempt { try session.absorb(commands[Int(selector) % commands.count], message: message, hostTime: nil, reply: "fuzz") }
+        }
+    }
+    attempt { try session.normalised() }
+    attempt { try VerioFrame.decode(bytes, reply: "fuzz") }
+}
+
 /// A Huami band's fetch as the driver reads it: byte 0 picks the sample form (odd: 8 bytes),
 /// then pieces whose first byte says what each is (0: an activity data packet, 1: a fetch
 /// control point answer, 2: an authentication answer); the whole samples are then placed in time.
@@ -305,6 +323,7 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
         attempt { try FITActivityFile(file) }
     },
     "phd-apdu": phdAPDU,
+    "verio-frame": verioFrame,
     "ble-values": bleValue,
     "huami": huami,
     "replay": replay,

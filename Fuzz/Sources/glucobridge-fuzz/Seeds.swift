@@ -56,6 +56,11 @@ enum Seeds {
 
         let accuChek = try accuChekSession(folder: FileManager.default.temporaryDirectory)
         seeds["phd-apdu"] = [accuChek.flatMap(\.data)] + accuChek.map(\.data)
+        let (verioCapture, verio) = try verioSession(folder: FileManager.default.temporaryDirectory)
+        seeds["verio-frame"] =
+            [framed(verio.map { [$0.direction == .in ? 1 : 0] + $0.data })]
+            + verio.filter { $0.direction == .in && $0.data.count == 512 }.prefix(16).map { [5] + $0.data }
+        seeds["replay", default: []].append(verioCapture)
 
         let h4 = try BTSnoopReader.parse(btsnoops[0], name: "seed").packets.map(\.data)
         seeds["hci"] = Array(h4.prefix(64))
@@ -92,6 +97,17 @@ enum Seeds {
             hostClock: { Date(timeIntervalSince1970: 1_773_130_000) })
         try AccuChekMeterSimulator.record(meter, to: url)
         return try USBCaptureReader.read(contentsOf: url).transfers.filter { $0.direction == .in && $0.type == .bulk }
+    }
+
+    /// A session with the simulated OneTouch Verio: its usbmon pcap and bulk transfers.
+    static func verioSession(folder: URL) throws -> ([UInt8], [USBTransfer]) {
+        let url = folder.appendingPathComponent("glucobridge-fuzz-verio-\(getpid()).pcap")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let records = VerioMeter.history(count: 4, newest: 826_355_700, values: [99, 20, 600, 120], flags: [3: VerioRecord.controlSolution])
+        let meter = VerioMeterSimulator(
+            meter: VerioMeter(serial: "RPT1234ABC", clock: 826_359_300, records: records), hostClock: { Date(timeIntervalSince1970: 1_773_044_190) })
+        try VerioMeterSimulator.record(meter, to: url)
+        return ([UInt8](try Data(contentsOf: url)), try USBCaptureReader.read(contentsOf: url).transfers.filter { $0.type == .bulk })
     }
 
     /// A Libre 2 session with the simulated reader, made with the fuzz keys and the session nonces

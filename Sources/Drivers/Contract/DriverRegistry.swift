@@ -5,7 +5,9 @@ import Transport
 /// (checked by a test) and README's tables of supported devices use is taken from here.
 package enum DriverRegistry {
     /// The USB families.
-    package static let usb: [any USBDeviceDriver.Type] = [DexcomDriver.self, ContourDriver.self, FreeStyleDriver.self, AccuChekDriver.self]
+    package static let usb: [any USBDeviceDriver.Type] = [
+        DexcomDriver.self, ContourDriver.self, FreeStyleDriver.self, AccuChekDriver.self, VerioDriver.self,
+    ]
 
     /// The Bluetooth LE drivers, in the order a session starts them.
     package static var ble: [any BLEDeviceDriver.Type] {

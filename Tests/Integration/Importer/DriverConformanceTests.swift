@@ -10,7 +10,9 @@ import XCTest
 /// Every registered USB driver through the conformance kit's steps (see `DriverConformanceKit`).
 final class DriverConformanceTests: XCTestCase {
     /// The families the kit checks: a driver is registered here with a simulated device.
-    static var families: [any ConformingUSBFamily.Type] { [DexcomFamily.self, FreeStyleFamily.self, ContourFamily.self, AccuChekFamily.self] }
+    static var families: [any ConformingUSBFamily.Type] {
+        [DexcomFamily.self, FreeStyleFamily.self, ContourFamily.self, AccuChekFamily.self, VerioFamily.self]
+    }
 
     func testEveryRegisteredDriverHasAFamily() {
         XCTAssertEqual(
@@ -25,6 +27,7 @@ final class DriverConformanceTests: XCTestCase {
         let samples: [String: DeviceEvidence] = [
             "dexcom": .usb(vendorID: 0x22A3, productID: 0x0047), "contour": .usb(vendorID: 0x1A79, productID: 0x7410),
             "freestyle": .usb(vendorID: 0x1A61, productID: 0x3650), "accuchek": .usb(vendorID: 0x173A, productID: 0x21D5),
+            "verio": .usb(vendorID: 0x2766, productID: 0x000C),
             "ble-hrs": .gattServices([BluetoothUUID(0x1800), BluetoothUUID(0x180D)]), "ble-rsc": .gattServices([BluetoothUUID(0x1814)]),
             "ble-csc": .gattServices([BluetoothUUID(0x1816)]), "ble-ftms": .gattServices([BluetoothUUID(0x1826)]),
             "huami": .gattServices([BluetoothUUID(0xFEE0)]),
@@ -44,6 +47,7 @@ final class DriverConformanceTests: XCTestCase {
     func testFreeStyle() throws { try DriverConformanceKit.check(FreeStyleFamily.self) }
     func testContour() throws { try DriverConformanceKit.check(ContourFamily.self) }
     func testAccuChek() throws { try DriverConformanceKit.check(AccuChekFamily.self) }
+    func testVerio() throws { try DriverConformanceKit.check(VerioFamily.self) }
 }
 
 /// A clock that moves on by a millisecond each time it is read, from `start`.
@@ -140,6 +144,29 @@ enum AccuChekFamily: ConformingUSBFamily {
         return AccuChekMeterSimulator(
             serial: "92912345678", unit: .milligramsPerDeciliter, clock: clock, entries: entries,
             hostClock: ticking(from: Date(timeIntervalSince1970: TimeInterval(clock.seconds - 3600 + 45))))
+    }
+}
+
+/// A OneTouch Verio Reflect with 30 records three hours apart (a HI, a LO and a control result
+/// among them), then two more.
+enum VerioFamily: ConformingUSBFamily {
+    static let driver: any USBDeviceDriver.Type = VerioDriver.self
+    static let labScenario: String? = "verio-live"
+    /// The host reads from the newest record down to the newest one stored, which it reads again.
+    static let oldRecordsReadAgain = 1
+
+    static func simulator(step: Int) -> any USBTransport {
+        // 2026-03-09 07:15:00 in the meter's seconds since 2000-01-01, for the first history.
+        let newest = UInt32(826_355_700 + step * 2 * 10_800)
+        let count = 30 + 2 * step
+        let values = (0..<count).map { i in
+            let age = count - 1 - i
+            return age == 7 ? UInt16(600) : age == 19 ? 20 : UInt16(GeneratedHistory.glucose(at: age * 7) ?? 100)
+        }
+        let records = VerioMeter.history(count: count, newest: newest, values: values, flags: [count - 1 - 12: VerioRecord.controlSolution])
+        let meter = VerioMeter(serial: "RPT1234ABC", model: "OneTouch Verio Reflect", clock: newest + 1800, records: records)
+        let host = Date(timeIntervalSince1970: TimeInterval(Int64(newest) + 946_684_800 + 1800 + 45))
+        return VerioMeterSimulator(meter: meter, productID: 0x000C, hostClock: ticking(from: host))
     }
 }
 
