@@ -54,11 +54,13 @@ package enum NewStoreImage {
         return true
     }
 
-    /// A new unnamed file in `folder`, open for writing (mode 0644 less the umask, as SQLite makes
-    /// a store), or nil where the file system makes none.
+    /// A new unnamed file in `folder`, open for writing (mode 0666 less the umask, as any new
+    /// file: the system units' `UMask=0007` gives their group, the app's users, write access to
+    /// the shared store; SQLite makes the WAL and shared-memory files with the store's mode), or
+    /// nil where the file system makes none.
     private static func unnamedFile(in folder: String) -> Int32? {
         guard let temporaryFile else { return nil }
-        let descriptor = open(folder, temporaryFile | O_WRONLY | O_CLOEXEC, 0o644)
+        let descriptor = open(folder, temporaryFile | O_WRONLY | O_CLOEXEC, 0o666)
         return descriptor >= 0 ? descriptor : nil
     }
 

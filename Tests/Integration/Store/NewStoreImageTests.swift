@@ -112,6 +112,19 @@ final class NewStoreImageTests: XCTestCase {
         XCTAssertEqual(try sqlite3(file.path, "PRAGMA integrity_check;"), "ok")
     }
 
+    /// A new store's mode is 0666 less the umask, as a new file's: under the units' `UMask=0007`
+    /// in their setgid state folder, the group (the app's users) may write it, and SQLite gives
+    /// its WAL and shared-memory files the store's mode.
+    func testANewStoreTakesTheUmaskAsAnyNewFile() throws {
+        let file = try ImportTestSupport.StoreFile()
+        let previous = umask(0o007)
+        let made = NewStoreImage.create(at: file.path)
+        umask(previous)
+        XCTAssertTrue(made)
+        let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int)
+        XCTAssertEqual(String(mode, radix: 8), "660")
+    }
+
     /// The encoding gives back every byte: runs of zeros of any length, none, and text with
     /// short gaps of zeros; a damaged text is refused.
     func testTheEncodingGivesBackTheBytes() {
