@@ -240,6 +240,22 @@ usb_live_check() {
     done
 }
 
+# On the host, for a meter with an empty memory imported by usb_live_run: the import succeeded,
+# stored nothing and said the memory is empty, and replays of its --record and usbmon captures
+# say the same.
+usb_empty_check() {
+    local out="$1" capture
+    cat "$out/import.log"
+    grep -q "0 new, 0 already stored" "$out/import.log" || fail "the live import of an empty meter: $(grep 'records read' "$out/import.log")"
+    grep -q "memory is empty" "$out/import.log" || fail "the import report does not say the meter's memory is empty"
+    [ "$(count "$out/live.sqlite" glucose)" = 0 ] || fail "the empty meter's import stored readings"
+    for capture in record usbmon; do
+        replay_into "$out/$capture.pcap" "$out/replay-$capture.sqlite" UTC
+        grep -q "memory is empty" "$out/replay-$capture.sqlite.log" || fail "the replay of $capture.pcap does not say the memory is empty"
+        [ "$(count "$out/replay-$capture.sqlite" glucose)" = 0 ] || fail "the replay of $capture.pcap stored readings"
+    done
+}
+
 # A USB reader that makes FAULT (unplug, silence, stall) after AFTER answers in the middle of a
 # download: the lab device MODEL ARGS... (default: a Dexcom receiver with 14 Days) at ID (default
 # 22a3:0047). The first import must fail and store nothing; after the reader is plugged in again,
