@@ -256,6 +256,30 @@ usb_empty_check() {
     done
 }
 
+# A USB meter that sends something wrong (the lab device MODEL ARGS... at ID): the import must
+# fail; OUT/faulted.log is its log, OUT/faulted.count the readings it stored.
+#   usb_refused_run OUT ID MODEL ARGS...
+usb_refused_run() {
+    local out="$1" id="$2"
+    "$lab_device" usb "${@:3}" > "$out/device.log" 2>&1 &
+    await 30 "the meter $id to enumerate" usb_device_present "$id"
+    if "$glucobridge" import --store "$work/live.sqlite" --tz UTC > "$out/faulted.log" 2>&1; then
+        fail "the import of the lab meter '${*:3}' succeeded: $(tail -n 1 "$out/faulted.log")"
+    fi
+    if [ -f "$work/live.sqlite" ]; then count "$work/live.sqlite" glucose > "$out/faulted.count"; else echo 0 > "$out/faulted.count"; fi
+}
+
+# On the host, after usb_refused_run: the failed import's message names the meter ID and matches
+# PATTERN (an extended regular expression saying WHAT it names), and it stored nothing.
+#   usb_refused_check OUT ID PATTERN WHAT
+usb_refused_check() {
+    local out="$1" id="$2"
+    cat "$out/faulted.log"
+    grep -q "$id" "$out/faulted.log" || fail "the failed import's message does not name the meter: $(tail -n 1 "$out/faulted.log")"
+    grep -Eq "$3" "$out/faulted.log" || fail "the failed import's message does not name $4: $(tail -n 1 "$out/faulted.log")"
+    [ "$(cat "$out/faulted.count")" = 0 ] || fail "the failed import stored $(cat "$out/faulted.count") readings"
+}
+
 # A USB reader that makes FAULT (unplug, silence, stall) after AFTER answers in the middle of a
 # download: the lab device MODEL ARGS... (default: a Dexcom receiver with 14 Days) at ID (default
 # 22a3:0047). The first import must fail and store nothing; after the reader is plugged in again,
