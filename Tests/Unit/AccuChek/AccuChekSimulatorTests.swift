@@ -37,15 +37,9 @@ final class AccuChekSimulatorTests: XCTestCase {
 
     /// Reads `meter` while recording it, then the recording replayed and decoded passively.
     func readRecordReplay(_ meter: AccuChekMeterSimulator) throws -> [DeviceDownload] {
-        let url = try Fixtures.temporaryDirectory().appendingPathComponent("accuchek.pcap")
-        let recorder = try RecordingUSBTransport(recording: meter, to: url, clock: meter.hostClock)
-        let live = try AccuChekDriver.download(over: recorder, context: .fresh)
-        try recorder.finish()
-        let devices = RecordedUSBDevice.devices(in: try USBCaptureReader.read(contentsOf: url)).filter(\.hasDataTransfers)
-        let device = try XCTUnwrap(devices.first)
+        let (downloads, device) = try UnitTests.readRecordReplay(AccuChekDriver.self, meter, hostClock: meter.hostClock)
         XCTAssertEqual(DriverRegistry.usbDriver(vendorID: device.description.vendorID, productID: device.description.productID)?.family, "accuchek")
-        let replay = try AccuChekDriver.download(over: ReplayUSBTransport(device, deadline: nil), context: .fresh)
-        return [live, replay, try AccuChekDriver.decode(recorded: device)]
+        return downloads
     }
 
     private func summary(_ download: DeviceDownload) -> [String] {

@@ -30,14 +30,7 @@ final class VerioSimulatorTests: XCTestCase {
     }
 
     func readRecordReplay(_ meter: VerioMeterSimulator) throws -> [DeviceDownload] {
-        let url = try Fixtures.temporaryDirectory().appendingPathComponent("verio.pcap")
-        let recorder = try RecordingUSBTransport(recording: meter, to: url, clock: meter.hostClock)
-        let live = try VerioDriver.download(over: recorder, context: .fresh)
-        try recorder.finish()
-        let devices = RecordedUSBDevice.devices(in: try USBCaptureReader.read(contentsOf: url)).filter(\.hasDataTransfers)
-        let device = try XCTUnwrap(devices.first)
-        let replay = try VerioDriver.download(over: ReplayUSBTransport(device, deadline: nil), context: .fresh)
-        return [live, replay, try VerioDriver.decode(recorded: device)]
+        try UnitTests.readRecordReplay(VerioDriver.self, meter, hostClock: meter.hostClock).downloads
     }
 
     private func summary(_ download: DeviceDownload) -> [String] {
