@@ -285,8 +285,6 @@ final class BurstingHeartRateBand: PeripheralModel {
     private var deadline: Date?
     private var second = 0
     private var energy = 0
-    /// Notifications made so far.
-    private(set) var notifications = 0
 
     init(seconds: Int) {
         band = HeartRateBandDemo.band(clock: SimulatedClock(Date().addingTimeInterval(-120)), seconds: 1)
@@ -303,13 +301,11 @@ final class BurstingHeartRateBand: PeripheralModel {
             guard case .pdu(let first)? = band.nextOnItsOwn(), first.count >= 3 else { return nil }
             handle = Array(first[1...2])
             deadline = Date().addingTimeInterval(seconds)
-            notifications = 1
             return .pdu(first)
         }
         guard let handle, let deadline, Date() < deadline else { return .end }
         second = second % (HeartRateBandDemo.seconds - 1) + 2
         energy = (energy + 1) % 0xFFFF
-        notifications += 1
         return .pdu([ATTOpcode.handleValueNotification.rawValue] + handle + HeartRateBandDemo.measurement(at: second, energy: energy))
     }
 }

@@ -126,14 +126,6 @@ package final class L2CAPATTBearer: ATTBearer {
         }
     }
 
-    /// The socket's receive buffer in bytes, as the kernel set it.
-    package var receiveBufferSize: Int {
-        var size: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        guard fd >= 0, getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, &length) == 0 else { return 0 }
-        return Int(size)
-    }
-
     package func send(_ pdu: [UInt8]) throws(BLEError) {
         guard fd >= 0 else { throw .disconnected("closed by glucobridge") }
         while true {
