@@ -36,6 +36,39 @@ final class CutCaptureTests: XCTestCase {
         try checkEveryCut(of: Fixtures.url("freestyle/libre-synthetic.pcap"))
     }
 
+    /// An Accu-Chek session (IEEE 11073-20601 APDUs over bulk packets), recorded as `--record`
+    /// writes it, cut after each packet.
+    func testAccuChekSessionCutAfterEachPacket() throws {
+        let first = PHDAbsoluteTime(year: 2026, month: 3, day: 9, hour: 7, minute: 15, second: 0)
+        let entries = [53, 70, 181, 251, 99, 140].enumerated().map { index, value in
+            AccuChekEntry(
+                position: Int64(index), time: PHDAbsoluteTime(seconds: first.seconds + Int64(index) * 10_800), glucose: UInt16(value), status: 0)
+        }
+        let host = Date(timeIntervalSince1970: TimeInterval(first.seconds + 6 * 10_800 + 90))
+        let meter = AccuChekMeterSimulator(
+            serial: "92912345678", unit: .milligramsPerDeciliter, clock: PHDAbsoluteTime(seconds: first.seconds + 6 * 10_800), entries: entries,
+            hostClock: { host })
+        meter.entriesPerEvent = 2
+        let capture = try Fixtures.temporaryDirectory().appendingPathComponent("accuchek.pcap")
+        try AccuChekMeterSimulator.record(meter, to: capture)
+        try checkEveryCut(of: capture)
+    }
+
+    /// A OneTouch Verio session (LifeScan frames in SCSI blocks over Bulk-Only Transport),
+    /// recorded as `--record` writes it, cut after each packet.
+    func testVerioSessionCutAfterEachPacket() throws {
+        let newest: UInt32 = 826_355_700
+        let host = Date(timeIntervalSince1970: TimeInterval(Int64(newest) + VerioSession.epochOffset + 3600 + 90))
+        let meter = VerioMeterSimulator(
+            meter: VerioMeter(
+                serial: "RPT1234ABC", model: "OneTouch Verio Reflect", unitParameter: 0, clock: newest + 3600,
+                records: VerioMeter.history(count: 4, newest: newest, values: [53, 70, 181, 251]), vendor: VerioDriver.vendor),
+            productID: 0x000C, hostClock: { host })
+        let capture = try Fixtures.temporaryDirectory().appendingPathComponent("verio.pcap")
+        try VerioMeterSimulator.record(meter, to: capture)
+        try checkEveryCut(of: capture)
+    }
+
     /// Bluetooth captures are cut at 30 places spread over them (every record would take minutes).
     func testBluetoothCapturesCutThroughout() throws {
         for name in [
