@@ -30,13 +30,13 @@ enum ImportRowTable {
     /// Never written after it is made.
     nonisolated(unsafe) static let pointerType: UnsafePointer<CChar> = UnsafePointer(strdup("glucobridge_import_rows")!)
 
-    /// The columns SQL sees, in order: values of a reading, then the two arguments (hidden).
-    private static let declaration = """
-        CREATE TABLE x(time, mgdl, unit, tag, flag, kind, trend, noise, device_record_key, device_time,
-                       device_display_time, note, rows HIDDEN, run HIDDEN)
-        """
-    private static let rowsColumn: Int32 = 12
-    private static let runColumn: Int32 = 13
+    /// The columns SQL sees, in order: values of a reading (``GlucoseImportColumns/Reading``),
+    /// then the two arguments (hidden).
+    private static let declaration =
+        "CREATE TABLE x(" + GlucoseImportColumns.Reading.allCases.map(\.name).joined(separator: ", ")
+        + ", rows HIDDEN, run HIDDEN)"
+    private static let rowsColumn = Int32(GlucoseImportColumns.Reading.allCases.count)
+    private static let runColumn = rowsColumn + 1
 
     /// The module's functions: read only, no transactions of its own. The struct lives as long
     /// as the process (SQLite keeps its address), and is never written after it is made.
@@ -175,20 +175,21 @@ final class ImportRowSource {
     /// Gives SQLite column `column` of reading `row`: texts in place or constant, SQLite copies
     /// them into the row it stores.
     func result(row: Int, column: Int32, _ context: OpaquePointer) {
+        guard let column = GlucoseImportColumns.Reading(rawValue: column) else { return sqlite3_result_null(context) }
         switch column {
-        case 0: times.result(row, context)
-        case 1: sqlite3_result_double(context, readings[row].mgdl)
-        case 2: Constants.unit(readings[row].unit).result(context)
-        case 3: Constants.tag(thresholds.storeTag(mgdl: readings[row].mgdl, unit: readings[row].unit)).result(context)
-        case 4: Constants.flag(readings[row].flag).result(context)
-        case 5: Constants.kind(readings[row].kind).result(context)
-        case 6: Constants.trend(readings[row].trend).result(context)
-        case 7:
+        case .time: times.result(row, context)
+        case .mgdl: sqlite3_result_double(context, readings[row].mgdl)
+        case .unit: Constants.unit(readings[row].unit).result(context)
+        case .tag: Constants.tag(thresholds.storeTag(mgdl: readings[row].mgdl, unit: readings[row].unit)).result(context)
+        case .flag: Constants.flag(readings[row].flag).result(context)
+        case .kind: Constants.kind(readings[row].kind).result(context)
+        case .trend: Constants.trend(readings[row].trend).result(context)
+        case .noise:
             if let noise = readings[row].noise { sqlite3_result_int64(context, sqlite3_int64(noise)) } else { sqlite3_result_null(context) }
-        case 8: keys.result(row, context)
-        case 9: sqlite3_result_int64(context, readings[row].deviceTime)
-        case 10: displayTimes.result(row, context)
-        case 11:
+        case .deviceRecordKey: keys.result(row, context)
+        case .deviceTime: sqlite3_result_int64(context, readings[row].deviceTime)
+        case .deviceDisplayTime: displayTimes.result(row, context)
+        case .note:
             guard var note = readings[row].note else { return sqlite3_result_null(context) }
             note.withUTF8 { bytes in
                 guard let start = bytes.baseAddress else { return sqlite3_result_text(context, "", 0, Constants.transient) }
@@ -196,7 +197,6 @@ final class ImportRowSource {
                     sqlite3_result_text(context, $0, Int32(bytes.count), Constants.transient)
                 }
             }
-        default: sqlite3_result_null(context)
         }
     }
 }

@@ -221,16 +221,15 @@ struct GlucoseImportWriter {
     /// is the upsert's, not a join's: https://sqlite.org/lang_upsert.html#parsing_ambiguity.)
     static func insertSQL(_ shared: SharedColumns) -> String {
         var parameter = 5
-        let value = { (column: SharedColumns.Column) -> String in
-            guard shared.contains(column) else { return column.rawValue }
+        let values = GlucoseImportColumns.Reading.allCases.map { column -> String in
+            guard let sharedColumn = SharedColumns.Column(column), shared.contains(sharedColumn) else { return column.name }
             parameter += 1
             return "?\(parameter)"
         }
+        let columns = GlucoseImportColumns.perRun + GlucoseImportColumns.Reading.allCases.map(\.name)
         return """
-            INSERT INTO glucose (day_id, time, mgdl, unit, tag, flag, kind, trend, noise, source_id,
-                                 device_record_key, device_time, device_display_time, import_run_id, note)
-            SELECT ?3, time, mgdl, \(value(.unit)), tag, \(value(.flag)), \(value(.kind)), trend, \(value(.noise)), ?4,
-                   device_record_key, device_time, device_display_time, ?5, \(value(.note))
+            INSERT INTO glucose (\(columns.joined(separator: ", ")))
+            SELECT ?3, ?4, ?5, \(values.joined(separator: ", "))
             FROM \(ImportRowTable.name)(?1, ?2) WHERE true
             ON CONFLICT (source_id, device_record_key) DO NOTHING
             """
@@ -241,9 +240,22 @@ struct GlucoseImportWriter {
 /// unit and one kind, and no flag, noise or note. The INSERT binds each of them once instead of
 /// naming the table function's column, which SQLite would ask for on every row.
 struct SharedColumns {
-    /// The columns that may be shared, in the order their parameters follow the INSERT's own.
-    enum Column: String, CaseIterable {
+    /// The columns that may be shared, in the order their parameters follow the INSERT's own
+    /// (the order of ``GlucoseImportColumns/Reading``).
+    enum Column: CaseIterable {
         case unit, flag, kind, noise, note
+
+        /// The shareable column that `column` is, if it is one.
+        init?(_ column: GlucoseImportColumns.Reading) {
+            switch column {
+            case .unit: self = .unit
+            case .flag: self = .flag
+            case .kind: self = .kind
+            case .noise: self = .noise
+            case .note: self = .note
+            case .time, .mgdl, .tag, .trend, .deviceRecordKey, .deviceTime, .deviceDisplayTime: return nil
+            }
+        }
     }
 
     private var unit: GlucoseUnit?

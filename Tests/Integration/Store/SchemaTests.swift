@@ -181,6 +181,37 @@ final class SchemaTests: XCTestCase {
     /// the one before taking its date, are the same bytes as ``StoreTime/string(_:)`` writes:
     /// across midnights, in and out of order, before 1970, rounded up into the next day, at the
     /// ends of the format's years.
+    /// Every column of `glucose` is written by an import's fast path (a reading's values, or one
+    /// value for a run) or listed as left out with the reason, so that a column added to the
+    /// schema and forgotten by the import fails here by name; and a reading with every value
+    /// set leaves none of the written columns empty.
+    func testEveryGlucoseColumnIsWrittenByAnImportOrListedAsLeftOut() throws {
+        let file = try StoreFile()
+        let store = try file.open()
+        let written = GlucoseImportColumns.perRun + GlucoseImportColumns.Reading.allCases.map(\.name)
+        let columns = try sqlite3(file.path, "SELECT name FROM pragma_table_info('glucose') ORDER BY cid;").split(separator: "\n").map(String.init)
+        for column in columns {
+            XCTAssertTrue(
+                written.contains(column) || GlucoseImportColumns.notWritten[column] != nil,
+                "the glucose column \(column) is neither written by an import (GlucoseImportColumns) nor listed as left out")
+        }
+        for column in written + GlucoseImportColumns.notWritten.keys where !columns.contains(column) {
+            XCTFail("GlucoseImportColumns names \(column), which glucose does not have")
+        }
+        XCTAssertEqual(Set(written).count, written.count, "a column is written twice: \(written)")
+
+        let sent = GlucoseReading(
+            time: utc("2013-09-13T06:55:00Z"), mgdl: 39, unit: .millimolesPerLiter, kind: .fingerstick, flag: .belowRange,
+            trend: .fortyFiveUp, noise: 2, recordKey: "meter:1", deviceTime: 370_000_300, displayTime: "2013-09-12T23:55:00",
+            note: "before meal")
+        XCTAssertEqual(try store.save(batch([sent])).added, 1)
+        for column in written {
+            XCTAssertEqual(
+                try sqlite3(file.path, "SELECT count(*) FROM glucose WHERE \"\(column)\" IS NULL;"), "0",
+                "an import left the glucose column \(column) empty for a reading with every value set")
+        }
+    }
+
     func testAnImportsInstantsAreWrittenAsStoreTimeWritesThem() throws {
         var instants = [
             utc("2013-09-13T06:59:59.125Z"), utc("2013-09-13T23:59:59.999Z"), utc("2013-09-14T00:00:00Z"),
