@@ -40,6 +40,8 @@ let package = Package(
         .systemLibrary(
             name: "CBluetooth", pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]),
+        // libmtp: the files of a watch that speaks MTP (Garmin), read-only.
+        .systemLibrary(name: "CLibMTP", pkgConfig: "libmtp", providers: [.apt(["libmtp-dev"])]),
         // The one variadic SQLite call the store makes (switching triggers off for an import's rows).
         .systemLibrary(name: "CSQLiteConfig", providers: [.apt(["libsqlite3-dev"])]),
         // The kernel's SG_IO ioctl (scsi/sg.h), called through a shim: the ioctl is variadic.
@@ -114,7 +116,11 @@ let package = Package(
         // USB disks through the kernel: a disk's SCSI nodes found through sysfs, commands sent
         // with SG_IO.
         .target(name: "TransportSCSI", dependencies: ["Transport", "CSCSIGeneric"]),
-        .target(name: "LiveImport", dependencies: ["Importer", "Drivers", "Transport", "TransportLibUSB", "TransportBlueZ", "TransportSCSI"]),
+        // MTP devices through libmtp: folders listed and files copied off, nothing written to them.
+        .target(name: "TransportMTP", dependencies: ["Transport", "CLibMTP"]),
+        .target(
+            name: "LiveImport",
+            dependencies: ["Importer", "Drivers", "Transport", "TransportLibUSB", "TransportBlueZ", "TransportSCSI", "TransportMTP"]),
         // Living on a Linux machine: the udev rules and systemd units (embedded from udev/ and
         // systemd/ through the symlinks in Sources/Setup/Files), install and uninstall, doctor.
         .target(

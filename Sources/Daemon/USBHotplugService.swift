@@ -114,11 +114,15 @@ extension USBHotplugService {
     /// How long a Garmin watch just plugged in may take to have its volume mounted.
     static let mountWait = 60
 
-    /// Imports the FIT files of the Garmin watch at `location` once its volume is mounted (on the
-    /// import queue's thread: the wait blocks no other task).
+    /// Imports the FIT files of the Garmin watch at `location`: through MTP for a watch that
+    /// speaks it, else once its volume is mounted (on the import queue's thread: the wait blocks
+    /// no other task).
     static func importGarmin(at location: USBDeviceLocation, importer: Importer, cancellation: ImportCancellation) throws(ImportError)
         -> ImportResult
     {
+        if GarminMTP.plugged().contains(location) {
+            return try GarminMTP.importWatch(at: location, importer: importer, context: ImportContext(cancellation: cancellation)).result
+        }
         let found: (disk: GarminDisk, root: URL)?
         do {
             found = try GarminDisk.volume(at: location, waiting: mountWait, table: try MountTable())

@@ -68,21 +68,24 @@ extension Importer {
     /// store transaction as an activity import. A damaged file (a wrong CRC, a damaged header, an
     /// unreadable record) refuses the whole import, naming it; a cut file keeps its whole
     /// messages and says what was cut. With `skippingOthers` (a folder), FIT files of other
-    /// types (settings, sports, …) are named in a note instead of refused.
-    func importFIT(_ files: [URL], origin: String, skippingOthers: Bool, context: ImportContext) throws(ImportError) -> [DeviceImport] {
+    /// types (settings, sports, …) are named in a note instead of refused. `name` gives the name
+    /// a file goes by in reports and the store (its path, unless the file is a copy).
+    package func importFIT(
+        _ files: [URL], origin: String, skippingOthers: Bool, context: ImportContext, name: (URL) -> String = { $0.path }
+    ) throws(ImportError) -> [DeviceImport] {
         let startedAt = Date()
         var reads: [(url: URL, file: FITFile, activity: FITActivityFile, window: PlausibleWindow)] = []
         var skipped: [String] = []
         for url in files {
             try Self.checkCancelled(context)
-            let name = url.lastPathComponent
+            let fileName = url.lastPathComponent
             let bytes: [UInt8]
             switch FileBytes.contents(ofPath: url.path) {
             case .success(let read): bytes = read
-            case .failure(let failure): throw .driver(FITImportError.unreadable(path: url.path, reason: failure.reason))
+            case .failure(let failure): throw .driver(FITImportError.unreadable(path: name(url), reason: failure.reason))
             }
             do throws(FITDriverError) {
-                let download = try FITDriver.session(file: bytes, name: name)
+                let download = try FITDriver.session(file: bytes, name: fileName)
                 if let decoded = download.file { reads.append((url, decoded.file, decoded.activity, Self.window(of: url))) }
             } catch {
                 switch error {
@@ -105,7 +108,7 @@ extension Importer {
         var outcomes: [DeviceImport] = []
         for (index, read) in reads.enumerated() {
             let batch = Self.batch(
-                read.activity, damage: read.file.damage, origin: read.url.path, startedAt: startedAt, window: read.window, profile: profile)
+                read.activity, damage: read.file.damage, origin: name(read.url), startedAt: startedAt, window: read.window, profile: profile)
             let summary: ActivityImportSummary
             do {
                 summary = try store.save(batch)
@@ -115,11 +118,11 @@ extension Importer {
             logger.info(
                 "FIT file stored",
                 metadata: [
-                    "file": "\(read.url.path)", "source": "\(batch.source)", "minutesAdded": "\(summary.minutesAdded)",
+                    "file": "\(name(read.url))", "source": "\(batch.source)", "minutesAdded": "\(summary.minutesAdded)",
                     "sessionsAdded": "\(summary.sessionsAdded)",
                 ])
             var outcome = DeviceImport(
-                mode: .replayPassive, replayMode: nil, origin: read.url.path, captureFormat: nil, identity: nil, session: nil, glucose: [],
+                mode: .replayPassive, replayMode: nil, origin: name(read.url), captureFormat: nil, identity: nil, session: nil, glucose: [],
                 activity: ActivityImport(source: batch.source, summary: summary, sessions: batch.sessions, events: batch.events, notes: batch.notes),
                 meterExercise: nil, problems: [], notes: index == 0 ? skipped.map { "skipped \($0)" } : [])
             outcome.fit = FITFileImport(

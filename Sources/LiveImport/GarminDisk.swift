@@ -25,20 +25,29 @@ package struct GarminDisk: Sendable, Equatable {
 
     /// Every Garmin USB device with a mass-storage interface under `sysfs` (`/sys`), by sysfs name.
     package static func plugged(sysfs: String = "/sys") -> [GarminDisk] {
+        let blocks = blockDevices(sysfs: sysfs)
+        return garminDevices(sysfs: sysfs).filter(\.massStorage).map { device in
+            let real = URL(fileURLWithPath: device.folder).resolvingSymlinksInPath().path + "/"
+            return GarminDisk(
+                sysfsFolder: device.folder, location: device.location, productID: device.productID,
+                blockDevices: blocks.filter { $0.path.hasPrefix(real) }.map { ($0.name, $0.number) })
+        }
+    }
+
+    /// Every Garmin USB device under `sysfs`, by sysfs name: its folder, location, product id and
+    /// whether it has a mass-storage interface (a USB disk) or not (a watch that speaks MTP).
+    package static func garminDevices(sysfs: String = "/sys") -> [(folder: String, location: USBDeviceLocation, productID: UInt16, massStorage: Bool)]
+    {
         let devices = sysfs + "/bus/usb/devices"
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: devices)) ?? []).sorted()
-        let blocks = blockDevices(sysfs: sysfs)
-        return names.compactMap { name -> GarminDisk? in
+        return names.compactMap { name in
             let folder = devices + "/" + name
             guard !name.contains(":"), read(folder + "/idVendor").flatMap({ UInt16($0, radix: 16) }) == GarminVolume.vendorID,
                 let product = read(folder + "/idProduct").flatMap({ UInt16($0, radix: 16) }),
-                let bus = read(folder + "/busnum").flatMap({ UInt16($0) }), let address = read(folder + "/devnum").flatMap({ UInt8($0) }),
-                names.contains(where: { $0.hasPrefix(name + ":") && read(devices + "/" + $0 + "/bInterfaceClass") == "08" })
+                let bus = read(folder + "/busnum").flatMap({ UInt16($0) }), let address = read(folder + "/devnum").flatMap({ UInt8($0) })
             else { return nil }
-            let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path + "/"
-            return GarminDisk(
-                sysfsFolder: folder, location: USBDeviceLocation(bus: bus, address: address), productID: product,
-                blockDevices: blocks.filter { $0.path.hasPrefix(real) }.map { ($0.name, $0.number) })
+            let massStorage = names.contains(where: { $0.hasPrefix(name + ":") && read(devices + "/" + $0 + "/bInterfaceClass") == "08" })
+            return (folder, USBDeviceLocation(bus: bus, address: address), product, massStorage)
         }
     }
 

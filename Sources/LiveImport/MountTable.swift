@@ -6,7 +6,7 @@ package enum GarminDiskError: Error, CustomStringConvertible {
     /// The watch is plugged in, but none of its block devices is mounted as a Garmin volume.
     case notMounted(watch: String, blockDevices: [String], waited: Int)
     case mountTableUnreadable(reason: String)
-    /// A Garmin device without a mass-storage interface (a watch that speaks only MTP).
+    /// No Garmin device at the location any more, neither a USB disk nor an MTP watch.
     case notADisk(location: String)
 
     package var description: String {
@@ -17,7 +17,7 @@ package enum GarminDiskError: Error, CustomStringConvertible {
                 + (waited > 0 ? " after \(waited)s" : "") + ": mount it read-only (see docs/operating.md)"
         case .mountTableUnreadable(let reason): return "/proc/self/mountinfo cannot be read: \(reason)"
         case .notADisk(let location):
-            return "the Garmin device on \(location) is not a USB disk (a watch that speaks only MTP): glucobridge does not read it yet"
+            return "no Garmin watch is plugged in on \(location) any more (neither a USB disk nor an MTP watch): was it unplugged?"
         }
     }
 }

@@ -84,7 +84,17 @@ struct ImportCommand: ParsableCommand {
             else { return false }
             throw error
         }
-        guard let found else { return false }
+        guard let found else {
+            // A Garmin watch that speaks MTP: the one at `location`, or the first plugged in.
+            let watches = GarminMTP.plugged()
+            guard let watch = location.map({ watches.contains($0) ? $0 : nil }) ?? watches.first else { return false }
+            let store = try storeOptions.open()
+            let imported = try GarminMTP.importWatch(at: watch, importer: Importer(store: store), context: context)
+            print("Garmin watch \(imported.origin): \(imported.files) FIT files\n")
+            print(ImportReport(imported.result, store: store).text)
+            if record != nil { print("--record is not used for a Garmin watch: its FIT files are their own capture") }
+            return true
+        }
         let store = try storeOptions.open()
         let result = try Importer(store: store).importGarminVolume(found.root, origin: found.disk.origin, context: context)
         print("Garmin watch \(found.disk.origin), volume \(found.root.path): \(result.devices.count) FIT files\n")

@@ -34,6 +34,7 @@ package enum DeviceTable {
                 "standard GATT services: see [Bluetooth LE sensors](#bluetooth-le-sensors)"))
         rows.append(row(FITActivityFile.devices, "", FITActivityFile.summary))
         rows.append(row(GarminVolume.devices, "091e (mass storage)", GarminVolume.summary))
+        rows.append(row(GarminVolume.mtpDevices, "091e (MTP)", GarminVolume.mtpSummary))
         return rows.joined(separator: "\n")
     }
 

@@ -17,6 +17,12 @@ package enum GarminVolume {
     package static let summary =
         "the FIT files in `GARMIN/Activity` and `GARMIN/Monitor` of the mounted volume, read-only (no file on the watch is changed), "
         + "stored as FIT files are; `glucobridge import`, the daemon and the import unit udev starts find the volume: see [Garmin watches](docs/devices.md#garmin-watches)"
+    /// README's device table: the watches that speak MTP instead.
+    package static let mtpDevices = "Garmin watches that speak MTP (the newer ones)"
+    package static let mtpSummary =
+        "the FIT files in `GARMIN/Activity` and `GARMIN/Monitor`, copied off the watch through libmtp (no file on the watch is "
+        + "changed or deleted) and stored as FIT files are; `glucobridge import`, the daemon and the import unit udev starts find "
+        + "the watch: see [Garmin watches](docs/devices.md#garmin-watches)"
 
     /// The path below `root` whose components match `components` without regard to case, nil
     /// when one is missing.

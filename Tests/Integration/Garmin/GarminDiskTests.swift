@@ -143,13 +143,20 @@ final class GarminDiskTests: XCTestCase {
         for (name, text) in [("idVendor", "22a3"), ("idProduct", "0047"), ("busnum", "1"), ("devnum", "4")] {
             try write(text, dexcom.appendingPathComponent(name))
         }
+        // A newer watch that speaks MTP: an Image-class interface, no mass storage.
+        let mtp = sysfs.appendingPathComponent("devices/pci0000:00/usb1/1-3")
+        for (name, text) in [("idVendor", "091e"), ("idProduct", "4b48"), ("busnum", "1"), ("devnum", "5")] {
+            try write(text, mtp.appendingPathComponent(name))
+        }
+        try write("06", mtp.appendingPathComponent("1-3:1.0/bInterfaceClass"))
         let links = FileManager.default
         for folder in ["bus/usb/devices", "class/block"] {
             try links.createDirectory(at: sysfs.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
         for (link, target) in [
             ("bus/usb/devices/1-1", device), ("bus/usb/devices/1-1:1.0", device.appendingPathComponent("1-1:1.0")),
-            ("bus/usb/devices/1-2", dexcom), ("class/block/sda", disk), ("class/block/sda1", disk.appendingPathComponent("sda1")),
+            ("bus/usb/devices/1-2", dexcom), ("bus/usb/devices/1-3", mtp), ("bus/usb/devices/1-3:1.0", mtp.appendingPathComponent("1-3:1.0")),
+            ("class/block/sda", disk), ("class/block/sda1", disk.appendingPathComponent("sda1")),
         ] {
             try links.createSymbolicLink(at: sysfs.appendingPathComponent(link), withDestinationURL: target)
         }
@@ -161,6 +168,7 @@ final class GarminDiskTests: XCTestCase {
         XCTAssertEqual(watch.origin, "usb 091e:2530 on bus 1 address 3")
         XCTAssertEqual(watch.blockDevices.map(\.name), ["sda", "sda1"])
         XCTAssertEqual(watch.blockDevices.map(\.number), ["8:0", "8:1"])
+        XCTAssertEqual(GarminMTP.plugged(sysfs: sysfs.path), [USBDeviceLocation(bus: 1, address: 5)], "the MTP watch, not the disk")
 
         let escaped = volume.path.replacingOccurrences(of: " ", with: "\\040")
         let mountinfo = """

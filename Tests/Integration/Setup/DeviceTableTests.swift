@@ -28,17 +28,19 @@ final class DeviceTableTests: XCTestCase {
     func testTablesNameEveryProductAndService() {
         let devices = DeviceTable.supportedDevices.split(separator: "\n").map(String.init)
         XCTAssertEqual(
-            devices.count, 2 + DriverRegistry.usb.count + 1 + 1 + 1 + 1, "header, one row per driver, the G7, Bluetooth, FIT files, Garmin disks")
+            devices.count, 2 + DriverRegistry.usb.count + 1 + 1 + 1 + 1 + 1,
+            "header, one row per driver, the G7, Bluetooth, FIT files, Garmin disks, Garmin MTP watches")
         XCTAssertEqual(devices[2], "| Dexcom G4/G5/G6 receiver | 22a3:0047 | \(DexcomDriver.summary) |")
         XCTAssertTrue(devices[3].hasPrefix("| Contour USB, Contour Next USB, Contour Next, "), devices[3])
         XCTAssertTrue(devices[3].contains("| 1a79:6002, 7410, 7350, 7800, 7900, 7950 |"), devices[3])
         XCTAssertTrue(devices[4].contains("| 1a61:3650, 3670, 3850, 3460, 3450, 3950, 3960 |"), devices[4])
         XCTAssertTrue(devices[4].contains("FreeStyle Libre 2, FreeStyle Libre 3"), devices[4])
         XCTAssertTrue(devices.contains { $0.hasPrefix("| Accu-Chek Guide, ") && $0.contains("| 173a:21d5, 21cf, 21d6, 21d7, 21d8, 21cc |") })
-        XCTAssertEqual(devices[devices.count - 4], "| Dexcom G7 receiver | 22a3:0048 | not supported: its protocol is not publicly documented |")
-        XCTAssertTrue(devices[devices.count - 3].contains("Heart Rate, Running Speed and Cadence"), devices[devices.count - 3])
-        XCTAssertEqual(devices[devices.count - 2], "| \(FITActivityFile.devices) |  | \(FITActivityFile.summary) |")
-        XCTAssertEqual(devices[devices.count - 1], "| \(GarminVolume.devices) | 091e (mass storage) | \(GarminVolume.summary) |")
+        XCTAssertEqual(devices[devices.count - 5], "| Dexcom G7 receiver | 22a3:0048 | not supported: its protocol is not publicly documented |")
+        XCTAssertTrue(devices[devices.count - 4].contains("Heart Rate, Running Speed and Cadence"), devices[devices.count - 4])
+        XCTAssertEqual(devices[devices.count - 3], "| \(FITActivityFile.devices) |  | \(FITActivityFile.summary) |")
+        XCTAssertEqual(devices[devices.count - 2], "| \(GarminVolume.devices) | 091e (mass storage) | \(GarminVolume.summary) |")
+        XCTAssertEqual(devices[devices.count - 1], "| \(GarminVolume.mtpDevices) | 091e (MTP) | \(GarminVolume.mtpSummary) |")
 
         let services = DeviceTable.bluetoothServices.split(separator: "\n").map(String.init)
         XCTAssertEqual(services.count, 2 + DriverRegistry.ble.count)

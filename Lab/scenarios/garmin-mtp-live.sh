@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# A Garmin watch that speaks MTP instead of being a USB disk: a configfs FunctionFS gadget (091e,
+# a product id chosen for the lab) served by umtp-responder (Debian's MTP responder), sharing a
+# read-only folder with GARMIN/Activity (two activities) and GARMIN/Monitor (the monitoring
+# file), copied from the FIT fixtures. The VM's libmtp (through libusb and usbfs) finds it; the
+# import copies the FIT files off it and stores them. Checks: the live import stores what a replay
+# of the same files stores; the watch unplugged and plugged in again adds nothing; the daemon
+# imports the watch plugged in while it runs, storing the same; the folder's files are unchanged
+# (no file on the watch written or deleted).
+source "$(dirname "$0")/../lib.sh"
+id=091e:4b48
+files=(Activity.fit garmin-edge-820-bike.fit MonitoringFile.fit)
+folders=(Activity Activity Monitor)
+shared="$work/watch"
+ffs=/dev/ffs-mtp
+
+plug_watch() {
+    plug
+    await 30 "the watch $id to enumerate" usb_device_present "$id"
+}
+
+unplug_watch() {
+    unplug
+    await 10 "the watch to leave" usb_device_absent "$id"
+}
+
+case "$1" in
+run)
+    out="$2"
+    for index in "${!files[@]}"; do
+        mkdir -p "$shared/GARMIN/${folders[$index]}"
+        cp "$lab_root/fixtures/fit/${files[$index]}" "$shared/GARMIN/${folders[$index]}/"
+    done
+    (cd "$shared" && find . -type f | sort | xargs sha256sum) > "$out/files-before.sha256"
+    cat > "$work/umtprd.conf" <<CONF
+loop_on_disconnect 1
+storage "$shared" "lab watch" "ro"
+manufacturer "Garmin"
+product "lab watch"
+serial "3999999999"
+firmware_version "1.0"
+interface "MTP"
+usb_vendor_id  0x091e
+usb_product_id 0x4b48
+usb_class 0x6
+usb_subclass 0x1
+usb_protocol 0x1
+usb_dev_version 0x0100
+usb_functionfs_mode 0x1
+usb_dev_path   "$ffs/ep0"
+usb_epin_path  "$ffs/ep1"
+usb_epout_path "$ffs/ep2"
+usb_epint_path "$ffs/ep3"
+usb_max_packet_size 0x200
+CONF
+    mkdir -p "$gadget/strings/0x409" "$gadget/configs/c.1/strings/0x409" "$gadget/functions/ffs.mtp"
+    echo 0x091e > "$gadget/idVendor"
+    echo 0x4b48 > "$gadget/idProduct"
+    echo Garmin > "$gadget/strings/0x409/manufacturer"
+    echo "lab watch" > "$gadget/strings/0x409/product"
+    echo 3999999999 > "$gadget/strings/0x409/serialnumber"
+    echo MTP > "$gadget/configs/c.1/strings/0x409/configuration"
+    ln -s "$gadget/functions/ffs.mtp" "$gadget/configs/c.1/"
+    mkdir -p "$ffs"
+    mount -t functionfs mtp "$ffs"
+    umtprd -conf "$work/umtprd.conf" > "$out/umtprd.log" 2>&1 &
+    # The responder has written its descriptors once ep1 exists.
+    await 30 "umtp-responder to set up FunctionFS" test -e "$ffs/ep1"
+    plug_watch
+    "$glucobridge" import --store "$work/live.sqlite" --tz UTC > "$out/import.log" 2>&1 \
+        || fail "live import failed: $(tail -n 1 "$out/import.log")"
+    unplug_watch
+    plug_watch
+    "$glucobridge" import --store "$work/live.sqlite" --tz UTC > "$out/import-again.log" 2>&1 \
+        || fail "the import after plugging the watch in again failed: $(tail -n 1 "$out/import-again.log")"
+    unplug_watch
+    # The daemon: the watch plugged in while it runs is imported on its own.
+    /lib/systemd/systemd-udevd --daemon
+    mkdir -p "$out/spool"
+    "$glucobridge" daemon --spool "$out/spool" --store "$work/daemon.sqlite" --tz UTC > "$out/daemon.log" 2>&1 &
+    daemon_pid=$!
+    await 60 "the daemon to start" grep -q "daemon started" "$out/daemon.log"
+    plug_watch
+    await 120 "the daemon to import the watch plugged in" grep -q "reader imported" "$out/daemon.log"
+    kill -TERM "$daemon_pid"
+    wait "$daemon_pid" || true
+    unplug_watch
+    (cd "$shared" && find . -type f | sort | xargs sha256sum) > "$out/files-after.sha256"
+    ;;
+check)
+    out="$2"
+    cat "$out/import.log"
+    same_rows "the watch's files after the imports and before them" "$out/files-before.sha256" "$out/files-after.sha256"
+    grep -q "^Garmin watch usb 091e:4b48 on bus 1 address [0-9]* (MTP): 3 FIT files" "$out/import.log" \
+        || fail "the import does not name the MTP watch 091e:4b48: $(head -n 1 "$out/import.log")"
+    grep -q "mtp:GARMIN/Activity/Activity.fit" "$out/import.log" || fail "the import report does not name the watch's files by their path on it"
+    [ "$(grep -c '^device [0-9] of 3:' "$out/import-again.log")" = 3 ] || fail "the second import did not read the watch's 3 FIT files"
+    grep -q "[1-9][0-9]* new" "$out/import-again.log" && fail "the second import added something: $(grep ' new' "$out/import-again.log" | head -n 2)"
+    folder="$out/files"
+    mkdir -p "$folder"
+    for file in "${files[@]}"; do cp "$lab_root/fixtures/fit/$file" "$folder/"; done
+    replay_into "$folder" "$out/replay.sqlite" UTC
+    for listing in exercise_rows activity_rows; do
+        "$listing" "$out/live.sqlite" > "$out/live.$listing"
+        "$listing" "$out/replay.sqlite" > "$out/replay.$listing"
+        "$listing" "$out/daemon.sqlite" > "$out/daemon.$listing"
+        [ -s "$out/live.$listing" ] || fail "the live import stored no $listing"
+        same_rows "$listing of the live import and of a replay of the same files" "$out/live.$listing" "$out/replay.$listing"
+        same_rows "$listing of the daemon's import and of the command's" "$out/daemon.$listing" "$out/live.$listing"
+    done
+    grep "reader imported" "$out/daemon.log" | grep -q "091e:4b48" || fail "the daemon's log does not name the watch: $(grep 'reader imported' "$out/daemon.log")"
+    ;;
+esac
