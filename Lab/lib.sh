@@ -129,6 +129,28 @@ replay_into() {
         || fail "replay of $(basename "$capture") failed: $(tail -n 1 "$store.log")"
 }
 
+# On the host, for a Garmin watch imported live twice (OUT/import.log, OUT/import-again.log) from
+# the FIT fixtures FILE…: the second import read them all and added nothing, and the live store
+# holds exactly the Exercise logs and activity minutes a replay of the same files (a folder)
+# stores.
+garmin_live_check() {
+    local out="$1" folder="$1/files" file listing
+    shift
+    [ "$(grep -c "^device [0-9] of $#:" "$out/import-again.log")" = "$#" ] || fail "the second import did not read the watch's $# FIT files"
+    if grep -q "[1-9][0-9]* new" "$out/import-again.log"; then
+        fail "the second import added something: $(grep ' new' "$out/import-again.log" | head -n 2)"
+    fi
+    mkdir -p "$folder"
+    for file in "$@"; do cp "$lab_root/fixtures/fit/$file" "$folder/"; done
+    replay_into "$folder" "$out/replay.sqlite" UTC
+    for listing in exercise_rows activity_rows; do
+        "$listing" "$out/live.sqlite" > "$out/live.$listing"
+        "$listing" "$out/replay.sqlite" > "$out/replay.$listing"
+        [ -s "$out/live.$listing" ] || fail "the live import stored no $listing"
+        same_rows "$listing of the live import and of a replay of the same files" "$out/live.$listing" "$out/replay.$listing"
+    done
+}
+
 # Two emulated LE controllers linked to each other (BlueZ's btvirt over hci_vhci): hci0 is the
 # central glucobridge uses, hci1 the peripheral a device model serves. btmon records both ends
 # into ALL (as `btmon -w` without -i does; none when ALL is -) and hci0 alone into CENTRAL (as

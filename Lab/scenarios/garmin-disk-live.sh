@@ -99,19 +99,7 @@ check)
     grep -q "ro,nosuid,nodev,noexec" "$out/mountinfo" || fail "the watch was not mounted read-only: $(cat "$out/mountinfo")"
     same_rows "the FAT image after the imports and before them" "$out/image-before.sha256" "$out/image-after.sha256"
     grep -q "^Garmin watch usb 091e:2530 on bus 1 address [0-9]*, volume /run/garmin: 3 FIT files" "$out/import.log" || fail "the import does not name the watch 091e:2530 and its volume: $(head -n 1 "$out/import.log")"
-    [ "$(grep -c '^device [0-9] of 3:' "$out/import-again.log")" = 3 ] || fail "the second import did not read the watch's 3 FIT files"
-    grep -q "[1-9][0-9]* new" "$out/import-again.log" && fail "the second import added something: $(grep ' new' "$out/import-again.log" | head -n 2)"
-    # The same files replayed on the host, as a folder.
-    folder="$out/files"
-    mkdir -p "$folder"
-    for file in "${files[@]}"; do cp "$lab_root/fixtures/fit/$file" "$folder/"; done
-    replay_into "$folder" "$out/replay.sqlite" UTC
-    for listing in exercise_rows activity_rows; do
-        "$listing" "$out/live.sqlite" > "$out/live.$listing"
-        "$listing" "$out/replay.sqlite" > "$out/replay.$listing"
-        [ -s "$out/live.$listing" ] || fail "the live import stored no $listing"
-        same_rows "$listing of the live import and of a replay of the same files" "$out/live.$listing" "$out/replay.$listing"
-    done
+    garmin_live_check "$out" "${files[@]}"
     if [ "$fault" = unplug ]; then
         cat "$out/faulted.log"
         grep -q "091e:2530" "$out/faulted.log" || fail "the failed import does not name the watch: $(tail -n 1 "$out/faulted.log")"
