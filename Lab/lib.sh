@@ -129,6 +129,19 @@ replay_into() {
         || fail "replay of $(basename "$capture") failed: $(tail -n 1 "$store.log")"
 }
 
+# Inside the VM: the Garmin watch plugged in (the scenario's plug_watch and unplug_watch)
+# imported, unplugged, plugged in again and imported again (OUT/import.log, OUT/import-again.log).
+garmin_import_twice() {
+    local out="$1"
+    "$glucobridge" import --store "$work/live.sqlite" --tz UTC > "$out/import.log" 2>&1 \
+        || fail "live import failed: $(tail -n 1 "$out/import.log")"
+    unplug_watch
+    plug_watch
+    "$glucobridge" import --store "$work/live.sqlite" --tz UTC > "$out/import-again.log" 2>&1 \
+        || fail "the import after plugging the watch in again failed: $(tail -n 1 "$out/import-again.log")"
+    unplug_watch
+}
+
 # On the host, for a Garmin watch imported live twice (OUT/import.log, OUT/import-again.log) from
 # the FIT fixtures FILE…: the second import read them all and added nothing, and the live store
 # holds exactly the Exercise logs and activity minutes a replay of the same files (a folder)

@@ -84,13 +84,7 @@ run)
         echo "$image" > "$gadget/functions/mass_storage.0/lun.0/file"
         plug_watch
     fi
-    "$glucobridge" import --store "$work/live.sqlite" --tz UTC > "$out/import.log" 2>&1 \
-        || fail "live import failed: $(tail -n 1 "$out/import.log")"
-    unplug_watch
-    plug_watch
-    "$glucobridge" import --store "$work/live.sqlite" --tz UTC > "$out/import-again.log" 2>&1 \
-        || fail "the import after plugging the watch in again failed: $(tail -n 1 "$out/import-again.log")"
-    unplug_watch
+    garmin_import_twice "$out"
     sha256sum < "$image" > "$out/image-after.sha256"
     ;;
 check)

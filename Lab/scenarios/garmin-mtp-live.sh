@@ -67,13 +67,7 @@ CONF
     # The responder has written its descriptors once ep1 exists.
     await 30 "umtp-responder to set up FunctionFS" test -e "$ffs/ep1"
     plug_watch
-    "$glucobridge" import --store "$work/live.sqlite" --tz UTC > "$out/import.log" 2>&1 \
-        || fail "live import failed: $(tail -n 1 "$out/import.log")"
-    unplug_watch
-    plug_watch
-    "$glucobridge" import --store "$work/live.sqlite" --tz UTC > "$out/import-again.log" 2>&1 \
-        || fail "the import after plugging the watch in again failed: $(tail -n 1 "$out/import-again.log")"
-    unplug_watch
+    garmin_import_twice "$out"
     # The daemon: the watch plugged in while it runs is imported on its own.
     /lib/systemd/systemd-udevd --daemon
     mkdir -p "$out/spool"
