@@ -297,7 +297,7 @@ extension LabDevice {
                 watch.stepNotifications = [(1, steps + 4), (2, steps + 8)]
                 watch.heartRateNotifications = [(1, 76), (2, 78)]
                 let now = Date()
-                peripheral = watch.peripheral(connected: now, clock: SimulatedClock(now))
+                peripheral = SubscribedPeripheral(watch.peripheral(connected: now, clock: SimulatedClock(now)), after: InfiniTimeUUID.stepCount)
             case .capture:
                 guard let file else { throw ValidationError("capture needs --file FILE") }
                 do {
