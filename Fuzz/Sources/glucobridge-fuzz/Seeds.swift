@@ -127,11 +127,13 @@ enum Seeds {
     /// A PineTime's reads as the `infinitime` target takes them: the watch's clock, then counts
     /// through a day, a restart and the next midnight.
     static func infiniTimeReads() -> [[UInt8]] {
-        let time = CurrentTime(dateTime: GATTDateTime(year: 2024, month: 5, day: 1, hours: 23, minutes: 50, seconds: 5), dayOfWeek: 3)
+        // 2024-05-01 (a Wednesday) 23:50:05, and the same without its weekday.
+        let time: [UInt8] = [0xE8, 0x07, 5, 1, 23, 50, 5, 3, 0, 0]
+        let unknownWeekday: [UInt8] = [0xE8, 0x07, 5, 1, 23, 50, 5, 0, 0, 0]
         let reads: [UInt32] = [5230, 5300, 5301, 40, 90, 12]
         return [
-            framed([[0] + time.bytes] + reads.map { [61] + u32($0) }),
-            framed([[0] + time.bytes, [119] + u32(200), [2] + CurrentTime(dateTime: time.dateTime, dayOfWeek: 0).bytes]),
+            framed([[0] + time] + reads.map { [61] + u32($0) }),
+            framed([[0] + time, [119] + u32(200), [2] + unknownWeekday]),
         ]
     }
 

@@ -3,13 +3,13 @@ import Model
 
 /// One read of an InfiniTime watch's step counter: when the host got it, the watch's wall clock
 /// then, and the count.
-package struct InfiniTimeStepRead: Sendable, Equatable {
+public struct InfiniTimeStepRead: Sendable, Equatable {
     package var hostTime: Date
     /// The watch's wall clock at the read, in seconds since 1970-01-01T00:00 read without a zone.
     package var watchClock: Double
     package var steps: UInt32
 
-    package init(hostTime: Date, watchClock: Double, steps: UInt32) {
+    public init(hostTime: Date, watchClock: Double, steps: UInt32) {
         self.hostTime = hostTime
         self.watchClock = watchClock
         self.steps = steps
@@ -28,7 +28,7 @@ package struct InfiniTimeStepRead: Sendable, Equatable {
 
 /// The last read the store holds for a watch, kept as two cursors: `steps` (the read's UTC
 /// minute × 2³² + its count, so it only grows) and `steps-day` (the watch's day then).
-package struct InfiniTimeStepCursor: Sendable, Equatable {
+public struct InfiniTimeStepCursor: Sendable, Equatable {
     package static let stepsStream = "steps"
     package static let dayStream = "steps-day"
 
@@ -47,12 +47,12 @@ package struct InfiniTimeStepCursor: Sendable, Equatable {
     }
 
     /// The cursor the store's two values give; nil when either is missing or out of range.
-    package init?(steps: Int64?, day: Int64?) {
+    public init?(steps: Int64?, day: Int64?) {
         guard let steps, let day, steps >= 0 else { return nil }
         self.init(minute: steps >> 32, steps: UInt32(truncatingIfNeeded: steps), watchDay: day)
     }
 
-    package var cursors: [String: Int64] { [Self.stepsStream: minute << 32 | Int64(steps), Self.dayStream: watchDay] }
+    public var cursors: [String: Int64] { [Self.stepsStream: minute << 32 | Int64(steps), Self.dayStream: watchDay] }
 }
 
 /// Turns a watch's step-counter reads into steps per UTC minute.
@@ -70,26 +70,26 @@ package struct InfiniTimeStepCursor: Sendable, Equatable {
 ///
 /// After Gadgetbridge's handling of the PineTime step count (PineTimeJFSupport.java): steps minus
 /// those already recorded today, as a per-timestamp sample.
-package struct InfiniTimeStepLedger: Sendable {
+public struct InfiniTimeStepLedger: Sendable {
     /// Steps per minute above which a gain is not believed (a count carried over from the day
     /// before, InfiniTime issue 1270): it is counted as an event and not stored.
     package static let maximumCadence = 300
 
     /// Steps per UTC minute (minute number → steps), ascending.
-    package private(set) var minutes: [(minute: Int64, steps: Int)] = []
+    public private(set) var minutes: [(minute: Int64, steps: Int)] = []
     /// The last read accounted for; nil when none was.
-    package private(set) var cursor: InfiniTimeStepCursor?
+    public private(set) var cursor: InfiniTimeStepCursor?
     package private(set) var notes: [String] = []
     package private(set) var events = EventCounter()
     /// Whether any read moved the cursor.
     package private(set) var advanced = false
 
-    package init(stored: InfiniTimeStepCursor?) {
+    public init(stored: InfiniTimeStepCursor?) {
         cursor = stored
     }
 
     /// Accounts for `reads`, in the order they were made.
-    package mutating func take(_ reads: [InfiniTimeStepRead]) {
+    public mutating func take(_ reads: [InfiniTimeStepRead]) {
         var lastOfMinute: [InfiniTimeStepRead] = []
         for read in reads {
             if let last = lastOfMinute.last, last.minute >= read.minute {

@@ -19,8 +19,8 @@ package enum InfiniTimeUUID {
 }
 
 /// The Motion service's step count: exactly four bytes, little-endian.
-package enum InfiniTimeStepCount {
-    package static func decode(_ value: [UInt8]) throws(BLEValueError) -> UInt32 {
+public enum InfiniTimeStepCount {
+    public static func decode(_ value: [UInt8]) throws(BLEValueError) -> UInt32 {
         var reader = GATTValueReader(value, .infiniTimeStepCount)
         let steps = try reader.u32("step count")
         try reader.expectEnd(allowed: [4])
@@ -31,7 +31,7 @@ package enum InfiniTimeStepCount {
 /// Current Time 0x2A2B: Exact Time 256 (Day Date Time: a GATT Date Time and the day of the week
 /// 0 = unknown, 1 = Monday … 7 = Sunday; then fractions of a second in 1/256 s), then the
 /// adjust reason bits (0–3 used). The watch's own wall clock, without a zone.
-package struct CurrentTime: Sendable, Equatable {
+public struct CurrentTime: Sendable, Equatable {
     package var dateTime: GATTDateTime
     package var dayOfWeek: Int
     package var fractions256: Int
@@ -45,16 +45,16 @@ package struct CurrentTime: Sendable, Equatable {
     }
 
     /// The ten bytes as the watch sends them.
-    package var bytes: [UInt8] { dateTime.bytes + [UInt8(dayOfWeek), UInt8(fractions256), adjustReason] }
+    public var bytes: [UInt8] { dateTime.bytes + [UInt8(dayOfWeek), UInt8(fractions256), adjustReason] }
 
     /// The wall clock as seconds since 1970-01-01T00:00 read without a zone (with the fraction).
-    package var wallClockSeconds: Double? {
+    public var wallClockSeconds: Double? {
         dateTime.wallClockSeconds.map { Double($0) + Double(fractions256) / 256 }
     }
 
     /// Decodes the read value; a date with an unknown year, month or day is refused (the watch
     /// has not been set), as is a weekday that is not that date's.
-    package static func decode(_ value: [UInt8]) throws(BLEValueError) -> CurrentTime {
+    public static func decode(_ value: [UInt8]) throws(BLEValueError) -> CurrentTime {
         var reader = GATTValueReader(value, .currentTime)
         let dateTime = try reader.dateTime("date time")
         let weekdayAt = reader.offset
