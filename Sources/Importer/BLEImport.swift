@@ -186,7 +186,8 @@ extension Importer {
             }
             var batch = ExerciseDetector(profile: profile).batch(
                 from: plausible.samples, source: result.identity.source(family: family), startedAt: startedAt, mode: mode, origin: origin,
-                clock: ClockReport(hostTime: result.lastHostTime, deviceTime: nil, method: .hostAnchored))
+                clock: activityReports.lazy.compactMap(\.clock).first
+                    ?? ClockReport(hostTime: result.lastHostTime, deviceTime: nil, method: .hostAnchored))
             batch.events = activityReports.flatMap(\.events) + [plausible.event].compactMap { $0 } + batch.events
             batch.notes = activityReports.flatMap(\.notes) + [plausible.note].compactMap { $0 } + batch.notes
             batch.cursors = activityReports.reduce(into: [:]) { cursors, report in cursors.merge(report.cursors) { max($0, $1) } }

@@ -254,8 +254,8 @@ package struct ImportReport: Sendable {
 
     /// `Heart Rate (0x180D)`, `Generic Access (0x1800)`, or the UUID.
     static func serviceName(_ uuid: BluetoothUUID) -> String {
+        if let known = BLEService.known(uuid) { return known.description }
         guard let short = uuid.short else { return uuid.description }
-        if let known = BLEService(rawValue: short) { return known.description }
         let generic: [UInt16: String] = [0x1800: "Generic Access", 0x1801: "Generic Attribute", 0x180A: "Device Information"]
         return generic[short].map { "\($0) (\(uuid))" } ?? uuid.description
     }

@@ -206,7 +206,7 @@ extension LabDevice {
     struct BLE: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "A Bluetooth LE peripheral on a controller: the simulated heart-rate band, running pod, bike sensor, treadmill, CGM or glucose meter (with their RACP), Huami band, or a captured device."
+                "A Bluetooth LE peripheral on a controller: the simulated heart-rate band, running pod, bike sensor, treadmill, CGM or glucose meter (with their RACP), Huami band, PineTime, or a captured device."
         )
 
         enum Model: String, ExpressibleByArgument, CaseIterable {
@@ -217,6 +217,7 @@ extension LabDevice {
             case cgm
             case meter
             case huami
+            case pinetime
             case capture
         }
 
@@ -246,6 +247,12 @@ extension LabDevice {
 
         @Option(help: "huami: days of per-minute history the band holds (from 2024-03-29 in Berlin, over the spring DST change).")
         var days = 3
+
+        @Option(help: "pinetime: the watch's step count when the central connects (two step notifications of 4 steps follow).")
+        var steps: UInt32 = 4000
+
+        @Option(help: "pinetime: the zone of the watch's clock (the true time there).")
+        var zone = "Europe/Berlin"
 
         @Option(help: "Drop the link after this many PDUs sent (a fault).")
         var dropAfter: Int?
@@ -284,6 +291,13 @@ extension LabDevice {
                 }
                 let band = HuamiBandDemo.band(days: days, key: bytes)
                 peripheral = PacedPeripheral(band.peripheral(clock: SimulatedClock(Date())), leavesAfter: PacedPeripheral.endsHuamiFetches)
+            case .pinetime:
+                guard let watchZone = TimeZone(identifier: zone) else { throw ValidationError("pinetime: no zone \(zone)") }
+                let watch = PineTimeSimulator(zone: watchZone, steps: steps, beatsPerMinute: 74)
+                watch.stepNotifications = [(1, steps + 4), (2, steps + 8)]
+                watch.heartRateNotifications = [(1, 76), (2, 78)]
+                let now = Date()
+                peripheral = SubscribedPeripheral(watch.peripheral(connected: now, clock: SimulatedClock(now)), after: InfiniTimeUUID.stepCount)
             case .capture:
                 guard let file else { throw ValidationError("capture needs --file FILE") }
                 do {

@@ -13,8 +13,8 @@ public enum ActivitySensor: String, Sendable, Codable, CaseIterable, Comparable 
     /// Any other fitness machine (Fitness Machine 0x1826: treadmill, cross trainer, stepper,
     /// rower); cadence, when the machine reports one, in steps/min.
     case fitnessMachine = "fitness-machine"
-    /// A watch or bike computer that recorded the activity itself (a FIT file); cadence in
-    /// steps/min.
+    /// A watch or bike computer that recorded the activity itself (a FIT file), or a watch's step
+    /// counter (a PineTime); cadence in steps/min.
     case watch
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }

@@ -250,6 +250,37 @@ func huami(_ bytes: [UInt8]) {
     _ = HuamiActivitySample.samples(in: bytes, form: form)
 }
 
+/// A PineTime's reads as the InfiniTime driver takes them: pieces whose first byte says what each
+/// is (even: a Current Time value, odd: a step count value, read that many seconds after the one
+/// before), then the step ledger from a stored cursor made of the first eight bytes.
+func infiniTime(_ bytes: [UInt8]) {
+    var stored: InfiniTimeStepCursor?
+    if bytes.count >= 8 {
+        let head = bytes.prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        stored = InfiniTimeStepCursor(steps: head & 0x00FF_FFFF_FFFF_FFFF, day: Int64(bytes[0]) * 100 + 19_000)
+    }
+    var host = Date(timeIntervalSince1970: 1_714_564_805)
+    var offset: Double?
+    var reads: [InfiniTimeStepRead] = []
+    for piece in pieces(bytes) {
+        guard let kind = piece.first else { continue }
+        let value = Array(piece.dropFirst())
+        host = host.addingTimeInterval(Double(kind))
+        if kind % 2 == 0 {
+            if let time = try? CurrentTime.decode(value), let watch = time.wallClockSeconds {
+                offset = watch - host.timeIntervalSince1970
+                _ = time.bytes
+            }
+        } else if let steps = try? InfiniTimeStepCount.decode(value), let offset {
+            reads.append(InfiniTimeStepRead(hostTime: host, watchClock: host.timeIntervalSince1970 + offset, steps: steps))
+        }
+    }
+    var ledger = InfiniTimeStepLedger(stored: stored)
+    ledger.take(reads)
+    for minute in ledger.minutes where minute.steps < 0 { fatalError("negative steps: \(minute)") }
+    _ = ledger.cursor?.cursors
+}
+
 /// The target `FUZZ_TARGET` names.
 let selectedName = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
 
@@ -326,6 +357,7 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "verio-frame": verioFrame,
     "ble-values": bleValue,
     "huami": huami,
+    "infinitime": infiniTime,
     "replay": replay,
 ]
 

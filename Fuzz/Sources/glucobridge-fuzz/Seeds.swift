@@ -71,6 +71,7 @@ enum Seeds {
         seeds["ble-values"] = (0..<16).flatMap { selector in values.prefix(8).map { [UInt8(selector)] + $0 } }
 
         seeds["huami"] = huamiFetches()
+        seeds["infinitime"] = infiniTimeReads()
 
         for (target, corpus) in seeds {
             let directory = folder.appendingPathComponent(target)
@@ -121,6 +122,19 @@ enum Seeds {
         defer { try? FileManager.default.removeItem(at: url) }
         let capture = try USBCaptureReader.read(contentsOf: url)
         return RecordedUSBDevice.devices(in: capture).first { $0.hasDataTransfers }?.conversation ?? []
+    }
+
+    /// A PineTime's reads as the `infinitime` target takes them: the watch's clock, then counts
+    /// through a day, a restart and the next midnight.
+    static func infiniTimeReads() -> [[UInt8]] {
+        // 2024-05-01 (a Wednesday) 23:50:05, and the same without its weekday.
+        let time: [UInt8] = [0xE8, 0x07, 5, 1, 23, 50, 5, 3, 0, 0]
+        let unknownWeekday: [UInt8] = [0xE8, 0x07, 5, 1, 23, 50, 5, 0, 0, 0]
+        let reads: [UInt32] = [5230, 5300, 5301, 40, 90, 12]
+        return [
+            framed([[0] + time] + reads.map { [61] + u32($0) }),
+            framed([[0] + time, [119] + u32(200), [2] + unknownWeekday]),
+        ]
     }
 
     /// Two hours of a Huami band's minutes as the `huami` target reads them: the authentication

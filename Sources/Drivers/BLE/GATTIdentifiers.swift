@@ -13,6 +13,11 @@ public enum BLEService: UInt16, Sendable, CaseIterable, CustomStringConvertible 
     case fitnessMachine = 0x1826
     /// A Huami band's own service (Mi Band, Amazfit; not a Bluetooth SIG service).
     case huami = 0xFEE0
+    /// Current Time Service (the watch's clock, read by the InfiniTime driver).
+    case currentTime = 0x1805
+    /// InfiniTime's Motion service, a 128-bit UUID (``InfiniTimeUUID/motionService``); its raw
+    /// value is no SIG service's and names it only here.
+    case infiniTimeMotion = 0x0003
 
     package var name: String {
         switch self {
@@ -23,10 +28,24 @@ public enum BLEService: UInt16, Sendable, CaseIterable, CustomStringConvertible 
         case .continuousGlucoseMonitoring: "Continuous Glucose Monitoring"
         case .fitnessMachine: "Fitness Machine"
         case .huami: "Huami band"
+        case .currentTime: "Current Time"
+        case .infiniTimeMotion: "InfiniTime Motion"
         }
     }
 
-    public var description: String { "\(name) (\(Hex.literal(rawValue)))" }
+    /// The service's UUID.
+    package var uuid: BluetoothUUID {
+        self == .infiniTimeMotion ? InfiniTimeUUID.motionService : BluetoothUUID(rawValue)
+    }
+
+    /// The known service with `uuid`, if any.
+    package static func known(_ uuid: BluetoothUUID) -> BLEService? {
+        allCases.first { $0.uuid == uuid }
+    }
+
+    public var description: String {
+        self == .infiniTimeMotion ? "\(name) (\(uuid))" : "\(name) (\(Hex.literal(rawValue)))"
+    }
 }
 
 /// The characteristics decoded under `Sources/Drivers/BLE`.
@@ -47,6 +66,10 @@ public enum BLECharacteristic: UInt16, Sendable, CaseIterable, CustomStringConve
     case fitnessMachineFeature = 0x2ACC
     case treadmillData = 0x2ACD
     case indoorBikeData = 0x2AD2
+    case currentTime = 0x2A2B
+    /// InfiniTime's step count, a 128-bit UUID (``InfiniTimeUUID/stepCount``); its raw value is
+    /// no SIG characteristic's.
+    case infiniTimeStepCount = 0x0001
 
     package var name: String {
         switch self {
@@ -66,6 +89,8 @@ public enum BLECharacteristic: UInt16, Sendable, CaseIterable, CustomStringConve
         case .fitnessMachineFeature: "Fitness Machine Feature"
         case .treadmillData: "Treadmill Data"
         case .indoorBikeData: "Indoor Bike Data"
+        case .currentTime: "Current Time"
+        case .infiniTimeStepCount: "Step Count"
         }
     }
 
@@ -80,8 +105,17 @@ public enum BLECharacteristic: UInt16, Sendable, CaseIterable, CustomStringConve
             .cgmSessionRunTime:
             .continuousGlucoseMonitoring
         case .fitnessMachineFeature, .treadmillData, .indoorBikeData: .fitnessMachine
+        case .currentTime: .currentTime
+        case .infiniTimeStepCount: .infiniTimeMotion
         }
     }
 
-    public var description: String { "\(name) (\(Hex.literal(rawValue)))" }
+    /// The characteristic's UUID.
+    package var uuid: BluetoothUUID {
+        self == .infiniTimeStepCount ? InfiniTimeUUID.stepCount : BluetoothUUID(rawValue)
+    }
+
+    public var description: String {
+        self == .infiniTimeStepCount ? "\(name) (\(uuid))" : "\(name) (\(Hex.literal(rawValue)))"
+    }
 }

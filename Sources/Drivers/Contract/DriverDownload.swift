@@ -26,6 +26,9 @@ package struct DriverDownload: Sendable {
     /// How far the device's stored activity history was read (stream → last record index), kept
     /// with the activity in the same transaction so that the next session reads only newer.
     package var cursors: [String: Int64]
+    /// The device's clock beside the host's, when the driver read it (a watch's Current Time);
+    /// kept with the activity.
+    package var clock: ClockReport?
     /// A file family's decoded file (its messages, sessions, the watch's zone, a cut named);
     /// nil off files.
     package var file: DecodedFile?
@@ -33,7 +36,7 @@ package struct DriverDownload: Sendable {
     package init(
         family: String, service: BLEService? = nil, samples: [ActivitySample] = [], glucose: DeviceDownload? = nil,
         exercise: [DeviceExercise] = [], events: [ImportEvent] = [], problems: [BLEDriverError] = [], notes: [String] = [],
-        cursors: [String: Int64] = [:], file: DecodedFile? = nil
+        cursors: [String: Int64] = [:], clock: ClockReport? = nil, file: DecodedFile? = nil
     ) {
         self.family = family
         self.service = service
@@ -44,6 +47,7 @@ package struct DriverDownload: Sendable {
         self.problems = problems
         self.notes = notes
         self.cursors = cursors
+        self.clock = clock
         self.file = file
     }
 

@@ -13,7 +13,7 @@ package enum DriverRegistry {
     package static var ble: [any BLEDeviceDriver.Type] {
         [
             HeartRateDriver.self, RunningSpeedCadenceDriver.self, CyclingSpeedCadenceDriver.self, FitnessMachineDriver.self,
-            HuamiBandDriver.self, ContinuousGlucoseDriver.self, GlucoseMeterDriver.self,
+            HuamiBandDriver.self, InfiniTimeDriver.self, ContinuousGlucoseDriver.self, GlucoseMeterDriver.self,
         ]
     }
 

@@ -56,6 +56,12 @@ package final class SimulatedPeripheral: ATTBearer {
             self.uuid = BluetoothUUID(uuid)
             self.characteristics = characteristics
         }
+
+        /// A service with any UUID (a vendor's 128-bit one).
+        package init(uuid: BluetoothUUID, _ characteristics: [Characteristic]) {
+            self.uuid = uuid
+            self.characteristics = characteristics
+        }
     }
 
     /// A value the device sends on its own.

@@ -31,6 +31,7 @@ final class DriverConformanceTests: XCTestCase {
             "ble-hrs": .gattServices([BluetoothUUID(0x1800), BluetoothUUID(0x180D)]), "ble-rsc": .gattServices([BluetoothUUID(0x1814)]),
             "ble-csc": .gattServices([BluetoothUUID(0x1816)]), "ble-ftms": .gattServices([BluetoothUUID(0x1826)]),
             "huami": .gattServices([BluetoothUUID(0xFEE0)]),
+            "infinitime": .gattServices([BluetoothUUID("00030000-78fc-48fe-8e23-433b3a1942d0")!]),
             "ble-cgms": .gattServices([BluetoothUUID(0x181F)]), "ble-glucose": .gattServices([BluetoothUUID(0x1808)]),
             "fit": .fileHead(Array(fit.prefix(DriverRegistry.fileHeadLength))),
         ]
@@ -176,7 +177,7 @@ final class BluetoothDriverConformanceTests: XCTestCase {
     static var devices: [any ConformingBLEDevice.Type] {
         [
             HeartRateBandDevice.self, CGMSensorDevice.self, GlucoseMeterDevice.self, RunningPodDevice.self, BikeSensorDevice.self,
-            TreadmillDevice.self, HuamiBandDevice.self,
+            TreadmillDevice.self, HuamiBandDevice.self, PineTimeDevice.self,
         ]
     }
 
@@ -193,6 +194,19 @@ final class BluetoothDriverConformanceTests: XCTestCase {
     func testBikeSensor() throws { try DriverConformanceKit.check(BikeSensorDevice.self) }
     func testTreadmill() throws { try DriverConformanceKit.check(TreadmillDevice.self) }
     func testHuamiBand() throws { try DriverConformanceKit.check(HuamiBandDevice.self) }
+    func testPineTime() throws { try DriverConformanceKit.check(PineTimeDevice.self) }
+}
+
+/// The simulated PineTime: its count read at 14:00:05 on the watch and step notifications to
+/// 12:03:50Z, then the same session on to 12:05:50Z (each ending with the last read of a minute).
+enum PineTimeDevice: ConformingBLEDevice {
+    static let families = ["ble-hrs", InfiniTimeDriver.family]
+    static let labScenario: String? = "pinetime-live"
+
+    static func peripheral(step: Int) -> (bearer: any ATTBearer, clock: () -> Date) {
+        let clock = SimulatedClock(PineTimeDemo.connected)
+        return (PineTimeDemo.watch(notifications: 11 + 6 * step).peripheral(connected: PineTimeDemo.connected, clock: clock), { clock.now })
+    }
 }
 
 /// The simulated Huami band: four hours of per-minute history through the night clocks go

@@ -150,9 +150,7 @@ package final class HuamiBandDriver: BLEDeviceDriver {
     /// The family the session's activity is stored under: the activity drivers' families, as
     /// the import joins them.
     static func activityFamily(_ link: BLELink) -> String {
-        let glucose = [ContinuousGlucoseDriver.family, GlucoseMeterDriver.family]
-        let families = link.families.filter { !glucose.contains($0) }
-        return families.isEmpty ? family : families.joined(separator: "+")
+        link.activityFamily.isEmpty ? family : link.activityFamily
     }
 
     private func authenticate(_ link: BLELink, _ auth: GATTCharacteristic) throws(BLEDriverError) {

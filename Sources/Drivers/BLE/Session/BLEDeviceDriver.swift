@@ -47,26 +47,18 @@ extension BLEDeviceDriver {
 }
 
 /// Counts values left out, by reason, in first-seen order.
-struct EventCounter {
+package struct EventCounter: Sendable {
     private var names: [String] = []
     private var counts: [String: Int] = [:]
 
-    mutating func count(_ name: String, _ amount: Int = 1) {
+    package init() {}
+
+    package mutating func count(_ name: String, _ amount: Int = 1) {
         if counts[name] == nil { names.append(name) }
         counts[name, default: 0] += amount
     }
 
-    var events: [ImportEvent] { names.map { ImportEvent(name: $0, count: counts[$0]!) } }
-}
-
-extension BLEService {
-    /// The service's 16-bit UUID.
-    package var uuid: BluetoothUUID { BluetoothUUID(rawValue) }
-}
-
-extension BLECharacteristic {
-    /// The characteristic's 16-bit UUID.
-    package var uuid: BluetoothUUID { BluetoothUUID(rawValue) }
+    package var events: [ImportEvent] { names.map { ImportEvent(name: $0, count: counts[$0]!) } }
 }
 
 extension GATTService {

@@ -70,10 +70,8 @@ public enum BLEDriverError: Error, Equatable, CustomStringConvertible {
 
     /// `Heart Rate (0x180D)` for a service glucobridge knows, else the UUID.
     static func serviceName(_ uuid: BluetoothUUID) -> String {
-        if let short = uuid.short {
-            if let known = BLEService(rawValue: short) { return known.description }
-            if short == DeviceInformation.serviceUUID.short { return "Device Information (0x180A)" }
-        }
+        if let known = BLEService.known(uuid) { return known.description }
+        if uuid == DeviceInformation.serviceUUID { return "Device Information (0x180A)" }
         return uuid.description
     }
 }

@@ -63,6 +63,13 @@ package final class BLELink {
         }
     }
 
+    /// The family the session's activity is stored under: the activity drivers' families, as
+    /// the import joins them.
+    package var activityFamily: String {
+        let glucose = [ContinuousGlucoseDriver.family, GlucoseMeterDriver.family]
+        return families.filter { !glucose.contains($0) }.joined(separator: "+")
+    }
+
     /// Reads a characteristic glucobridge needs; any failure is the session's.
     package func read(_ characteristic: GATTCharacteristic) throws(BLEDriverError) -> GATTValue {
         do {
