@@ -28,24 +28,21 @@ enum ActivityMinuteParts {
         let lastMillisecond = minute.addingTimeInterval(59.999)
         let first = StoreTime.string(min(tally.firstSample, lastMillisecond))
         let last = StoreTime.string(min(tally.lastSample, lastMillisecond))
-        let overlapping =
-            try Bool.fetchOne(
-                db,
-                sql: """
-                    SELECT EXISTS (SELECT 1 FROM activity_minute_part
-                                   WHERE source_id = ? AND minute = ? AND first_sample <= ? AND last_sample >= ?)
-                    """,
-                arguments: [sourceID, start, last, first]) ?? false
+        let overlap = try db.cachedStatement(
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM activity_minute_part
+                               WHERE source_id = ? AND minute = ? AND first_sample <= ? AND last_sample >= ?)
+                """)
+        let overlapping = try Bool.fetchOne(overlap, arguments: [sourceID, start, last, first]) ?? false
         if overlapping { return .alreadyStored }
-        let stored =
-            try Bool.fetchOne(
-                db, sql: "SELECT EXISTS (SELECT 1 FROM activity_minute WHERE source_id = ? AND minute = ?)", arguments: [sourceID, start]) ?? false
+        let exists = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM activity_minute WHERE source_id = ? AND minute = ?)")
+        let stored = try Bool.fetchOne(exists, arguments: [sourceID, start]) ?? false
         let parts = try self.parts(sourceID: sourceID, minute: start, db)
         if stored && parts.isEmpty { return .alreadyStored }
         guard let merged = MinuteTally.merged(parts + [tally])?.minute(start: minute) else {
             throw StoreError.database("the activity minute \(start) UTC has no samples to store")
         }
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO activity_minute (
                     source_id, minute, heart_rate_bpm, step_cadence_spm, crank_cadence_rpm, speed_mps,
@@ -56,12 +53,12 @@ enum ActivityMinuteParts {
                     crank_cadence_rpm = excluded.crank_cadence_rpm, speed_mps = excluded.speed_mps,
                     distance_m = excluded.distance_m, energy_kj = excluded.energy_kj, gait = excluded.gait,
                     sensors = excluded.sensors, sample_count = excluded.sample_count, import_run_id = excluded.import_run_id
-                """,
-            arguments: [
-                sourceID, start, merged.heartRate, merged.stepCadence, merged.crankCadence, merged.speed, merged.distance,
-                merged.energy, merged.gait?.rawValue, ActivityColumns.sensors(merged.sensors), merged.sampleCount, runID,
-            ])
-        try db.execute(
+                """
+        ).execute(arguments: [
+            sourceID, start, merged.heartRate, merged.stepCadence, merged.crankCadence, merged.speed, merged.distance,
+            merged.energy, merged.gait?.rawValue, ActivityColumns.sensors(merged.sensors), merged.sampleCount, runID,
+        ])
+        try db.cachedStatement(
             sql: """
                 INSERT INTO activity_minute_part (
                     source_id, minute, first_sample, last_sample, heart_rate_sum, heart_rate_count,
@@ -69,26 +66,26 @@ enum ActivityMinuteParts {
                     speed_count, distance_m, energy_kj, walking_count, running_count, sensors, running_totals,
                     sample_count, import_run_id)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                sourceID, start, first, last, tally.heartRate.total, tally.heartRate.count, tally.stepCadence.total,
-                tally.stepCadence.count, tally.crankCadence.total, tally.crankCadence.count, tally.speed.total,
-                tally.speed.count, tally.distance, tally.energy, tally.walking, tally.running,
-                ActivityColumns.sensors(tally.sensors), try runningTotals(tally.totals), tally.samples, runID,
-            ])
+                """
+        ).execute(arguments: [
+            sourceID, start, first, last, tally.heartRate.total, tally.heartRate.count, tally.stepCadence.total,
+            tally.stepCadence.count, tally.crankCadence.total, tally.crankCadence.count, tally.speed.total,
+            tally.speed.count, tally.distance, tally.energy, tally.walking, tally.running,
+            ActivityColumns.sensors(tally.sensors), try runningTotals(tally.totals), tally.samples, runID,
+        ])
         return stored ? .merged : .added
     }
 
     /// The stored parts of a source's minute (`minute` as the store writes instants).
     static func parts(sourceID: Int64, minute: String, _ db: Database) throws -> [MinuteTally] {
         try Row.fetchAll(
-            db,
-            sql: """
-                SELECT first_sample, last_sample, heart_rate_sum, heart_rate_count, step_cadence_sum,
-                       step_cadence_count, crank_cadence_sum, crank_cadence_count, speed_sum, speed_count,
-                       distance_m, energy_kj, walking_count, running_count, sensors, running_totals, sample_count
-                FROM activity_minute_part WHERE source_id = ? AND minute = ? ORDER BY first_sample
-                """,
+            db.cachedStatement(
+                sql: """
+                    SELECT first_sample, last_sample, heart_rate_sum, heart_rate_count, step_cadence_sum,
+                           step_cadence_count, crank_cadence_sum, crank_cadence_count, speed_sum, speed_count,
+                           distance_m, energy_kj, walking_count, running_count, sensors, running_totals, sample_count
+                    FROM activity_minute_part WHERE source_id = ? AND minute = ? ORDER BY first_sample
+                    """),
             arguments: [sourceID, minute]
         ).map { row in
             var tally = MinuteTally(

@@ -92,6 +92,18 @@ final class SplitMinuteTests: XCTestCase {
         XCTAssertEqual(wholeAfter.summaries.last?.minutesAlreadyStored, 3)
     }
 
+    /// The report of the second session's import says it completed a stored minute.
+    func testTheReportCountsTheMergedMinute() throws {
+        let store = try freshStore(zone: "UTC")
+        let importer = Importer(store: store)
+        _ = try importer.replayOneBLE(captureAt: partA)
+        let report = ImportReport(try importer.run(.capture(partB)), store: store).text.split(separator: "\n").map(String.init)
+        XCTAssertTrue(
+            report.contains(
+                "activity (ble-hrs:SIM-HR-0001): 60 samples; 2 minutes: 1 new, 1 merged with a stored part of it, 0 already stored; "
+                    + "exercise sessions: 0 new, 0 already stored"), "\(report)")
+    }
+
     /// The merged minute moves to the import run that completed it, where a sync reads it again.
     func testTheMergedMinuteMovesToTheRunThatCompletedIt() throws {
         let imported = try minutes(importing: [partA, partB])
