@@ -11,7 +11,7 @@ import Store
 /// decoded by glucobridge (``FITDecoder`` and ``FITActivityFile``) and by Garmin's own
 /// `garmin-fit-sdk` (PyPI; its `Decoder.read()` timed inside its own process, the file already in
 /// memory), and imported whole against the store floor for its rows (SQLite inserting the
-/// import's own minute and exercise rows with `INSERT … SELECT`).
+/// import's own minute, minute part and exercise rows with `INSERT … SELECT`).
 struct FITRideFigures {
     var bytes: Int
     var records: Int
@@ -60,6 +60,7 @@ struct FITRideFigures {
         let minutes = try DatabaseQueue(path: filled).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM activity_minute") ?? 0 }
         try DatabaseQueue(path: empty).writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "DELETE FROM activity_minute_part")
             try db.execute(sql: "DELETE FROM activity_minute")
             try db.execute(sql: "DELETE FROM exercise")
             try db.execute(sql: "VACUUM")
@@ -79,6 +80,7 @@ struct FITRideFigures {
                         try db.inTransaction(.immediate) {
                             try db.execute(sql: "INSERT INTO main.exercise SELECT * FROM filled.exercise")
                             try db.execute(sql: "INSERT INTO main.activity_minute SELECT * FROM filled.activity_minute")
+                            try db.execute(sql: "INSERT INTO main.activity_minute_part SELECT * FROM filled.activity_minute_part")
                             return .commit
                         }
                         try db.execute(sql: "DETACH DATABASE filled")

@@ -52,6 +52,14 @@ package struct ImportReport: Sendable {
     }
 
     /// A FIT file's report.
+    /// "61 minutes: 60 new, 1 merged with a stored part of it, 0 already stored" (the merged
+    /// count only when there is one).
+    private static func minutes(_ summary: ActivityImportSummary) -> String {
+        count(summary.minutesAdded + summary.minutesMerged + summary.minutesAlreadyStored, "minute") + ": \(summary.minutesAdded) new, "
+            + (summary.minutesMerged > 0 ? "\(summary.minutesMerged) merged with a stored part of it, " : "")
+            + "\(summary.minutesAlreadyStored) already stored"
+    }
+
     private static func fitText(_ outcome: DeviceImport, _ fit: FITFileImport, store: SharedStore) -> String {
         var lines = [
             "read \(outcome.origin ?? "a FIT file") (FIT \(fit.fileType) file, \(count(fit.messagesRead, "message"))"
@@ -61,8 +69,7 @@ package struct ImportReport: Sendable {
             let summary = activity.summary
             lines.append("device: \(Self.device(activity.source))")
             lines.append(
-                "activity: \(summary.samplesRead) samples; " + Self.count(summary.minutesAdded + summary.minutesAlreadyStored, "minute")
-                    + ": \(summary.minutesAdded) new, \(summary.minutesAlreadyStored) already stored; exercise sessions: "
+                "activity: \(summary.samplesRead) samples; " + Self.minutes(summary) + "; exercise sessions: "
                     + "\(summary.sessionsAdded) new, \(summary.sessionsAlreadyStored) already stored")
             lines += activity.sessions.map { session in
                 var line = "exercise: \(Self.session(session, store: store))"
@@ -136,10 +143,8 @@ package struct ImportReport: Sendable {
         if let activity = outcome.activity {
             let summary = activity.summary
             lines.append(
-                "activity (\(activity.source)): \(summary.samplesRead) samples; "
-                    + Self.count(summary.minutesAdded + summary.minutesAlreadyStored, "minute") + ": \(summary.minutesAdded) new, "
-                    + "\(summary.minutesAlreadyStored) already stored; exercise sessions: \(summary.sessionsAdded) new, "
-                    + "\(summary.sessionsAlreadyStored) already stored")
+                "activity (\(activity.source)): \(summary.samplesRead) samples; " + Self.minutes(summary)
+                    + "; exercise sessions: \(summary.sessionsAdded) new, \(summary.sessionsAlreadyStored) already stored")
             lines += activity.sessions.map { "exercise: \(Self.session($0, store: store))" }
             lines += Self.days(summary.days, store: store).map { "exercise days: \($0)" }
             if !activity.events.isEmpty { lines.append("samples left out: " + Self.counts(activity.events)) }

@@ -86,6 +86,13 @@ public struct ActivityMinute: Sendable, Equatable, Codable {
     public var sensors: Set<ActivitySensor>
     /// How many samples the minute was computed from.
     public var sampleCount: Int
+    /// The sums and counts the values came from, when the minute was computed from samples: the
+    /// store combines them with another session's part of the same minute. Not encoded.
+    public var tally: MinuteTally?
+
+    private enum CodingKeys: String, CodingKey {
+        case start, heartRate, stepCadence, crankCadence, speed, distance, energy, gait, sensors, sampleCount
+    }
 
     public init(
         start: Date, heartRate: Double? = nil, stepCadence: Double? = nil, crankCadence: Double? = nil,

@@ -8,8 +8,12 @@ public struct ActivityImportSummary: Sendable, Equatable, CustomStringConvertibl
     public var runID: Int64
     /// Samples the sensors sent.
     public var samplesRead: Int
-    /// Minute rows stored by this import, and those the store already held (same source and minute).
+    /// Minute rows stored by this import; minutes the store held a part of, which this import
+    /// completed with the samples it saw of them (same source and minute, samples at other
+    /// instants); and minutes it held already as they were (the same samples again, or a minute
+    /// stored without its parts).
     public var minutesAdded: Int
+    public var minutesMerged: Int = 0
     public var minutesAlreadyStored: Int
     /// Exercise logs stored by this import, and those the store already held (same source and key).
     public var sessionsAdded: Int
@@ -19,7 +23,9 @@ public struct ActivityImportSummary: Sendable, Equatable, CustomStringConvertibl
 
     public var description: String {
         "\(sessionsAdded) new exercise sessions, \(sessionsAlreadyStored) already stored; "
-            + "\(minutesAdded) new activity minutes, \(minutesAlreadyStored) already stored"
+            + "\(minutesAdded) new activity minutes, "
+            + (minutesMerged > 0 ? "\(minutesMerged) merged with a stored part, " : "")
+            + "\(minutesAlreadyStored) already stored"
     }
 }
 
@@ -29,12 +35,16 @@ extension SharedStore {
     /// never lowered), and an `import_run` row.
     ///
     /// The batch is checked first (``StoreError/invalidBatch(reason:)`` names the minute or session
-    /// and the value). A minute or session the store already holds for the source (same minute;
-    /// same record key) is left as it is and counted as already stored, so importing the same
+    /// and the value). A session the store already holds for the source (same record key) is left
+    /// as it is. A minute computed from samples is kept with its part (``ActivityMinuteParts``):
+    /// when the store holds other parts of it (another session's samples of the same minute), the
+    /// minute is stored again from all of them and moves to this import run; a part the store
+    /// holds already, or one overlapping a stored part in time, adds nothing. A minute without
+    /// samples' sums (a device's own per-minute history) is stored once. So importing the same
     /// data again adds nothing. Any failure rolls everything back.
     ///
-    /// In the `import_run` row, `records_read` counts samples, `records_added` and
-    /// `records_already_stored` count minute rows, `records_skipped` counts the values left out
+    /// In the `import_run` row, `records_read` counts samples, `records_added` counts minute
+    /// rows added or completed, `records_already_stored` those left as they were, `records_skipped` counts the values left out
     /// (named in `events_json`); the sessions are the `exercise` rows carrying its id.
     package func save(_ batch: ActivityBatch) throws(StoreError) -> ActivityImportSummary {
         let zone = timeZone
@@ -60,7 +70,16 @@ extension SharedStore {
                 ON CONFLICT (source_id, minute) DO NOTHING
                 """)
         var minutesAdded = 0
+        var minutesMerged = 0
         for minute in checked.minutes {
+            if let tally = minute.tally {
+                switch try ActivityMinuteParts.store(tally, of: minute.start, sourceID: sourceID, runID: runID, db) {
+                case .added: minutesAdded += 1
+                case .merged: minutesMerged += 1
+                case .alreadyStored: break
+                }
+                continue
+            }
             try insertMinute.execute(arguments: [
                 sourceID, StoreTime.string(minute.start), minute.heartRate, minute.stepCadence,
                 minute.crankCadence, minute.speed, minute.distance, minute.energy, minute.gait?.rawValue,
@@ -68,6 +87,7 @@ extension SharedStore {
             ])
             minutesAdded += db.changesCount
         }
+        let minutesAlreadyStored = batch.minutes.count - minutesAdded - minutesMerged
 
         let insertSession = try db.cachedStatement(
             sql: """
@@ -97,10 +117,10 @@ extension SharedStore {
             try db.execute(sql: "DELETE FROM day WHERE id = ?", arguments: [id])
         }
 
-        try ImportRows.finish(runID, added: minutesAdded, alreadyStored: batch.minutes.count - minutesAdded, db)
+        try ImportRows.finish(runID, added: minutesAdded + minutesMerged, alreadyStored: minutesAlreadyStored, db)
         return ActivityImportSummary(
-            runID: runID, samplesRead: batch.samplesRead, minutesAdded: minutesAdded,
-            minutesAlreadyStored: batch.minutes.count - minutesAdded, sessionsAdded: sessionsAdded,
+            runID: runID, samplesRead: batch.samplesRead, minutesAdded: minutesAdded, minutesMerged: minutesMerged,
+            minutesAlreadyStored: minutesAlreadyStored, sessionsAdded: sessionsAdded,
             sessionsAlreadyStored: batch.sessions.count - sessionsAdded, days: daysWithNewRows.sorted())
     }
 }

@@ -9,7 +9,9 @@ import GRDBSQLite
 /// - **Device data is append-only** and keyed by (source, device record key): sources, import
 ///   runs, device glucose readings, activity sessions and their minutes are read from an id cursor
 ///   (``SyncFeed``), since an import only ever adds rows with larger ids (SQLite has one writer at
-///   a time). No trigger runs for an imported row beyond a `WHEN` test on `source_id`.
+///   a time). No trigger runs for an imported row beyond a `WHEN` test on `source_id`. An
+///   activity minute that a later import completes (a minute split between two sessions) moves
+///   to that import's run, and is read again with it.
 /// - **Logs entered in the app** (glucose, insulin, meals, exercise, illness, stress) get a
 ///   stable `uid` (a random UUID) when they are inserted, by any program, through SQLite triggers;
 ///   it is never changed and never reused. Every insert, edit and removal of such a log, of a
@@ -76,7 +78,10 @@ extension SharedStore {
         }
     }
 
-    /// The activity minutes written by the import runs with ids in `runs`, by run.
+    /// The activity minutes written by the import runs with ids in `runs`, by run: each minute
+    /// with the run that last wrote it (added it, or completed it with another session's part),
+    /// and whether it was `completed` (an earlier run wrote a part of it: a sync may have sent
+    /// that part's minute already).
     package func syncActivityMinutes(importRuns runs: ClosedRange<Int64>) throws(StoreError) -> SyncRows {
         try read { db in
             try SyncRows.fetch(
@@ -84,7 +89,10 @@ extension SharedStore {
                 sql: """
                     SELECT m.import_run_id AS id, s.family, s.serial, m.minute, m.heart_rate_bpm,
                            m.step_cadence_spm, m.crank_cadence_rpm, m.speed_mps, m.distance_m, m.energy_kj,
-                           m.gait, m.sensors, m.sample_count
+                           m.gait, m.sensors, m.sample_count,
+                           EXISTS (SELECT 1 FROM activity_minute_part p
+                                   WHERE p.source_id = m.source_id AND p.minute = m.minute
+                                       AND p.import_run_id < m.import_run_id) AS completed
                     FROM activity_minute m JOIN source s ON s.id = m.source_id
                     WHERE m.import_run_id BETWEEN ? AND ?
                     ORDER BY m.import_run_id, m.source_id, m.minute

@@ -166,6 +166,31 @@ extension Migrations {
             changed INTEGER NOT NULL CHECK (changed >= 0),
             note TEXT NOT NULL CHECK (note <> '')
         );
+        CREATE TABLE activity_minute_part (
+            source_id INTEGER NOT NULL,
+            minute TEXT NOT NULL,
+            first_sample TEXT NOT NULL CHECK (first_sample GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]' AND substr(first_sample, 1, 16) = substr(minute, 1, 16)),
+            last_sample TEXT NOT NULL CHECK (last_sample GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]' AND substr(last_sample, 1, 16) = substr(minute, 1, 16)
+                                             AND last_sample >= first_sample),
+            heart_rate_sum REAL NOT NULL CHECK (heart_rate_sum >= 0),
+            heart_rate_count INTEGER NOT NULL CHECK (heart_rate_count >= 0),
+            step_cadence_sum REAL NOT NULL CHECK (step_cadence_sum >= 0),
+            step_cadence_count INTEGER NOT NULL CHECK (step_cadence_count >= 0),
+            crank_cadence_sum REAL NOT NULL CHECK (crank_cadence_sum >= 0),
+            crank_cadence_count INTEGER NOT NULL CHECK (crank_cadence_count >= 0),
+            speed_sum REAL NOT NULL CHECK (speed_sum >= 0),
+            speed_count INTEGER NOT NULL CHECK (speed_count >= 0),
+            distance_m REAL CHECK (distance_m >= 0),
+            energy_kj REAL CHECK (energy_kj >= 0),
+            walking_count INTEGER NOT NULL CHECK (walking_count >= 0),
+            running_count INTEGER NOT NULL CHECK (running_count >= 0),
+            sensors TEXT NOT NULL CHECK (json_valid(sensors) AND json_array_length(sensors) > 0),
+            running_totals TEXT NOT NULL CHECK (json_valid(running_totals)),
+            sample_count INTEGER NOT NULL CHECK (sample_count > 0),
+            import_run_id INTEGER NOT NULL REFERENCES import_run(id),
+            PRIMARY KEY (source_id, minute, first_sample, last_sample),
+            FOREIGN KEY (source_id, minute) REFERENCES activity_minute(source_id, minute)
+        ) WITHOUT ROWID;
         CREATE INDEX favourite_by_name ON favourite(name COLLATE NOCASE);
         CREATE INDEX day_by_favourite ON day(favourite_id);
         CREATE INDEX import_run_by_source ON import_run(source_id);
@@ -199,6 +224,7 @@ extension Migrations {
         CREATE UNIQUE INDEX exercise_by_uid ON exercise(uid) WHERE uid IS NOT NULL;
         CREATE UNIQUE INDEX illness_by_uid ON illness(uid) WHERE uid IS NOT NULL;
         CREATE UNIQUE INDEX stress_by_uid ON stress(uid) WHERE uid IS NOT NULL;
+        CREATE INDEX activity_minute_part_by_import_run ON activity_minute_part(import_run_id);
         CREATE TRIGGER day_sync_insert AFTER INSERT ON day BEGIN
             INSERT INTO sync_change (entity, key) VALUES ('day', NEW.date);
         END;

@@ -23,6 +23,7 @@ package enum Migrations {
         Step(identifier: "v7-display-unit", sql: v7),
         Step(identifier: "v8-sync-change-log", sql: v8),
         Step(identifier: "v9-tags-from-exact-values", sql: v9, rows: retagFromExactValues),
+        Step(identifier: "v10-activity-minute-parts", sql: v10),
     ]
 
     package static var migrator: DatabaseMigrator {
@@ -353,6 +354,39 @@ package enum Migrations {
             changed INTEGER NOT NULL CHECK (changed >= 0),
             note TEXT NOT NULL CHECK (note <> '')
         );
+        """
+
+    /// The part of an activity minute each import saw: the sums and counts of its samples and its
+    /// sensors' running totals at both ends, keyed by the instants of its first and last sample,
+    /// so that a minute split between two sessions is stored from both parts
+    /// (`ActivityMinuteParts`). Minutes stored before keep no parts, and stay as they are.
+    private static let v10 = """
+        CREATE TABLE activity_minute_part (
+            source_id INTEGER NOT NULL,
+            minute TEXT NOT NULL,
+            first_sample TEXT NOT NULL CHECK (first_sample \(instant) AND substr(first_sample, 1, 16) = substr(minute, 1, 16)),
+            last_sample TEXT NOT NULL CHECK (last_sample \(instant) AND substr(last_sample, 1, 16) = substr(minute, 1, 16)
+                                             AND last_sample >= first_sample),
+            heart_rate_sum REAL NOT NULL CHECK (heart_rate_sum >= 0),
+            heart_rate_count INTEGER NOT NULL CHECK (heart_rate_count >= 0),
+            step_cadence_sum REAL NOT NULL CHECK (step_cadence_sum >= 0),
+            step_cadence_count INTEGER NOT NULL CHECK (step_cadence_count >= 0),
+            crank_cadence_sum REAL NOT NULL CHECK (crank_cadence_sum >= 0),
+            crank_cadence_count INTEGER NOT NULL CHECK (crank_cadence_count >= 0),
+            speed_sum REAL NOT NULL CHECK (speed_sum >= 0),
+            speed_count INTEGER NOT NULL CHECK (speed_count >= 0),
+            distance_m REAL CHECK (distance_m >= 0),
+            energy_kj REAL CHECK (energy_kj >= 0),
+            walking_count INTEGER NOT NULL CHECK (walking_count >= 0),
+            running_count INTEGER NOT NULL CHECK (running_count >= 0),
+            sensors TEXT NOT NULL CHECK (json_valid(sensors) AND json_array_length(sensors) > 0),
+            running_totals TEXT NOT NULL CHECK (json_valid(running_totals)),
+            sample_count INTEGER NOT NULL CHECK (sample_count > 0),
+            import_run_id INTEGER NOT NULL REFERENCES import_run(id),
+            PRIMARY KEY (source_id, minute, first_sample, last_sample),
+            FOREIGN KEY (source_id, minute) REFERENCES activity_minute(source_id, minute)
+        ) WITHOUT ROWID;
+        CREATE INDEX activity_minute_part_by_import_run ON activity_minute_part(import_run_id);
         """
 
     /// Tags were decided on a whole mg/dL (69.6 was in range); they are now decided on the value

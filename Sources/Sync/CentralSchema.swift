@@ -246,8 +246,9 @@ struct CentralTable: Sendable {
     var bySource = false
     /// Rows carry the store's uid.
     var byStore = false
-    /// A row already on the server is replaced (logs, whose values change) rather than kept
-    /// (device data, whose first stored version wins as in the local store).
+    /// A row already on the server is replaced (logs, whose values change, and activity minutes,
+    /// which a later session completes) rather than kept (other device data, whose first stored
+    /// version wins as in the local store).
     var replaces = false
     /// Rows carry only the key and the store's `tag` of rows already on the server (``retag``).
     var retags = false
@@ -366,7 +367,7 @@ struct CentralTable: Sendable {
             C("distance_m", "double precision"), C("energy_kj", "double precision"), C("gait", "text"),
             C("sensors", "jsonb"), C("sample_count", "integer"),
         ],
-        key: ["source_id", "minute"], bySource: true)
+        key: ["source_id", "minute"], bySource: true, replaces: true)
 
     /// The central table of each entity of the local change log.
     static func table(for entity: SyncEntity) -> CentralTable {

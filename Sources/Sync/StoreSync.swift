@@ -161,7 +161,11 @@ package struct StoreSync: Sendable {
                         report: &report
                     ) { send in
                         try await send(table, sent, .appended)
-                        if let minutes, !minutes.rows.isEmpty { try await send(.activityMinutes, minutes, .appended) }
+                        if let minutes, !minutes.rows.isEmpty {
+                            // A minute a later session completed replaces the part the server may hold.
+                            let completed = minutes.values(of: "completed").contains(.integer(1))
+                            try await send(.activityMinutes, minutes, completed ? .changed : .appended)
+                        }
                     }
                 } catch {
                     _ = await next.value

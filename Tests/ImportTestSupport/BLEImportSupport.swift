@@ -16,7 +16,7 @@ package func freshStore(zone: String) throws -> SharedStore {
 package func tableCounts(_ store: SharedStore) throws -> [String: Int] {
     try store.database.read { db in
         var counts: [String: Int] = [:]
-        for table in ["day", "glucose", "source", "import_run", "source_cursor", "activity_minute", "exercise"] {
+        for table in ["day", "glucose", "source", "import_run", "source_cursor", "activity_minute", "activity_minute_part", "exercise"] {
             counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)")
         }
         return counts

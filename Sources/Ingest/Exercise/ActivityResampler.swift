@@ -53,7 +53,8 @@ package enum ActivityResampler {
                 if let finished = open.result() { minutes.append(finished) }
                 current = nil
             }
-            var accumulator = current ?? Accumulator(minute: minute)
+            var accumulator = current ?? Accumulator(minute: minute, time: sample.time)
+            var tally = accumulator.tally
             var used = false
 
             if let rate = sample.heartRate {
@@ -62,13 +63,13 @@ package enum ActivityResampler {
                 } else if !rate.isFinite || !plausibleHeartRate.contains(rate) {
                     events["heart-rate-out-of-range", default: 0] += 1
                 } else {
-                    accumulator.heartRate.add(rate)
+                    tally.heartRate.add(rate)
                     used = true
                 }
             }
             if let cadence = sample.cadence {
                 if usable(cadence) {
-                    if sample.sensor == .cycling { accumulator.crankCadence.add(cadence) } else { accumulator.stepCadence.add(cadence) }
+                    if sample.sensor == .cycling { tally.crankCadence.add(cadence) } else { tally.stepCadence.add(cadence) }
                     used = true
                 } else {
                     events["invalid-cadence", default: 0] += 1
@@ -76,16 +77,18 @@ package enum ActivityResampler {
             }
             if let speed = sample.speed {
                 if usable(speed) {
-                    accumulator.speed.add(speed)
+                    tally.speed.add(speed)
                     used = true
                 } else {
                     events["invalid-speed", default: 0] += 1
                 }
             }
             var totals = lastTotals[sample.sensor] ?? (nil, nil)
+            var ends = tally.totals[sample.sensor] ?? MinuteTally.SensorTotals()
             if let total = sample.totalDistance {
                 if usable(total) {
-                    if let last = totals.distance { accumulator.distance = (accumulator.distance ?? 0) + increase(from: last, to: total) }
+                    if let last = totals.distance { tally.distance = (tally.distance ?? 0) + MinuteTally.increase(from: last, to: total) }
+                    ends.distance = Self.extend(ends.distance, with: total, isBase: totals.distance == nil)
                     totals.distance = total
                     used = true
                 } else {
@@ -94,7 +97,8 @@ package enum ActivityResampler {
             }
             if let total = sample.totalEnergy {
                 if usable(total) {
-                    if let last = totals.energy { accumulator.energy = (accumulator.energy ?? 0) + increase(from: last, to: total) }
+                    if let last = totals.energy { tally.energy = (tally.energy ?? 0) + MinuteTally.increase(from: last, to: total) }
+                    ends.energy = Self.extend(ends.energy, with: total, isBase: totals.energy == nil)
                     totals.energy = total
                     used = true
                 } else {
@@ -102,16 +106,20 @@ package enum ActivityResampler {
                 }
             }
             lastTotals[sample.sensor] = totals
+            if ends.distance != nil || ends.energy != nil { tally.totals[sample.sensor] = ends }
 
             if used {
-                accumulator.samples += 1
-                accumulator.sensors.insert(sample.sensor)
+                if tally.samples == 0 { tally.firstSample = sample.time }
+                tally.lastSample = sample.time
+                tally.samples += 1
+                tally.sensors.insert(sample.sensor)
                 switch sample.gait {
-                case .walking: accumulator.walking += 1
-                case .running: accumulator.running += 1
+                case .walking: tally.walking += 1
+                case .running: tally.running += 1
                 case nil: break
                 }
             }
+            accumulator.tally = tally
             current = accumulator
         }
         if let open = current, let finished = open.result() { minutes.append(finished) }
@@ -122,43 +130,25 @@ package enum ActivityResampler {
 
     private static func usable(_ value: Double) -> Bool { value.isFinite && value >= 0 }
 
-    /// The increase of a running total; a total below the last one restarted from zero.
-    private static func increase(from last: Double, to total: Double) -> Double {
-        total >= last ? total - last : total
+    /// A running total of the minute with `total` read after it (`isBase`: the first the session read).
+    private static func extend(_ ends: MinuteTally.RunningTotal?, with total: Double, isBase: Bool) -> MinuteTally.RunningTotal {
+        guard var ends else { return MinuteTally.RunningTotal(first: total, last: total, firstIsBase: isBase) }
+        ends.last = total
+        return ends
     }
 
-    private struct Mean {
-        var sum = 0.0
-        var count = 0
-        mutating func add(_ value: Double) {
-            sum += value
-            count += 1
-        }
-        var value: Double? { count == 0 ? nil : sum / Double(count) }
-    }
-
+    /// The minute being summed, and what its samples add up to.
     private struct Accumulator {
         let minute: Int64
-        var heartRate = Mean()
-        var stepCadence = Mean()
-        var crankCadence = Mean()
-        var speed = Mean()
-        var distance: Double?
-        var energy: Double?
-        var walking = 0
-        var running = 0
-        var sensors: Set<ActivitySensor> = []
-        var samples = 0
+        var tally: MinuteTally
 
-        init(minute: Int64) { self.minute = minute }
+        init(minute: Int64, time: Date) {
+            self.minute = minute
+            tally = MinuteTally(firstSample: time, lastSample: time)
+        }
 
         func result() -> ActivityMinute? {
-            guard samples > 0 else { return nil }
-            let gait: Gait? = walking + running == 0 ? nil : (running > walking ? .running : .walking)
-            return ActivityMinute(
-                start: Date(timeIntervalSince1970: TimeInterval(minute * 60)), heartRate: heartRate.value,
-                stepCadence: stepCadence.value, crankCadence: crankCadence.value, speed: speed.value,
-                distance: distance, energy: energy, gait: gait, sensors: sensors, sampleCount: samples)
+            tally.minute(start: Date(timeIntervalSince1970: TimeInterval(minute * 60)))
         }
     }
 }

@@ -51,10 +51,18 @@ package enum HeartRateBandDemo {
 
     /// The simulated band, its notifications scheduled on `clock`, one a second for `seconds`.
     package static func band(clock: SimulatedClock, seconds: Int = seconds) -> SimulatedPeripheral {
+        band(clock: clock, notifying: 1...max(1, seconds))
+    }
+
+    /// The band notifying only `notifying` (seconds after ``connected``): one of the sessions of
+    /// a band the host lost and found again. Its energy total counts from second 1 all the same,
+    /// as the band kept counting while it was not connected.
+    package static func band(clock: SimulatedClock, notifying: ClosedRange<Int>) -> SimulatedPeripheral {
         var schedule: [SimulatedPeripheral.Emission] = []
         var energy = 0.0
-        for second in 1...max(1, seconds) {
+        for second in 1...max(1, notifying.upperBound) {
             energy += beatsPerMinute(at: second) >= 100 ? 0.35 : 0.1
+            guard notifying.contains(second) else { continue }
             schedule.append(
                 SimulatedPeripheral.Emission(
                     at: connected.addingTimeInterval(TimeInterval(second)), 0x2A37, measurement(at: second, energy: Int(energy))))
@@ -77,8 +85,14 @@ package enum HeartRateBandDemo {
 
     /// Records the demo capture to `url`: the band read by `BLESession` through the recorder.
     package static func record(to url: URL) throws {
-        let clock = SimulatedClock(connected)
-        let recorder = try RecordingATTBearer(recording: band(clock: clock), to: url, clock: { clock.now })
+        try record(to: url, notifying: 1...seconds)
+    }
+
+    /// Records one session of the band to `url`: connected just after second
+    /// `notifying.lowerBound - 1`, it notifies `notifying` and disconnects.
+    package static func record(to url: URL, notifying: ClosedRange<Int>) throws {
+        let clock = SimulatedClock(connected.addingTimeInterval(TimeInterval(max(1, notifying.lowerBound) - 1)))
+        let recorder = try RecordingATTBearer(recording: band(clock: clock, notifying: notifying), to: url, clock: { clock.now })
         _ = try BLESession.run(ATTClient(bearer: recorder), mode: .conversation, limits: .replay, context: .fresh)
         if let failure = recorder.recordingError { throw failure }
     }

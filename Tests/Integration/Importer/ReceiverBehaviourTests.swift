@@ -139,7 +139,11 @@ final class ReceiverBehaviourTests: XCTestCase {
             XCTAssertTrue("\(error)".hasPrefix("CRC mismatch in the reply to ReadDatabasePages(EGVData, page 312, 1 page)"), "\(error)")
         }
         XCTAssertEqual(
-            try tableCounts(store), ["day": 0, "glucose": 0, "source": 0, "import_run": 0, "source_cursor": 0, "activity_minute": 0, "exercise": 0])
+            try tableCounts(store),
+            [
+                "day": 0, "glucose": 0, "source": 0, "import_run": 0, "source_cursor": 0, "activity_minute": 0, "activity_minute_part": 0,
+                "exercise": 0,
+            ])
     }
 
     /// A page stored corrupt on the receiver (sent intact): its record CRC names page and record,
@@ -159,7 +163,11 @@ final class ReceiverBehaviourTests: XCTestCase {
             XCTAssertTrue("\(error)".hasPrefix("EGVData page 0, record 5: CRC is"), "\(error)")
         }
         XCTAssertEqual(
-            try tableCounts(store), ["day": 0, "glucose": 0, "source": 0, "import_run": 0, "source_cursor": 0, "activity_minute": 0, "exercise": 0])
+            try tableCounts(store),
+            [
+                "day": 0, "glucose": 0, "source": 0, "import_run": 0, "source_cursor": 0, "activity_minute": 0, "activity_minute_part": 0,
+                "exercise": 0,
+            ])
         // The same from the recording of that session.
         XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: capture)) { error in
             XCTAssertTrue("\(error)".hasPrefix("EGVData page 0, record 5: CRC is"), "\(error)")

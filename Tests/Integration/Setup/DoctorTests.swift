@@ -30,8 +30,9 @@ final class DoctorTests: XCTestCase {
         try queue.write { db in
             try db.execute(
                 sql: """
-                    DELETE FROM grdb_migrations WHERE identifier = 'v9-tags-from-exact-values';
+                    DELETE FROM grdb_migrations WHERE identifier IN ('v9-tags-from-exact-values', 'v10-activity-minute-parts');
                     DROP TABLE migration_note;
+                    DROP TABLE activity_minute_part;
                     INSERT INTO day (date) VALUES ('2024-01-15');
                     INSERT INTO source (family, serial) VALUES ('ble-cgms', 'SIM');
                     INSERT INTO glucose (day_id, time, mgdl, unit, tag, kind, source_id, device_record_key) VALUES

@@ -16,7 +16,7 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(
             tables,
             [
-                "activity_minute", "day", "exercise", "favourite", "glucose", "grdb_migrations", "illness", "import_run",
+                "activity_minute", "activity_minute_part", "day", "exercise", "favourite", "glucose", "grdb_migrations", "illness", "import_run",
                 "insulin", "meal", "migration_note", "source", "source_cursor", "sqlite_sequence", "store_config", "stress", "sync_change",
                 "sync_store", "user_profile",
             ])

@@ -264,7 +264,11 @@ final class ExerciseDetectionTests: XCTestCase {
         ]
         let resampled = ActivityResampler.minutes(from: samples)
         XCTAssertEqual(
-            resampled.minutes,
+            resampled.minutes.map { minute in
+                var means = minute
+                means.tally = nil
+                return means
+            },
             [
                 ActivityMinute(
                     start: at(0), heartRate: 110, stepCadence: 90, speed: 1.2, energy: 2, gait: .running,
@@ -273,6 +277,13 @@ final class ExerciseDetectionTests: XCTestCase {
                     start: at(1), stepCadence: 105, speed: 1.2, distance: 50 + 20 + 30, gait: .walking,
                     sensors: [.runningPod], sampleCount: 3),
             ])
+        // The sums behind the means, and each sensor's totals at both ends of the minute.
+        let tally = try XCTUnwrap(resampled.minutes.first?.tally)
+        XCTAssertEqual(tally.heartRate, MinuteTally.Sum(total: 330, count: 3))
+        XCTAssertEqual([tally.firstSample, tally.lastSample], [at(0, 0), at(0, 40)])
+        XCTAssertEqual(tally.totals[.heartRateBand]?.energy, MinuteTally.RunningTotal(first: 10, last: 12, firstIsBase: true))
+        XCTAssertEqual(tally.totals[.runningPod]?.distance, MinuteTally.RunningTotal(first: 100, last: 100, firstIsBase: true))
+        XCTAssertEqual(resampled.minutes.last?.tally?.totals[.runningPod]?.distance?.firstIsBase, false)
         XCTAssertEqual(
             resampled.events,
             [
