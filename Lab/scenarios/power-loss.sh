@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # lab: host
-# lab-timeout: 900
+# lab-timeout: 1800
 # Power loss in the middle of imports. The store lives on an ext4 file system on a virtio disk
 # (an image mkfs.ext4 makes on the host). In each boot the app (a sqlite3 process at the shell's
 # defaults) commits numbered insulin logs and prints each number once its commit has returned,
@@ -18,14 +18,15 @@
 # Two chains of cuts on two disks run side by side (LAB_POWER_CUTS cuts in all, 30 by default;
 # `LAB_POWER_CUTS=200 LAB_TIMEOUT=3600 Lab/run power-loss` is the longer run). Each chain ends
 # with one boot that is not cut. A store that holds the capture whole gets one more import of it
-# (adding nothing), then the next boot's import goes into a new store (the next generation,
+# (adding nothing), then the boot imports into a new store (the next generation,
 # store-G.sqlite), so that every generation's import can be cut again.
 source "$(dirname "$0")/../lib.sh"
 out="$2"
 
-# The steps the guest announces, in order (OUT/progress: "ORDER NAME" a line); a cut planned at
-# step K lands at the first announced step at or after K. commit-NMiB: the import has written N
-# MiB (its commit writing WAL frames); checkpoint-8MiB: past its WAL, the checkpoint copying.
+# The steps the guest announces, in order (OUT/progress: "ORDER NAME UPTIME" a line); a cut
+# planned at step K lands at the first announced step at or after K. commit-NMiB: the import has
+# written N MiB (its commit writing WAL frames); checkpoint-8MiB: past its WAL, the checkpoint
+# copying them into the store file.
 steps=(mounted checked reimported import-started commit-1MiB commit-4MiB checkpoint-8MiB imported app-after)
 
 # The step numbered ORDER (1-based) by its name.
@@ -43,7 +44,9 @@ run)
     announce() {
         local order=1
         while [ "$(step_name "$order")" != "$1" ]; do order=$((order + 1)); done
-        echo "$order $1" >> "$out/progress"
+        local uptime
+        read -r uptime _ < /proc/uptime
+        echo "$order $1 ${uptime}s" >> "$out/progress"
     }
 
     mkdir -p "$disk"
@@ -243,7 +246,7 @@ check)
             cut="$(sed -n "/(chain $c, boot $((b - 1)))/p" "$dir/cuts.log")"
             what="${cut%%:*}"
             # A boot cut before it finished reading the store leaves the store to the next one.
-            if ! grep -q ' checked$' "$boot/progress" 2>/dev/null; then
+            if ! grep -q '^2 checked ' "$boot/progress" 2>/dev/null; then
                 echo "$cut: boot $b was cut while it read the store; boot $((b + 1)) reads it"
                 continue
             fi
@@ -298,6 +301,6 @@ check)
     done
     cuts="$(cat "$out"/chain-*/cuts.log | wc -l)"
     echo "power-loss: $cuts cuts; after them the capture's import was whole $whole times and absent $absent times, never partial"
-    awk '{ sub(/.*landed after step [0-9]+ /, ""); n[$0]++ } END { for (s in n) printf "  landed after %s: %d\n", s, n[s] }' "$out"/chain-*/cuts.log | sort
+    awk '{ sub(/.*landed after step [0-9]+ /, ""); n[$1]++ } END { for (s in n) printf "  landed after %s: %d\n", s, n[s] }' "$out"/chain-*/cuts.log | sort
     ;;
 esac
