@@ -74,7 +74,7 @@ struct FITRideFigures {
                     var configuration = Configuration()
                     configuration.foreignKeysEnabled = true
                     try DatabaseQueue(path: path, configuration: configuration).writeWithoutTransaction { db in
-                        try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                        try db.execute(sql: "PRAGMA synchronous = FULL")
                         try db.execute(sql: "ATTACH DATABASE ? AS filled", arguments: [filled])
                         precondition(csqlite_enable_triggers(db.sqliteConnection, 0) == 0, "triggers stayed on")
                         try db.inTransaction(.immediate) {

@@ -148,7 +148,7 @@ struct FloorFiles {
 /// `files.empty` (the import makes its store too), then one transaction (waiting up to 5 s for
 /// the lock, as the import does) that inserts every row of `files.filled`'s `glucose` with one
 /// `INSERT … SELECT`, with the import's connection settings (foreign keys on, `synchronous =
-/// NORMAL`, statement journals in memory, triggers off), and the close, which checkpoints. No
+/// FULL` for the commit, statement journals in memory, triggers off), and the close, which checkpoints. No
 /// decoding, no binding, no Day lookups: the least any importer into this schema pays. `body`
 /// runs with the copy's path once it exists.
 func insertFloor(_ files: FloorFiles, in folder: URL, body: (String) throws -> Void = { _ in }) throws {
@@ -159,7 +159,7 @@ func insertFloor(_ files: FloorFiles, in folder: URL, body: (String) throws -> V
     configuration.foreignKeysEnabled = true
     configuration.busyMode = .timeout(5)
     try DatabaseQueue(path: path, configuration: configuration).writeWithoutTransaction { db in
-        try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        try db.execute(sql: "PRAGMA synchronous = FULL")
         try db.execute(sql: "PRAGMA temp_store = MEMORY")
         try db.execute(sql: "PRAGMA cache_size = -32000")
         try db.execute(sql: "ATTACH DATABASE ? AS filled", arguments: [files.filled])

@@ -24,21 +24,22 @@ extension SharedStore {
     }
 
     /// Runs one import's `body` in a write transaction (BEGIN IMMEDIATE), as ``write(_:)`` does,
-    /// with the connection at `synchronous = NORMAL` for that commit and back as it was after.
+    /// with the connection at `synchronous = FULL` for that commit and back as it was after.
     ///
-    /// The store is in WAL mode, where SQLite documents NORMAL as always consistent and a commit
-    /// as durable across a crash or kill of the application whatever the setting; only a power
-    /// loss or an operating-system crash may roll back the last commits, never half of one
-    /// (https://sqlite.org/pragma.html#pragma_synchronous, https://sqlite.org/wal.html). An
-    /// import lost that way is read again from the device or capture by the next import. The
-    /// commit then writes the WAL without waiting for the disk, so the write lock is released
-    /// sooner; the disk is synced at the next checkpoint.
-    func writeImport<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    /// The store is in WAL mode, where a commit at NORMAL survives a crash or kill of the
+    /// application but not a power loss or an operating-system crash: its frames wait in the page
+    /// cache until a checkpoint syncs the WAL. At FULL the commit syncs the WAL before it returns
+    /// (https://sqlite.org/pragma.html#pragma_synchronous, https://sqlite.org/wal.html), so an
+    /// import that reports success is on the disk; a power cut before that leaves the import
+    /// absent, never half of it (the lab's `power-loss` scenario). The sync costs one `fsync` of
+    /// the WAL while the write lock is held; a large import's commit checkpoints at once anyway,
+    /// which syncs the same frames.
+    package func writeImport<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try database.writeWithoutTransaction { db in
                 // The level can only be changed outside a transaction.
                 let level = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 2
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                try db.execute(sql: "PRAGMA synchronous = FULL")
                 defer { try? db.execute(sql: "PRAGMA synchronous = \(level)") }
                 var result: T?
                 try db.inTransaction(.immediate) {

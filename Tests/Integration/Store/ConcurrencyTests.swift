@@ -58,6 +58,21 @@ final class ConcurrencyTests: XCTestCase {
         XCTAssertEqual(try sqlite3(file.path, "PRAGMA integrity_check;"), "ok")
         XCTAssertNoThrow(try store.checkIntegrity())
     }
+
+    /// An import commits at `synchronous = FULL` (the WAL synced before it reports, so a power
+    /// cut cannot take back an import that printed success: the lab's `power-loss` scenario), and
+    /// the connection is back at its own level, NORMAL, for the writes after it.
+    func testAnImportCommitsAtSynchronousFull() throws {
+        let file = try StoreFile()
+        let store = try file.open(zone: "UTC")
+        let level = { (db: Database) in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        XCTAssertEqual(try store.database.writeWithoutTransaction(level), 1)
+        XCTAssertEqual(try store.writeImport(level), 2)
+        XCTAssertEqual(try store.database.writeWithoutTransaction(level), 1)
+        let summary = try store.save(batch(readings(count: 3, from: utc("2013-09-01T00:00:00Z"))))
+        XCTAssertEqual(summary.added, 3)
+        XCTAssertEqual(try store.database.writeWithoutTransaction(level), 1)
+    }
 }
 
 /// A thread whose throwing body can be waited for.
