@@ -243,7 +243,8 @@ let package = Package(
             dependencies: [
                 "glucobridge", "Importer", "LiveImport", "Daemon", "Setup", "Sync", "Store", "GlucoseMetrics", "Report", "Export", "Drivers",
                 "Ingest", "Model", "Simulators", "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay",
-                "TransportLibUSB", "TransportBlueZ", "CLibUSB", "CBluetooth", "TestSupport", "ImportTestSupport", "AppTestSupport",
+                "TransportLibUSB", "TransportBlueZ", "TransportSCSI", "CLibUSB", "CBluetooth", "TestSupport", "ImportTestSupport",
+                "AppTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

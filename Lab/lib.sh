@@ -342,17 +342,18 @@ usb_fault_run() {
         || fail "the third import failed: $(tail -n 1 "$out/import-again.log")"
 }
 
-# On the host: the failed import's message names the device and says WORDS (a grep -E pattern);
-# it stored nothing; the next import stored all 4004 readings once.
+# On the host: the failed import's message names the device ID (default 22a3:0047) and says WORDS
+# (a grep -E pattern); it stored nothing; the next import stored all READINGS (default 4004) once.
+#   usb_fault_check OUT WORDS [ID READINGS]
 usb_fault_check() {
-    local out="$1" words="$2"
+    local out="$1" words="$2" id="${3:-22a3:0047}" readings="${4:-4004}"
     cat "$out/faulted.log"
-    grep -q "22a3:0047" "$out/faulted.log" || fail "the failed import's message does not name the device 22a3:0047: $(tail -n 1 "$out/faulted.log")"
+    grep -q "$id" "$out/faulted.log" || fail "the failed import's message does not name the device $id: $(tail -n 1 "$out/faulted.log")"
     grep -Eq "$words" "$out/faulted.log" || fail "the failed import's message does not say what happened ($words): $(tail -n 1 "$out/faulted.log")"
     [ "$(cat "$out/faulted.count")" = 0 ] || fail "the failed import stored $(cat "$out/faulted.count") readings"
-    grep -q "4004 new, 0 already stored" "$out/import.log" || fail "the import after the fault was not complete: $(grep 'records read' "$out/import.log")"
+    grep -q "$readings new, 0 already stored" "$out/import.log" || fail "the import after the fault was not complete: $(grep 'records read' "$out/import.log")"
     grep -q "records read: 0 new," "$out/import-again.log" || fail "the import after that was not empty: $(grep 'records read' "$out/import-again.log")"
-    [ "$(count "$out/live.sqlite" glucose)" = 4004 ] || fail "the store holds $(count "$out/live.sqlite" glucose) readings, not 4004"
+    [ "$(count "$out/live.sqlite" glucose)" = "$readings" ] || fail "the store holds $(count "$out/live.sqlite" glucose) readings, not $readings"
 }
 
 # The first python3 here that imports MODULE (the host's own, when the VM sees root's home).

@@ -7,13 +7,14 @@
 // process as `glucobridge report` makes it; and the export of the 365-day store as CSV, JSON and
 // Nightscout entries, each a whole process (this program again, as `glucobridge export` writes
 // it) against the `sqlite3` shell's `-csv` output of the same query, timed in turn; and an
-// Accu-Chek Guide's whole memory (720 results) replayed into a new store against the store floor
-// of the same rows.
+// Accu-Chek Guide's whole memory (720 results) and a OneTouch Verio's (500 records) replayed into
+// a new store, each against the store floor of the same rows.
 //
 //   swift run -c release glucobridge-bench                  all figures (instructions too, under valgrind)
 //   swift run -c release glucobridge-bench --no-instructions
 //   swift run -c release glucobridge-bench --sync --daemon  also the central sync (200 patients at once, and one
 //   patient alone) and the idle daemon (their own programs)
+//   swift run -c release glucobridge-bench --meters         only the two meters' figures
 //   swift run -c release glucobridge-bench --captures DIR   only write the two captures to DIR
 //   glucobridge-bench --export csv|json|nightscout STORE      the export alone, on stdout
 import CSQLiteConfig
@@ -45,6 +46,8 @@ enum Phase: String, CaseIterable {
     case report365 = "report-365"
     case floorMeter = "floor-accuchek"
     case importMeter = "import-accuchek"
+    case floorVerio = "floor-verio"
+    case importVerio = "import-verio"
 
     var label: String {
         switch self {
@@ -57,6 +60,8 @@ enum Phase: String, CaseIterable {
         case .report365: "report of the last 365 Days"
         case .floorMeter: "store floor: the Accu-Chek rows"
         case .importMeter: "Accu-Chek memory replay into a new store"
+        case .floorVerio: "store floor: the Verio rows"
+        case .importVerio: "Verio memory replay into a new store"
         }
     }
 }
@@ -66,13 +71,21 @@ struct Captures {
     var days90: URL { folder.appendingPathComponent("receiver-g6-90d.pcap") }
     var days365: URL { folder.appendingPathComponent("receiver-g6-365d.pcap") }
     var meter: URL { folder.appendingPathComponent("accuchek-guide-720.pcap") }
+    var verio: URL { folder.appendingPathComponent("verio-reflect-500.pcap") }
 
     /// An Accu-Chek Guide's whole memory: 720 results in mg/dL, one every four hours.
     static let meterResults = 720
+    /// A OneTouch Verio's whole memory: 500 records in mg/dL, one every four hours.
+    static let verioRecords = 500
 
     func write() throws {
         try DexcomVendorDump.record(days: 90, to: days90)
         try DexcomVendorDump.record(days: 365, to: days365)
+        try writeMeters()
+    }
+
+    /// The two meters' captures alone.
+    func writeMeters() throws {
         let now = Date(timeIntervalSince1970: 1_717_243_200)  // 2024-06-01T12:00:00Z
         let seconds = Int64(now.timeIntervalSince1970)
         let entries = (0..<Self.meterResults).map { index in
@@ -84,6 +97,15 @@ struct Captures {
             serial: "92900BENCH1", unit: .milligramsPerDeciliter, clock: PHDAbsoluteTime(seconds: seconds), entries: entries,
             hostClock: { now })
         try AccuChekMeterSimulator.record(guide, to: meter)
+        let newest = UInt32(seconds - 3600 - 946_684_800)
+        let reflect = VerioMeterSimulator(
+            meter: VerioMeter(
+                serial: "RPTBENCH01", model: "OneTouch Verio Reflect", clock: UInt32(seconds - 946_684_800),
+                records: VerioMeter.history(
+                    count: Self.verioRecords, newest: newest, every: 4 * 3600,
+                    values: (0..<Self.verioRecords).map { UInt16(40 + ($0 * 37) % 361) })),
+            productID: 0x000C, hostClock: { now })
+        try VerioMeterSimulator.record(reflect, to: verio)
     }
 }
 
@@ -215,6 +237,11 @@ func prepare(_ phase: Phase, _ captures: Captures, rows: @autoclosure () throws 
         return { try insertFloor(files, in: folder) }
     case .importMeter:
         return { try replay(captures.meter, into: try newStore(in: folder), expectingAdded: Captures.meterResults) }
+    case .floorVerio:
+        let files = try FloorFiles(captures, capture: captures.verio, added: Captures.verioRecords)
+        return { try insertFloor(files, in: folder) }
+    case .importVerio:
+        return { try replay(captures.verio, into: try newStore(in: folder), expectingAdded: Captures.verioRecords) }
     }
 }
 
@@ -442,6 +469,39 @@ if arguments.first == "--measure", arguments.count == 3, let phase = Phase(rawVa
 }
 
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glucobridge-bench-\(getpid())")
+if arguments.first == "--meters" {
+    // The meters' figures alone: each memory's replay against the store floor of its rows.
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let captures = Captures(folder: folder)
+    try captures.writeMeters()
+    let pairs: [(floor: Phase, replay: Phase, name: String)] = [(.floorMeter, .importMeter, "Accu-Chek"), (.floorVerio, .importVerio, "Verio")]
+    let phases = pairs.flatMap { [$0.floor, $0.replay] }
+    let works = try phases.map { ($0, try prepare($0, captures, rows: [])) }
+    var samples: [Phase: [Double]] = [:]
+    for _ in 0..<repetitions {
+        for (phase, work) in works { samples[phase, default: []].append(try timed(work)) }
+    }
+    let seconds = samples.mapValues(median)
+    let counts =
+        arguments.contains("--no-instructions")
+        ? [:] : Dictionary(uniqueKeysWithValues: phases.compactMap { p in instructions(p, captures).map { (p, $0) } })
+    print("glucobridge-bench --meters: median of \(repetitions) wall times in this process, the phases taking turns")
+    for phase in phases {
+        print(
+            phase.label.padding(toLength: 46, withPad: " ", startingAt: 0) + String(format: "%7.1f ms", seconds[phase]! * 1000)
+                + (counts[phase].map { String(format: "   %7.1f M instructions", Double($0) / 1e6) } ?? ""))
+    }
+    for pair in pairs {
+        print(
+            "  \(pair.name) memory / store floor".padding(toLength: 34, withPad: " ", startingAt: 0)
+                + String(format: "%6.3f", seconds[pair.replay]! / seconds[pair.floor]!)
+                + (counts[pair.replay].flatMap { r in counts[pair.floor].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } }
+                    ?? ""))
+    }
+    if counts.isEmpty, !arguments.contains("--no-instructions") { print("(no instruction counts: valgrind is not installed)") }
+    try? FileManager.default.removeItem(at: folder)
+    exit(0)
+}
 if arguments.first == "--fit" {
     // The FIT figures alone.
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -531,6 +591,8 @@ print(row(.report90, .baseline, "baseline"))
 print(row(.report365, .baseline, "baseline"))
 print(row(.floorMeter, .baseline, "baseline"))
 print(row(.importMeter, .baseline, "baseline"))
+print(row(.floorVerio, .baseline, "baseline"))
+print(row(.importVerio, .baseline, "baseline"))
 print("ratios between figures:")
 print(
     String(format: "  first import / store floor      %6.3f", seconds[.import90]! / seconds[.floor90]!)
@@ -544,6 +606,9 @@ print(
 print(
     String(format: "  Accu-Chek memory / store floor  %6.3f", seconds[.importMeter]! / seconds[.floorMeter]!)
         + (counts[.importMeter].flatMap { r in counts[.floorMeter].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
+print(
+    String(format: "  Verio memory / store floor      %6.3f", seconds[.importVerio]! / seconds[.floorVerio]!)
+        + (counts[.importVerio].flatMap { r in counts[.floorVerio].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))
 print(
     String(format: "  365-day / 90-day report        %6.3f", seconds[.report365]! / seconds[.report90]!)
         + (counts[.report365].flatMap { r in counts[.report90].map { String(format: "   instructions %6.3f", Double(r) / Double($0)) } } ?? ""))

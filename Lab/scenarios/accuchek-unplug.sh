@@ -12,14 +12,5 @@ silence) said="timed out|stopped answering" ;;
 esac
 case "$1" in
 run) usb_fault_run "$2" "$fault" 6 173a:21d5 accuchek ;;
-check)
-    out="$2"
-    cat "$out/faulted.log"
-    grep -q "173a:21d5" "$out/faulted.log" || fail "the failed import's message does not name the meter 173a:21d5: $(tail -n 1 "$out/faulted.log")"
-    grep -Eq "$said" "$out/faulted.log" || fail "the failed import's message does not say what happened ($said): $(tail -n 1 "$out/faulted.log")"
-    [ "$(cat "$out/faulted.count")" = 0 ] || fail "the failed import stored $(cat "$out/faulted.count") readings"
-    grep -q "8 new, 0 already stored" "$out/import.log" || fail "the import after the fault was not complete: $(grep 'records read' "$out/import.log")"
-    grep -q "records read: 0 new," "$out/import-again.log" || fail "the import after that was not empty: $(grep 'records read' "$out/import-again.log")"
-    [ "$(count "$out/live.sqlite" glucose)" = 8 ] || fail "the store holds $(count "$out/live.sqlite" glucose) readings, not 8"
-    ;;
+check) usb_fault_check "$2" "$said" 173a:21d5 8 ;;
 esac

@@ -65,7 +65,7 @@ extension LabDevice {
         @Option(help: "A fault made once: unplug, silence or stall.")
         var fault: USBFault?
 
-        @Option(help: "How many answers before the fault.")
+        @Option(help: "How many answers before the fault (verio: how many READ RECORD commands it takes first).")
         var after = 5
 
         @Option(help: "The UDC the gadget binds to.")

@@ -7,11 +7,26 @@ import Transport
     import Glibc
 #endif
 
-/// Faults a lab device makes once, after a number of replies, as only a kernel can show them to
-/// the host: the reader unplugged in the middle of a download, a reader that stops answering, a
-/// stalled IN endpoint.
+/// Faults a lab device makes once, after a number of replies (or of its own commands, see
+/// ``CountsOwnCommands``), as only a kernel can show them to the host: the reader unplugged in the
+/// middle of a download, a reader that stops answering, a stalled IN endpoint.
 enum USBFault: String, CaseIterable {
     case unplug, silence, stall
+}
+
+/// A device model whose faults are keyed on commands of its own protocol rather than on replies:
+/// a USB disk's host sends SCSI commands of its own (TEST UNIT READY, reads of the FAT area)
+/// whenever it likes, so a count of replies does not fall at the same place twice.
+protocol CountsOwnCommands {
+    /// How many of the counted commands the model has taken.
+    var commandsTaken: Int { get }
+    /// What is counted, for the log: `READ RECORD commands`.
+    var commandsCounted: String { get }
+}
+
+extension VerioMeterSimulator: CountsOwnCommands {
+    var commandsTaken: Int { meter.recordCommands }
+    var commandsCounted: String { "READ RECORD commands" }
 }
 
 /// A device model whose host writes must be read one transfer at a time, at the length each is
@@ -42,7 +57,7 @@ final class USBGadgetServer {
     /// The host's configurations of a FunctionFS device (nil for a HID gadget, whose UDC state
     /// is polled instead).
     let sessions: HostSessions?
-    var fault: (kind: USBFault, afterReplies: Int)?
+    var fault: (kind: USBFault, after: Int)?
     private var replies = 0
     private let log: (String) -> Void
 
@@ -53,7 +68,7 @@ final class USBGadgetServer {
         self.gadget = gadget
         self.pipe = pipe
         self.sessions = sessions
-        self.fault = fault.map { (kind: $0.0, afterReplies: $0.1) }
+        self.fault = fault.map { (kind: $0.0, after: $0.1) }
         self.log = log
         models = ModelSupply(first: firstModel, makeModel)
     }
@@ -94,9 +109,10 @@ final class USBGadgetServer {
                     try takeFreshModel()
                     return
                 }
-                if let fault, replies >= fault.afterReplies {
+                let counted = (model as? CountsOwnCommands).map { ($0.commandsTaken, $0.commandsCounted) } ?? (replies, "replies")
+                if let fault, counted.0 >= fault.after {
                     self.fault = nil
-                    try make(fault.kind, writeFD: writeFD)
+                    try make(fault.kind, after: "\(counted.0) \(counted.1)", writeFD: writeFD)
                     // A device that stopped answering stays silent until it is plugged in again.
                     if fault.kind == .unplug {
                         try takeFreshModel()
@@ -174,16 +190,16 @@ final class USBGadgetServer {
         return (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
     }
 
-    /// Makes `fault` now.
-    private func make(_ fault: USBFault, writeFD: Int32) throws {
+    /// Makes `fault` now, `after` so many replies or commands.
+    private func make(_ fault: USBFault, after: String, writeFD: Int32) throws {
         switch fault {
         case .unplug:
-            log("fault: unplugging after \(replies) replies")
+            log("fault: unplugging after \(after)")
             try gadget.unplug()
         case .silence:
-            log("fault: no answer after \(replies) replies")
+            log("fault: no answer after \(after)")
         case .stall:
-            log("fault: stalling the IN endpoint after \(replies) replies")
+            log("fault: stalling the IN endpoint after \(after)")
             // A read on an IN endpoint's file halts that endpoint (FunctionFS).
             var byte: UInt8 = 0
             _ = read(writeFD, &byte, 1)

@@ -15,6 +15,8 @@ package struct LibUSBDevice: USBDeviceOpening {
 
     private let choice: Choice
     private let context: LibUSBContext
+    /// Seconds a USB disk's SCSI nodes may take to appear after the device does.
+    static let diskWait = 15.0
 
     /// The first supported reader found on the bus.
     package static func first(in context: LibUSBContext) -> LibUSBDevice {
@@ -65,13 +67,14 @@ package struct LibUSBDevice: USBDeviceOpening {
             return OpenedUSBDevice(transport, driver: driver, origin: origin)
         }
         // A USB disk stays with the kernel's usb-storage driver: its commands go to the disk's
-        // SCSI node, found through sysfs.
+        // SCSI node, found through sysfs (made a moment after the device, when it was just
+        // plugged in, as the daemon sees it).
         transport.close()
-        guard let disk = KernelDisk.find(bus: location.bus, address: location.address) else {
+        guard let disk = KernelDisk.find(bus: location.bus, address: location.address, waiting: Self.diskWait) else {
             throw .transport(
                 .openFailed(
                     device: "\(device.idString) on \(location)",
-                    reason: "the kernel made no SCSI disk for it (is usb-storage loaded? `glucobridge doctor` checks)"))
+                    reason: "the kernel made no SCSI disk for it in \(Int(Self.diskWait)) s (is usb-storage loaded? `glucobridge doctor` checks)"))
         }
         do {
             return OpenedUSBDevice(try SGIOUSBTransport(device: device, disk: disk), driver: driver, origin: "\(origin) (\(disk.node ?? ""))")

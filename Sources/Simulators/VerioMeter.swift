@@ -28,6 +28,8 @@ public final class VerioMeter: @unchecked Sendable {
     package private(set) var writes: [(lba: UInt32, bytes: [UInt8])] = []
     /// Commands taken, as the host sent them.
     package private(set) var commands: [[UInt8]] = []
+    /// How many READ RECORD commands were taken (the lab keys its faults on them).
+    package private(set) var recordCommands = 0
     private var stored: [UInt32: [UInt8]] = [:]
 
     public init(
@@ -136,6 +138,7 @@ public final class VerioMeter: @unchecked Sendable {
         case .readClock: return ok(clock.littleEndianBytes)
         case .recordCount: return ok(UInt16(records.count).littleEndianBytes)
         case .record(let index):
+            recordCommands += 1
             guard Int(index) < records.count else { return VerioFrame.encode([prefix, 0x15]) }
             return ok(records[Int(index)].payload)
         }

@@ -29,6 +29,20 @@ package struct KernelDisk: Sendable, Equatable {
         return nil
     }
 
+    /// The disk of a USB device just plugged in: the kernel makes its SCSI nodes a moment after
+    /// the USB device itself (usb-storage waits its `delay_use`, one second by default, before it
+    /// scans the disk), so sysfs is looked at again every 0.1 s for up to `seconds`.
+    package static func find(
+        bus: UInt16, address: UInt8, waiting seconds: Double, sysfs: String = "/sys/bus/usb/devices", dev: String = "/dev"
+    ) -> KernelDisk? {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while true {
+            if let disk = find(bus: bus, address: address, sysfs: sysfs, dev: dev) { return disk }
+            guard Date() < deadline else { return nil }
+            usleep(100_000)
+        }
+    }
+
     /// Walks the device's own folders (not the links back up the tree) for `scsi_generic` and
     /// `block`.
     private static func search(_ folder: String, depth: Int, into disk: inout KernelDisk, dev: String) {

@@ -66,9 +66,31 @@ package final class SGIODevice {
         case 0: break
         case 3: throw .timeout(endpoint: 0x81)
         case 1, 4: throw .disconnected("\(path): the device is gone (host status \(header.host_status))")
-        default: throw .transferFailed(endpoint: 0, reason: "SG_IO on \(path) for \(Hex.encode(cdb)): host status \(header.host_status)")
+        default:
+            // usb-storage fails the command in flight when the device is unplugged with DID_ERROR
+            // (7), as it fails any broken transfer: the node leaving sysfs tells the two apart.
+            if nodeLeaves() { throw .disconnected("\(path) left during \(Hex.encode(cdb)) (host status \(header.host_status))") }
+            throw .transferFailed(endpoint: 0, reason: "SG_IO on \(path) for \(Hex.encode(cdb)): host status \(header.host_status)")
         }
         let moved = max(0, buffer.count - Int(header.resid))
         return (dataOut.isEmpty ? Array(buffer.prefix(moved)) : [], header.status, Array(sense.prefix(Int(header.sb_len_wr))))
+    }
+
+    /// Whether the open node's device leaves sysfs (`/sys/dev/char/MAJOR:MINOR`, or `block`)
+    /// within a second: the kernel removes it as it takes an unplugged disk apart, just after it
+    /// has failed the commands in flight.
+    private func nodeLeaves() -> Bool {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return true }
+        let device = UInt64(info.st_rdev)
+        let major = (device >> 8) & 0xFFF | (device >> 32) & ~UInt64(0xFFF)
+        let minor = device & 0xFF | (device >> 12) & ~UInt64(0xFF)
+        let kind = info.st_mode & S_IFMT == S_IFBLK ? "block" : "char"
+        let entry = "/sys/dev/\(kind)/\(major):\(minor)"
+        for _ in 0..<10 {
+            if access(entry, F_OK) != 0 { return true }
+            usleep(100_000)
+        }
+        return false
     }
 }

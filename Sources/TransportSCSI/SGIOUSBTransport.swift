@@ -51,7 +51,13 @@ package final class SGIOUSBTransport: USBTransport {
 
     private func run(_ wrapper: BulkOnly.CommandWrapper, dataOut: [UInt8], timeout: Duration) throws(TransportError) {
         disk.timeout = timeout
-        let answer = try disk.execute(wrapper.command, dataIn: wrapper.dataIn ? Int(wrapper.dataLength) : 0, dataOut: dataOut)
+        let answer: (data: [UInt8], status: UInt8, sense: [UInt8])
+        do {
+            answer = try disk.execute(wrapper.command, dataIn: wrapper.dataIn ? Int(wrapper.dataLength) : 0, dataOut: dataOut)
+        } catch .disconnected(let reason) {
+            // Named as libusb's transport names a device that left: ids and bus location.
+            throw .disconnected("\(device.idString) on bus \(device.bus) address \(device.address): \(reason)")
+        }
         if wrapper.dataIn { outbox.append(answer.data) }
         let moved = wrapper.dataIn ? answer.data.count : dataOut.count
         outbox.append(

@@ -27,6 +27,10 @@ package final class ReplayUSBTransport: RecordedUSBTransport {
     /// The device whose recorded traffic is played.
     package let recorded: RecordedUSBDevice
     private let dataTransfers: [USBTransfer]
+    /// The capture positions of each OUT transfer's bytes, in order: a request is looked for
+    /// only where the same bytes were sent, not through the whole capture (a USB disk's session
+    /// holds thousands of transfers, and a command's wrapper and data are each looked up).
+    private let requestPositions: [[UInt8]: [Int]]
     private var cursor = 0
     /// Capture positions of the requests served.
     private var served: Set<Int> = []
@@ -48,6 +52,11 @@ package final class ReplayUSBTransport: RecordedUSBTransport {
         self.deadline = deadline
         device = recorded.description
         dataTransfers = recorded.conversation
+        var positions: [[UInt8]: [Int]] = [:]
+        for (index, transfer) in dataTransfers.enumerated() where transfer.direction == .out {
+            positions[transfer.data, default: []].append(index)
+        }
+        requestPositions = positions
         let leading = dataTransfers.prefix { $0.direction == .in }
         pending = Array(leading)
         cursor = leading.count
@@ -174,8 +183,11 @@ package final class ReplayUSBTransport: RecordedUSBTransport {
         func answered(_ index: Int) -> Bool {
             index + 1 < dataTransfers.count && dataTransfers[index + 1].direction == .in
         }
-        let forward = dataTransfers.indices[cursor...]
-        let earlier = dataTransfers.indices[..<cursor]
+        // Only the positions where these bytes were sent can match (`matches` asks for them).
+        let positions = requestPositions[bytes] ?? []
+        let split = positions.firstIndex { $0 >= cursor } ?? positions.endIndex
+        let forward = positions[split...]
+        let earlier = positions[..<split]
         return forward.first(where: { candidate($0) && answered($0) })
             ?? earlier.first(where: { candidate($0) && answered($0) })
             ?? forward.first(where: candidate)

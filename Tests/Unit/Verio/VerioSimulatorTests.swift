@@ -139,5 +139,7 @@ final class VerioSimulatorTests: XCTestCase {
         let download = try VerioDriver.download(over: meter, context: context)
         XCTAssertEqual(download.glucose.map(\.index), [106, 107, 108, 109])
         XCTAssertEqual(meter.meter.commands.filter { $0[1] == 0x31 }.count, 4)
+        // The count the lab keys its faults on.
+        XCTAssertEqual(meter.meter.recordCommands, 4)
     }
 }
