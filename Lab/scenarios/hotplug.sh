@@ -31,7 +31,9 @@ meter_plugged_in() {
     local folder="/sys/kernel/config/usb_gadget/$model"
     "$lab_device" usb "$model" --name "$model" --unplugged > "$out/device-$model.log" 2>&1 &
     pid=$!
-    await 20 "the $model gadget to be made" test -e "$folder/UDC"
+    # Ready once it says it serves: a FunctionFS gadget bound before its descriptors are written
+    # is refused (EBUSY).
+    await 20 "the $model gadget to be made" grep -q "serving" "$out/device-$model.log"
     echo dummy_udc.0 > "$folder/UDC"
     await 90 "the daemon to import the $model plugged in" imports_ended "$n"
     echo "" > "$folder/UDC"
@@ -46,7 +48,7 @@ run)
     /lib/systemd/systemd-udevd --daemon
     "$lab_device" usb dexcom --days 14 --unplugged > "$out/device.log" 2>&1 &
     device_pid=$!
-    await 20 "the gadget to be made" test -e "$gadget/UDC"
+    await 20 "the gadget to be made" grep -q "serving" "$out/device.log"
     mkdir -p "$out/spool"
     "$glucobridge" daemon --spool "$out/spool" --store "$work/daemon.sqlite" --tz UTC > "$out/daemon.log" 2>&1 &
     daemon_pid=$!
