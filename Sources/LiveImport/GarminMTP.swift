@@ -40,15 +40,17 @@ package enum GarminMTP {
         defer { try? FileManager.default.removeItem(at: folder) }
         // Copied first, then imported: a watch unplugged mid-copy stores the files copied whole.
         var copies: [URL] = []
+        var paths: [String: String] = [:]
         var failure: MTPError?
-        for file in files {
-            // Each copy under its folder's name (GARMIN/Activity/X.fit as Activity/X.fit), so that
-            // errors name the file as the watch does.
-            let copy = file.path.dropFirst().reduce(folder) { $0.appendingPathComponent($1) }
+        for (index, file) in files.enumerated() {
+            // Each copy in a folder of its own under the file's own name (two storages may hold
+            // the same path), named in reports by its path on the watch.
+            let copy = folder.appendingPathComponent("\(index)").appendingPathComponent(file.path.last ?? "file.fit")
             do {
-                try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: false)
                 try watch.copy(file, to: copy)
                 copies.append(copy)
+                paths[copy.path] = "mtp:" + file.path.joined(separator: "/")
             } catch let error as MTPError {
                 failure = error
                 break
@@ -57,9 +59,7 @@ package enum GarminMTP {
                 break
             }
         }
-        let name = { (copy: URL) -> String in
-            "mtp:GARMIN/" + copy.path.dropFirst(folder.path.count + 1) + " on " + watch.origin
-        }
+        let name = { (copy: URL) -> String in (paths[copy.path] ?? copy.lastPathComponent) + " on " + watch.origin }
         let origin = "\(watch.origin) (MTP)"
         guard let failure else {
             return (
