@@ -87,7 +87,8 @@ struct ImportCommand: ParsableCommand {
         guard let found else {
             // A Garmin watch that speaks MTP: the one at `location`, or the first plugged in.
             let watches = GarminMTP.plugged()
-            guard let watch = location.map({ watches.contains($0) ? $0 : nil }) ?? watches.first else { return false }
+            let watch = if let location { watches.contains(location) ? location : nil } else { watches.first }
+            guard let watch else { return false }
             let store = try storeOptions.open()
             let imported = try GarminMTP.importWatch(at: watch, importer: Importer(store: store), context: context)
             print("Garmin watch \(imported.origin): \(imported.files) FIT files\n")
