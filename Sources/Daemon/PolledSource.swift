@@ -92,6 +92,10 @@ final class PolledSourceService: Service {
                     }
                     $0.activity = nil
                 }
+            case .failure(.cancelled(let why)):
+                logger.info("source read abandoned", metadata: ["polled": "\(name)", "why": "\(why)"])
+                await state.update { $0.activity = nil }
+                return
             case .failure(let error):
                 failures += 1
                 wait = backOff.delay(afterFailures: failures)

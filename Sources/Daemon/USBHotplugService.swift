@@ -98,6 +98,10 @@ package final class USBHotplugService: Service {
                 $0.usbImported += 1
                 $0.activity = nil
             }
+        case .failure(.cancelled(let why)):
+            metadata["why"] = "\(why)"
+            logger.notice("reader import abandoned; nothing of it is stored", metadata: metadata)
+            await state.update { $0.activity = nil }
         case .failure(let error):
             metadata["error"] = "\(error)"
             logger.error("reader import failed; nothing of it is stored", metadata: metadata)
