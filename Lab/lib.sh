@@ -66,8 +66,13 @@ stop_capture() {
     wait "$capture_pid" 2>/dev/null || true
 }
 
-# Plugs the gadget in (binds it to the UDC) or unplugs it.
-plug() { echo dummy_udc.0 > "$gadget/UDC"; }
+# Binds the gadget in FOLDER to the UDC: plugs it in.
+bind_gadget() { echo dummy_udc.0 2> /dev/null > "$1/UDC"; }
+
+# Plugs the gadget in (binds it to the UDC) or unplugs it. The kernel can refuse a bind (EBUSY,
+# with "Need at least one configuration" in its log) just after a FunctionFS gadget was made
+# (seen once in `hotplug` at load 10); the bind is then tried again.
+plug() { await 10 "the gadget $gadget to bind to dummy_udc.0" bind_gadget "$gadget"; }
 unplug() { echo "" > "$gadget/UDC"; }
 
 # Every stored reading, one line each, in the columns a live import and a replay must agree on:

@@ -16,6 +16,7 @@
 //   patient alone) and the idle daemon (their own programs)
 //   swift run -c release glucobridge-bench --meters         only the two meters' figures
 //   swift run -c release glucobridge-bench --captures DIR   only write the two captures to DIR
+//   glucobridge-bench --capture DAYS FILE                     only write a DAYS-day G6 receiver capture
 //   glucobridge-bench --export csv|json|nightscout STORE      the export alone, on stdout
 import CSQLiteConfig
 import CaptureUSB
@@ -444,6 +445,14 @@ if arguments.first == "--captures", arguments.count == 2 {
     try captures.write()
     print(captures.days90.path)
     print(captures.days365.path)
+    exit(0)
+}
+
+if arguments.first == "--capture", arguments.count == 3, let days = Int(arguments[1]), (1...365).contains(days) {
+    let file = URL(fileURLWithPath: arguments[2])
+    try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try DexcomVendorDump.record(days: days, to: file)
+    print("\(file.path): \(DexcomVendorDump.readings(days: days)) readings")
     exit(0)
 }
 

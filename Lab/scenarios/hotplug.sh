@@ -34,7 +34,7 @@ meter_plugged_in() {
     # Ready once it says it serves: a FunctionFS gadget bound before its descriptors are written
     # is refused (EBUSY).
     await 20 "the $model gadget to be made" grep -q "serving" "$out/device-$model.log"
-    echo dummy_udc.0 > "$folder/UDC"
+    await 10 "the $model gadget to bind to dummy_udc.0" bind_gadget "$folder"
     await 90 "the daemon to import the $model plugged in" imports_ended "$n"
     echo "" > "$folder/UDC"
     await 30 "the $model to leave" usb_device_absent "$id"

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # lab: host
-# lab-timeout: 2700
+# lab-timeout: 1500
 # Power loss in the middle of imports. The store lives on an ext4 file system on a virtio disk
 # (an image mkfs.ext4 makes on the host). In each boot the app (a sqlite3 process at the shell's
 # defaults) commits numbered insulin logs and prints each number once its commit has returned,
-# while glucobridge replays a 90-day Dexcom capture (25915 readings) into the same store. The
+# while glucobridge replays a Dexcom capture (14 days, 4031 readings; LAB_POWER_DAYS changes it)
+# into the same store. The
 # host cuts the power: QEMU is killed (SIGKILL: no shutdown, no sync, the guest's page cache
 # gone) at the k-th step the guest announces, plus a small delay, so that the cuts land while the
-# store is checked, before the import's commit, while its WAL frames are written, while the
-# checkpoint copies them, after it printed success and while only the app writes. The next boot
+# store is checked, before the import's commit, while its WAL frames are written, after it printed
+# success, while a checkpoint copies them into the store file and while only the app writes. The next boot
 # mounts the same disk (ext4 replays its journal) and, before anything else writes, records what
 # the store holds; the host then checks, for every cut: `PRAGMA integrity_check` is ok, each
 # import run is whole (its run row and all its readings) or absent, every import that printed
@@ -16,7 +17,8 @@
 # capture completes with nothing twice (the store holds exactly the capture's readings).
 #
 # Two chains of cuts on two disks run side by side (LAB_POWER_CUTS cuts in all, 30 by default;
-# `LAB_POWER_CUTS=200 LAB_TIMEOUT=3600 Lab/run power-loss` is the longer run). Each chain ends
+# `LAB_POWER_CUTS=200 LAB_TIMEOUT=7200 Lab/run power-loss` is the longer run; LAB_POWER_DAYS=90
+# cuts a 90-day capture's import, about five times as long a boot). Each chain ends
 # with one boot that is not cut. A store that holds the capture whole gets one more import of it
 # (adding nothing), then the boot imports into a new store (the next generation,
 # store-G.sqlite), so that every generation's import can be cut again.
@@ -24,10 +26,12 @@ source "$(dirname "$0")/../lib.sh"
 out="$2"
 
 # The steps the guest announces, in order (OUT/progress: "ORDER NAME UPTIME" a line); a cut
-# planned at step K lands at the first announced step at or after K. commit-NMiB: the import has
-# written N MiB (its commit writing WAL frames); checkpoint-8MiB: past its WAL, the checkpoint
-# copying them into the store file.
-steps=(mounted checked reimported import-started commit-1MiB commit-4MiB checkpoint-8MiB imported app-after)
+# planned at step K lands at the first announced step at or after K. commit-early and
+# commit-late: the import has written 1/6 and 2/3 of its WAL frames (its commit; the host measures
+# what the same import writes into a store of its own, where its close copies the frames into the
+# store file, twice the WAL). checkpoint: the app copies the WAL into the store file, as SQLite's
+# automatic checkpoint does at a commit once the WAL passes 1000 pages (a longer capture's import).
+steps=(mounted checked reimported import-started commit-early commit-late imported checkpoint app-after)
 
 # The step numbered ORDER (1-based) by its name.
 step_name() { echo "${steps[$(($1 - 1))]}"; }
@@ -110,24 +114,27 @@ run)
     feeder_pid=$!
 
     # The import's progress by what it has written (/proc/PID/io, read without starting a
-    # process): its commit writes about 6 MiB of WAL frames, then the checkpoint as much into the
-    # store file. A read of a silent fifo with a time limit is the pause between looks.
+    # process): its commit writes the WAL frames (plan's marks: bytes written at each step). A read of a silent fifo with a time limit is
+    # the pause between looks.
     mkfifo "$work/tick"
     exec 9<> "$work/tick"
     "$glucobridge" replay "$capture" --store "$store" --tz UTC > "$out/import-g$generation.log" 2>&1 &
     import_pid=$!
     announce import-started
     {
-        for mark in 1 4 8; do
+        read -r -a marks <<< "$(plan marks)"
+        for step in commit-early commit-late; do
+            mark="${marks[0]}"
+            marks=("${marks[@]:1}")
             while :; do
                 written=0
                 while read -r key value; do
                     if [ "$key" = wchar: ]; then written="$value"; fi
                 done < "/proc/$import_pid/io" || exit 0
-                [ "$written" -lt $((mark << 20)) ] || break
+                [ "$written" -lt "$mark" ] || break
                 read -r -t 0.05 -u 9 _ || true
             done
-            case "$mark" in 1) announce commit-1MiB ;; 4) announce commit-4MiB ;; 8) announce checkpoint-8MiB ;; esac
+            announce "$step"
         done
     } 2> /dev/null &
     watcher_pid=$!
@@ -141,6 +148,8 @@ run)
         wait "$app_pid" || fail "the app failed: $(tail -n 1 "$out/app-g$generation.log")"
         exit 0
     fi
+    announce checkpoint
+    echo "PRAGMA wal_checkpoint(TRUNCATE); SELECT 'checkpointed';" >&7
     app_rows() { grep -c '^committed|' "$out/app-g$generation.log"; }
     before="$(app_rows || true)"
     app_committed_more() { [ "$(app_rows)" -gt "$before" ]; }
@@ -159,15 +168,26 @@ host)
     total="${LAB_POWER_CUTS:-30}"
     chains=2
     captures="$lab_root/.build-lab/power-loss"
-    capture="$captures/receiver-g6-90d.pcap"
+    days="${LAB_POWER_DAYS:-14}"
+    capture="$captures/receiver-g6-${days}d.pcap"
     if [ ! -f "$capture" ]; then
-        "$lab_bin/glucobridge-bench" --captures "$captures" > "$out/captures.log" 2>&1 \
-            || fail "glucobridge-bench could not write the captures: $(tail -n 1 "$out/captures.log")"
+        "$lab_bin/glucobridge-bench" --capture "$days" "$capture" > "$out/captures.log" 2>&1 \
+            || fail "glucobridge-bench could not write the capture: $(tail -n 1 "$out/captures.log")"
     fi
-    # The capture's readings, from a replay into a store of its own on the host.
-    replay_into "$capture" "$out/oracle.sqlite" UTC
-    expected="$(count "$out/oracle.sqlite" glucose)"
+    # The capture's readings, and the bytes its import writes (its commit, then its close's
+    # checkpoint as much again; a process's /proc/PID/io counts a child's writes once it has
+    # waited for it), from an import
+    # into a store of its own on the host, made as the guest makes its stores.
+    oracle="$out/oracle.sqlite"
+    rm -f "$oracle"*
+    "$glucobridge" profile --store "$oracle" --tz UTC > "$out/oracle-create.log" 2>&1 \
+        || fail "glucobridge could not create the oracle store: $(tail -n 1 "$out/oracle-create.log")"
+    written="$(bash -c '"$@" > /dev/null 2>&1 || exit 1; sed -n "s/^wchar: //p" /proc/$$/io' - \
+        "$glucobridge" replay "$capture" --store "$oracle" --tz UTC)" || fail "the replay of $(basename "$capture") into the oracle store failed"
+    expected="$(count "$oracle" glucose)"
     echo "$expected" > "$out/expected"
+    marks="$((written / 12)) $((written / 3))"
+    echo "the import of $(basename "$capture") stores $expected readings and writes $written bytes; steps at $marks" > "$out/marks.log"
     # Stopped early (Lab/run's timeout), the chains' VMs go too.
     chain_pids=()
     trap 'kill -KILL "${chain_pids[@]}" $(cat "$out"/chain-*/qemu.pid 2>/dev/null) 2>/dev/null; exit 1' TERM INT
@@ -191,9 +211,9 @@ host)
         for ((b = 1; b <= cuts + 1; b++)); do
             boot="$dir/boot-$b"
             mkdir -p "$boot" && chmod 0777 "$boot"
-            printf '%s\n' "capture=$capture" "expected=$expected" "boot=$b" "final=$((b > cuts ? 1 : 0))" > "$boot/plan"
+            printf '%s\n' "capture=$capture" "expected=$expected" "marks=$marks" "boot=$b" "final=$((b > cuts ? 1 : 0))" > "$boot/plan"
             booted=$(date +%s)
-            lab_qemu_command power-loss "$boot" busybox -drive "file=$dir/disk.img,format=raw,if=virtio"
+            lab_qemu_command power-loss "$boot" busybox -drive "file=$dir/disk.img,format=raw,if=virtio,throttling.bps-write=2097152"
             "${qemu_command[@]}" > "$boot/console.log" 2>&1 < /dev/null &
             pid=$!
             echo "$pid" > "$dir/qemu.pid"
@@ -203,10 +223,15 @@ host)
                 echo "chain $c, last boot $b: $(($(date +%s) - booted)) s" >> "$dir/boots.log"
                 continue
             fi
-            # Cut number i of all the chains': spread over the steps and over 0 to 0.9 s after them.
+            # Cut number i of all the chains': spread over the steps and over 0 to 0.9 s after them
+            # (0 to 0.4 s after the commit's and the checkpoint's steps: the disk takes 2 MiB/s, so
+            # that their writes reach it for about half a second, as on a slow SD card).
             i=$(((b - 1) * chains + c - 1))
             order=$((1 + i % ${#steps[@]}))
-            delay="0.$(((i * 7) % 10))"
+            case "$(step_name "$order")" in
+            commit-* | checkpoint) delay="0.$(((i * 7) % 10 / 2))" ;;
+            *) delay="0.$(((i * 7) % 10))" ;;
+            esac
             echo "$b $order $delay" > "$boot/cut-plan"
             until awk -v k="$order" '$1 >= k { found = 1 } END { exit !found }' "$boot/progress" 2>/dev/null; do
                 if ! kill -0 "$pid" 2>/dev/null; then
@@ -290,7 +315,7 @@ check)
             [ -z "$missing" ] || fail "$what: rows the app saw committed are gone from store-$g: $missing"
             # The next import of the same capture: exactly the capture's readings, nothing twice
             # (each count is whole once the step after it was announced).
-            for count in 3:reimport 8:import; do
+            for count in 3:reimport 7:import; do
                 grep -q "^${count%%:*} ${count#*:}ed " "$boot/progress" || continue
                 [ "$(cat "$boot/${count#*:}-count")" = "$expected" ] \
                     || fail "$what: after the next ${count#*:} (boot $b) the store holds $(cat "$boot/${count#*:}-count") readings, not $expected"
@@ -299,9 +324,14 @@ check)
             echo "$cut: store-$g $([ "$stored" = 0 ] && echo "without the capture" || echo "with the capture whole"), $runs import runs, $(grep -c . "$boot/app-committed") committed app rows all there; $(grep -c 'recovery complete' "$boot/ext4.log" || true) ext4 journal recovery"
         done
         last="$dir/boot-$boots"
-        grep -q -e '^3 reimported ' -e '^8 imported ' "$last/progress" || fail "chain $c: the last boot ran no import to its end"
+        grep -q -e '^3 reimported ' -e '^7 imported ' "$last/progress" || fail "chain $c: the last boot ran no import to its end"
     done
     cuts="$(cat "$out"/chain-*/cuts.log | wc -l)"
+    unfinished="$(for cut in "$out"/chain-*/boot-*/cut-plan; do
+        boot="${cut%/cut-plan}"
+        if grep -q ' checkpoint ' "$boot/progress" 2> /dev/null && ! grep -q checkpointed "$boot"/app-g*.log; then echo "$boot"; fi
+    done | wc -l)"
+    echo "power-loss: $unfinished cuts landed during the app's checkpoint (before it returned)"
     echo "power-loss: $cuts cuts; after them the capture's import was whole $whole times and absent $absent times, never partial"
     awk '{ sub(/.*landed after step [0-9]+ /, ""); n[$1]++ } END { for (s in n) printf "  landed after %s: %d\n", s, n[s] }' "$out"/chain-*/cuts.log | sort
     ;;
