@@ -4,7 +4,8 @@
 # fitness machine at 4 Hz come in bursts). Every Handle Value Notification that tshark counts on
 # the central's controller (btmon -i hci0) is a sample of the import, and every sample is stored
 # (activity_minute.sample_count); replays of the import's --record btsnoop read the same.
-# The burst lasts 20 s, then the import stores over ten thousand samples on an emulated CPU (13,569 in one run, 678 a second).
+# The burst lasts 20 s, then the import stores over ten thousand samples on an emulated CPU
+# (13,569 in one run, 678 a second).
 # lab-timeout: 600
 source "$(dirname "$0")/../lib.sh"
 out="$2"
