@@ -2,7 +2,8 @@
 # The simulated Huami band (a Mi Smart Band 5: three days of per-minute history over Berlin's
 # spring DST change, 8-byte samples) as an LE peripheral on btvirt's hci1, imported live: it
 # authenticates with a test key made for this run and given to glucobridge in a key file named by
-# GLUCOBRIDGE_HUAMI_KEYS, as a user's key from huami-token is; every minute is stored once; a
+# GLUCOBRIDGE_HUAMI_KEYS, as a user's key from huami-token is; every minute and each of its three
+# workouts (sports summaries) is stored once; a
 # second import finds nothing newer and adds nothing. On the host: the import's --record btsnoop
 # replays (by conversation, with the same key) to the same rows, and `btmon -i hci0` (read
 # passively, without the key) too.
@@ -37,10 +38,19 @@ check)
     [ "$walk" = "112.0 104.0" ] || fail "the minute 2024-03-30 06:30 UTC is stored as '${walk}', not 112 bpm and 104 steps"
     [ "$(sqlite3 "$out/live.sqlite" "SELECT last_record_index FROM source_cursor WHERE stream = 'activity'")" = 28532039 ] \
         || fail "the cursor is $(sqlite3 "$out/live.sqlite" "SELECT last_record_index FROM source_cursor") after the whole history, not minute 28532039"
+    # The band's three morning walks, logged as workouts (summary versions 518, 516, 259): 07:30
+    # local, CET then CEST; stored once although the band was read twice.
+    workouts_sql="SELECT time, name, duration_seconds, device_record_key FROM exercise WHERE device_record_key LIKE 'workout:%' ORDER BY time"
+    sqlite3 -separator ' ' "$out/live.sqlite" "$workouts_sql" > "$out/live.workouts"
+    printf '%s\n' "2024-03-29 06:30:00.000 Walking 2400.0 workout:2024-03-29T06:30Z" "2024-03-30 06:30:00.000 Walking 2400.0 workout:2024-03-30T06:30Z" \
+        "2024-03-31 05:30:00.000 Walking 2400.0 workout:2024-03-31T05:30Z" > "$out/expected.workouts"
+    same_rows "the band's workouts as stored and as served" "$out/expected.workouts" "$out/live.workouts"
     for capture in record btmon-hci0; do
         replay_into "$out/$capture.btsnoop" "$out/replay-$capture.sqlite" "$zone"
         activity_rows "$out/replay-$capture.sqlite" > "$out/replay-$capture.rows"
         same_rows "activity of the live import and of a replay of $capture.btsnoop" "$out/live.rows" "$out/replay-$capture.rows"
+        sqlite3 -separator ' ' "$out/replay-$capture.sqlite" "$workouts_sql" > "$out/replay-$capture.workouts"
+        same_rows "workouts of the live import and of a replay of $capture.btsnoop" "$out/live.workouts" "$out/replay-$capture.workouts"
     done
     ;;
 esac

@@ -176,7 +176,8 @@ extension Importer {
 
         let activityReports = result.reports.filter { $0.glucose == nil }
         let plausible = window.filter(activityReports.flatMap(\.samples))
-        if !plausible.samples.isEmpty {
+        let workouts = activityReports.flatMap(\.workouts)
+        if !plausible.samples.isEmpty || !workouts.isEmpty {
             let family = activityReports.map(\.family).joined(separator: "+")
             let profile: UserProfile
             do {
@@ -191,6 +192,29 @@ extension Importer {
             batch.events = activityReports.flatMap(\.events) + [plausible.event].compactMap { $0 } + batch.events
             batch.notes = activityReports.flatMap(\.notes) + [plausible.note].compactMap { $0 } + batch.notes
             batch.cursors = activityReports.reduce(into: [:]) { cursors, report in cursors.merge(report.cursors) { max($0, $1) } }
+            if !workouts.isEmpty {
+                // The device's own workouts, and the sessions detected outside them. A workout
+                // whose minutes an earlier import stored is graded over those.
+                var minutes = batch.minutes
+                for workout in workouts {
+                    let end = workout.start.addingTimeInterval(workout.elapsed)
+                    guard !minutes.contains(where: { $0.start >= workout.start && $0.start < end }),
+                        let first = ActivityMinute.number(of: workout.start)
+                    else { continue }
+                    do {
+                        minutes += try store.activityMinutes(
+                            source: batch.source, from: Date(timeIntervalSince1970: TimeInterval(first * 60)), to: end
+                        ).map(\.minute)
+                    } catch {
+                        throw .store(error)
+                    }
+                }
+                let (logged, ungraded) = LoggedWorkoutGrading.sessions(
+                    workouts, minutes: minutes, classifier: IntensityClassifier(profile: profile))
+                let detected = batch.sessions.filter { session in !logged.contains { LoggedWorkoutGrading.overlap($0, session) } }
+                batch.sessions = (logged + detected).sorted { $0.start < $1.start }
+                if let note = LoggedWorkoutGrading.ungradedNote(ungraded, what: "workout") { batch.notes.append(note) }
+            }
             activity.append(window.filter(batch))
             hasActivity = true
         } else {

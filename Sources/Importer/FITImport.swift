@@ -149,40 +149,14 @@ extension Importer {
         let classifier = IntensityClassifier(profile: profile)
         var notes: [String] = []
         if let damage { notes.append(damage.description) }
-        var ungraded: [String] = []
-        let sessions = fit.sessions.map { logged -> ExerciseSession in
-            let end = logged.start.addingTimeInterval(logged.elapsed)
-            let startMinute = ActivityMinute.number(of: logged.start) ?? 0
-            var counts: [ActivityIntensity: Int] = [:]
-            for minute in resampled.minutes where minute.start < end && (ActivityMinute.number(of: minute.start) ?? .min) >= startMinute {
-                if let assessed = classifier.assess(minute) { counts[assessed.intensity, default: 0] += 1 }
-            }
-            // Most minutes; on a tie the higher class (allCases ascends, so the later wins).
-            var intensity = ActivityIntensity.allCases.reduce(ActivityIntensity.light) { best, next in
-                (counts[next] ?? 0) >= (counts[best] ?? 0) ? next : best
-            }
-            if counts.isEmpty {
-                if let rate = logged.averageHeartRate, let (graded, _) = classifier.heartRateClass(rate) {
-                    intensity = graded
-                } else {
-                    intensity = .light
-                    ungraded.append(PlausibleWindow.utc(logged.start))
-                }
-            }
-            var session = ExerciseSession(
-                start: logged.start, minutes: max(1, Int((logged.elapsed / 60).rounded(.up))), kind: logged.kind, intensity: intensity,
-                minutesByIntensity: counts)
-            session.measuredDuration = logged.elapsed
-            session.distance = logged.distance
-            session.energy = logged.calories.map { $0 * FITActivityFile.kilojoulesPerKilocalorie }
-            session.recordKey = "session:\(logged.index)"
-            return session
+        let logged = fit.sessions.map { session in
+            LoggedWorkout(
+                start: session.start, elapsed: session.elapsed, kind: session.kind, distance: session.distance,
+                energy: session.calories.map { $0 * FITActivityFile.kilojoulesPerKilocalorie }, averageHeartRate: session.averageHeartRate,
+                recordKey: "session:\(session.index)")
         }
-        if !ungraded.isEmpty {
-            notes.append(
-                "intensity light for the session at \(ungraded.joined(separator: ", ")): nothing in it could be graded "
-                    + "(no heart rate the profile can class, no cadence, no bike speed)")
-        }
+        let (sessions, ungraded) = LoggedWorkoutGrading.sessions(logged, minutes: resampled.minutes, classifier: classifier)
+        if let note = LoggedWorkoutGrading.ungradedNote(ungraded, what: "session") { notes.append(note) }
         if classifier.profile.heartRateMethod == nil, resampled.minutes.contains(where: { $0.heartRate != nil }) {
             notes.append("heart rate was not used for intensity: the profile has no age or maximum heart rate")
         }

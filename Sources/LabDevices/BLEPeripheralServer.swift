@@ -349,12 +349,29 @@ final class PacedPeripheral: PeripheralModel {
         return .pdu(next)
     }
 
-    /// Whether `pdu` is a Huami band's answer to the start of a fetch that has no data (`10 01 01`
-    /// with a byte count of 0): the central has everything.
-    static func endsHuamiFetches(_ pdu: [UInt8]) -> Bool {
-        guard pdu.first == ATTOpcode.handleValueNotification.rawValue, pdu.count > 3,
-            case .started(count: 0, _)? = try? HuamiFetchAnswer.decode(Array(pdu[3...]))
-        else { return false }
-        return true
+    /// A test for a Huami band's last answer: the second distinct answer to the start of a fetch
+    /// that has no data (`10 01 01` with a byte count of 0), the activity's and then the
+    /// workouts': the central has everything.
+    static func endsHuamiFetches() -> ([UInt8]) -> Bool {
+        let seen = EmptyFetchAnswers()
+        return { pdu in
+            guard pdu.first == ATTOpcode.handleValueNotification.rawValue, pdu.count > 3,
+                case .started(count: 0, _)? = try? HuamiFetchAnswer.decode(Array(pdu[3...]))
+            else { return false }
+            return seen.insert(pdu) >= 2
+        }
+    }
+
+    /// The distinct empty fetch answers sent (a value may be tested more than once).
+    private final class EmptyFetchAnswers {
+        private var answers: Set<[UInt8]> = []
+        private let lock = NSLock()
+
+        func insert(_ pdu: [UInt8]) -> Int {
+            lock.withLock {
+                answers.insert(pdu)
+                return answers.count
+            }
+        }
     }
 }

@@ -289,8 +289,8 @@ extension LabDevice {
                 guard let key, let bytes = Hex.decode(Substring(key)), bytes.count == 16 else {
                     throw ValidationError("huami needs --key with the band's auth key, 32 hex digits")
                 }
-                let band = HuamiBandDemo.band(days: days, key: bytes)
-                peripheral = PacedPeripheral(band.peripheral(clock: SimulatedClock(Date())), leavesAfter: PacedPeripheral.endsHuamiFetches)
+                let band = HuamiBandDemo.band(days: days, key: bytes, workouts: true)
+                peripheral = PacedPeripheral(band.peripheral(clock: SimulatedClock(Date())), leavesAfter: PacedPeripheral.endsHuamiFetches())
             case .pinetime:
                 guard let watchZone = TimeZone(identifier: zone) else { throw ValidationError("pinetime: no zone \(zone)") }
                 let watch = PineTimeSimulator(zone: watchZone, steps: steps, beatsPerMinute: 74)

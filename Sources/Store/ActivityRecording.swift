@@ -96,9 +96,23 @@ extension SharedStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (source_id, device_record_key) DO NOTHING
                 """)
+        // A session the device logged itself supersedes one glucobridge detected in the same
+        // source's minutes before (an earlier import, cut before it read the device's log),
+        // unless the user has made that one a favourite.
+        let supersede = try db.cachedStatement(
+            sql: """
+                DELETE FROM exercise
+                WHERE source_id = ? AND device_record_key GLOB 'exercise:*' AND favourite_id IS NULL
+                  AND time < ? AND julianday(time) + duration_seconds / 86400.0 > julianday(?)
+                """)
         var days = DayResolver(timeZone: zone)
         var daysWithNewRows: Set<DayDate> = []
         var sessionsAdded = 0
+        for session in checked.sessions where session.measuredDuration != nil {
+            try supersede.execute(arguments: [
+                sourceID, StoreTime.string(session.start.addingTimeInterval(session.duration)), StoreTime.string(session.start),
+            ])
+        }
         for session in checked.sessions {
             let date = days.date(of: session.start)
             try insertSession.execute(arguments: [

@@ -222,9 +222,10 @@ func verioFrame(_ bytes: [UInt8]) {
     attempt { try VerioFrame.decode(bytes, reply: "fuzz") }
 }
 
-/// A Huami band's fetch as the driver reads it: byte 0 picks the sample form (odd: 8 bytes),
-/// then pieces whose first byte says what each is (0: an activity data packet, 1: a fetch
+/// A Huami band's fetch as the driver reads it: byte 0 picks the sample form (odd: 8 bytes) and
+/// whether the fetch types are known (bit 1 set: listening, each fetch judged from its data), then pieces whose first byte says what each is (0: an activity data packet, 1: a fetch
 /// control point answer, 2: an authentication answer); the whole samples are then placed in time.
+/// The whole input is also read as a sports summary.
 func huami(_ bytes: [UInt8]) {
     guard let first = bytes.first else { return }
     let form: HuamiSampleForm = first & 1 == 1 ? .extended : .short
@@ -234,7 +235,7 @@ func huami(_ bytes: [UInt8]) {
         let value = Array(piece.dropFirst())
         switch kind % 3 {
         case 0: log.packet(value)
-        case 1: if let answer = try? HuamiFetchAnswer.decode(value) { log.answer(answer, form: form) }
+        case 1: if let answer = try? HuamiFetchAnswer.decode(value) { log.answer(answer, form: form, type: first & 2 == 2 ? nil : 0x01) }
         default: attempt { try HuamiAuthMessage.decodeAnswer(value) }
         }
     }
@@ -248,6 +249,11 @@ func huami(_ bytes: [UInt8]) {
         }
     }
     _ = HuamiActivitySample.samples(in: bytes, form: form)
+    if let summary = try? HuamiWorkoutSummary.decode(bytes) {
+        _ = summary.kind
+        _ = summary.elapsed
+        _ = summary.bytes
+    }
 }
 
 /// A PineTime's reads as the InfiniTime driver takes them: pieces whose first byte says what each

@@ -227,6 +227,9 @@ public enum HuamiFetchCommand: Sendable, Equatable {
 
     /// Activity, the per-minute samples.
     public static let activityType: UInt8 = 0x01
+    /// Sports summaries: one workout's summary a fetch [Gadgetbridge
+    /// AmazfitBipService.COMMAND_ACTIVITY_DATA_TYPE_SPORTS_SUMMARIES].
+    public static let sportsSummaryType: UInt8 = 0x05
 
     public var bytes: [UInt8] {
         switch self {

@@ -16,6 +16,9 @@ package struct DriverDownload: Sendable {
     /// Exercise the device logged itself (a meter's measurement context), timed by the clock of
     /// `glucose`.
     package var exercise: [DeviceExercise]
+    /// Workouts the device logged itself (a band's sports summaries), graded into Exercise logs
+    /// by the import beside the sessions it detects in `samples`.
+    package var workouts: [LoggedWorkout]
     /// Samples or values read but not used, counted by reason (e.g. `malformed-heart-rate`); a
     /// glucose driver counts its records left out in `glucose.events` instead.
     package var events: [ImportEvent]
@@ -35,7 +38,8 @@ package struct DriverDownload: Sendable {
 
     package init(
         family: String, service: BLEService? = nil, samples: [ActivitySample] = [], glucose: DeviceDownload? = nil,
-        exercise: [DeviceExercise] = [], events: [ImportEvent] = [], problems: [BLEDriverError] = [], notes: [String] = [],
+        exercise: [DeviceExercise] = [], workouts: [LoggedWorkout] = [], events: [ImportEvent] = [], problems: [BLEDriverError] = [],
+        notes: [String] = [],
         cursors: [String: Int64] = [:], clock: ClockReport? = nil, file: DecodedFile? = nil
     ) {
         self.family = family
@@ -43,6 +47,7 @@ package struct DriverDownload: Sendable {
         self.samples = samples
         self.glucose = glucose
         self.exercise = exercise
+        self.workouts = workouts
         self.events = events
         self.problems = problems
         self.notes = notes

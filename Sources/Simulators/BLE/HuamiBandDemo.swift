@@ -14,6 +14,9 @@ import TransportReplay
 /// - a fetch from the first minute at or after the start command's instant, at most
 ///   `minutesPerFetch` minutes, its first sample's wall time given in the band's zone at that
 ///   instant; the data in 20-byte packets (a counter byte and 19 bytes), then `10 02 01`;
+/// - a sports summary fetch (type 0x05) from the first workout at or after the start command's
+///   instant: its summary's bytes, the answer's start time the workout's start in the band's zone;
+///   none left, a count of 0;
 /// - a lost link: after `linkLossAfterPackets` data packets in all, the band sends nothing more
 ///   and the connection ends.
 package final class HuamiBandSimulator {
@@ -24,6 +27,8 @@ package final class HuamiBandSimulator {
     /// The first minute of the history (UTC, on a whole minute).
     package var historyStart: Date
     package var samples: [HuamiActivitySample]
+    /// The workouts the band logged, oldest first: each one's start (UTC) and summary.
+    package var workouts: [(start: Date, summary: HuamiWorkoutSummary)] = []
     /// The band's zone: its clock's UTC offset at each fetch's first sample.
     package var zone: TimeZone
     package var minutesPerFetch = 1440
@@ -82,6 +87,8 @@ package final class HuamiBandSimulator {
         var nonce: UInt8 = 0x5A
         /// The samples the band announced: first index and count.
         var pending: (first: Int, count: Int)?
+        /// The sports summary the band announced.
+        var pendingSummary: [UInt8]?
         var packetsSent = 0
         var lost = false
     }
@@ -112,9 +119,21 @@ package final class HuamiBandSimulator {
         switch HuamiFetchCommand.decode(value) {
         case .start(let type, let since)?:
             guard state.authenticated else { return [emit(.fetchControl, HuamiFetchAnswer.failed(command: 0x01, status: 0x04).bytes)] }
+            if type == HuamiFetchCommand.sportsSummaryType {
+                state.pending = nil
+                guard let workout = workouts.first(where: { $0.start >= since.instant }) else {
+                    state.pendingSummary = nil
+                    return [emit(.fetchControl, HuamiFetchAnswer.started(count: 0, start: since).bytes)]
+                }
+                let bytes = workout.summary.bytes
+                state.pendingSummary = bytes
+                let start = HuamiTime(workout.start, quarterHours: zone.secondsFromGMT(for: workout.start) / 900)
+                return [emit(.fetchControl, HuamiFetchAnswer.started(count: UInt32(bytes.count), start: start).bytes)]
+            }
             guard type == HuamiFetchCommand.activityType else {
                 return [emit(.fetchControl, HuamiFetchAnswer.failed(command: 0x01, status: 0x02).bytes)]
             }
+            state.pendingSummary = nil
             let offset = since.instant.timeIntervalSince(historyStart) / 60
             let first = max(0, Int(offset.rounded(.up)))
             let count = max(0, min(minutesPerFetch, samples.count - first))
@@ -123,26 +142,34 @@ package final class HuamiBandSimulator {
             let start = HuamiTime(startInstant, quarterHours: zone.secondsFromGMT(for: startInstant) / 900)
             return [emit(.fetchControl, HuamiFetchAnswer.started(count: UInt32(count * form.rawValue), start: start).bytes)]
         case .fetch?:
+            if let summary = state.pendingSummary {
+                state.pendingSummary = nil
+                return packets(of: summary, state)
+            }
             guard let pending = state.pending else { return [emit(.fetchControl, HuamiFetchAnswer.failed(command: 0x02, status: 0x04).bytes)] }
             state.pending = nil
-            let data = data(from: pending.first, count: pending.count)
-            var emissions: [SimulatedPeripheral.Emission] = []
-            for (index, var packet) in HuamiPacketStream.packets(of: data).enumerated() {
-                if corruptsData, index == 0 { packet[packet.count - 1] ^= 0xFF }
-                if let loss = linkLossAfterPackets, state.packetsSent >= loss {
-                    state.lost = true
-                    return emissions
-                }
-                state.packetsSent += 1
-                emissions.append(emit(.activityData, packet))
-            }
-            emissions.append(emit(.fetchControl, HuamiFetchAnswer.finished(crc: sendsCRC ? HuamiCRC32.checksum(data) : nil).bytes))
-            return emissions
+            return packets(of: data(from: pending.first, count: pending.count), state)
         case .acknowledge?:
             return [emit(.fetchControl, HuamiFetchAnswer.acknowledged.bytes)]
         case nil:
             return []
         }
+    }
+
+    /// A fetch's data in packets, then its end; nothing more once the link is lost.
+    private func packets(of data: [UInt8], _ state: State) -> [SimulatedPeripheral.Emission] {
+        var emissions: [SimulatedPeripheral.Emission] = []
+        for (index, var packet) in HuamiPacketStream.packets(of: data).enumerated() {
+            if corruptsData, index == 0 { packet[packet.count - 1] ^= 0xFF }
+            if let loss = linkLossAfterPackets, state.packetsSent >= loss {
+                state.lost = true
+                return emissions
+            }
+            state.packetsSent += 1
+            emissions.append(emit(.activityData, packet))
+        }
+        emissions.append(emit(.fetchControl, HuamiFetchAnswer.finished(crc: sendsCRC ? HuamiCRC32.checksum(data) : nil).bytes))
+        return emissions
     }
 
     private func emit(_ characteristic: HuamiCharacteristic, _ value: [UInt8]) -> SimulatedPeripheral.Emission {
@@ -183,17 +210,41 @@ package enum HuamiBandDemo {
         }
     }
 
+    /// The workouts the band logged in `days` days: each morning's walk (07:30 local, 40 minutes)
+    /// as a walking workout, its summary in the version of a different model each day (518 Bip S,
+    /// 516, 259 Bip) so that every layout is served: 4,150 m, 212 kcal, 118 bpm on average on the
+    /// first day, a little more each day after.
+    package static func workouts(days: Int) -> [(start: Date, summary: HuamiWorkoutSummary)] {
+        let calendar = Calendar.gregorian(in: zone)
+        let versions: [UInt16] = [518, 516, 259]
+        return (0..<days).map { day in
+            let midnight = calendar.date(byAdding: .day, value: day, to: historyStart)!
+            let start = calendar.date(bySettingHour: 7, minute: 30, second: 0, of: midnight)!
+            let seconds = UInt32(start.timeIntervalSince1970)
+            return (
+                start,
+                HuamiWorkoutSummary(
+                    version: versions[day % versions.count], sport: 3, startSeconds: seconds, endSeconds: seconds + 2400,
+                    steps: Int32(4410 + 30 * day), activeSeconds: 2400, calories: 212 + Float(day) * 1.5,
+                    distance: 4150 + Float(day) * 25.5, averageHeartRate: UInt16(118 + day))
+            )
+        }
+    }
+
     /// Minutes in `days` days from the start, less the hour the DST change skips once it is in.
     package static func minutes(days: Int) -> Int {
         let end = Calendar.gregorian(in: zone).date(byAdding: .day, value: days, to: historyStart)!
         return Int(end.timeIntervalSince(historyStart) / 60)
     }
 
-    /// The simulated band holding `days` days of history under `key`.
-    package static func band(days: Int = 3, key: [UInt8]) -> HuamiBandSimulator {
-        HuamiBandSimulator(
+    /// The simulated band holding `days` days of history under `key`, and their workouts when
+    /// `workouts` is set.
+    package static func band(days: Int = 3, key: [UInt8], workouts: Bool = false) -> HuamiBandSimulator {
+        let band = HuamiBandSimulator(
             peer: peer, serial: serial, key: key, form: .extended, historyStart: historyStart,
             samples: (0..<minutes(days: days)).map(sample), zone: zone)
+        if workouts { band.workouts = Self.workouts(days: days) }
+        return band
     }
 
     /// The simulated band holding minutes `range` of the history under `key`.

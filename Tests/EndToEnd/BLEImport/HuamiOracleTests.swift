@@ -58,7 +58,8 @@ final class HuamiOracleTests: XCTestCase {
                 fetches[fetches.count - 1].data += value.dropFirst()
             }
         }
-        XCTAssertEqual(fetches.map(\.data.count), [11520, 11520, 11040, 0])
+        // Three days of minutes, nothing newer, then the sports summary fetch: no workouts.
+        XCTAssertEqual(fetches.map(\.data.count), [11520, 11520, 11040, 0, 0])
 
         let input = folder.appendingPathComponent("fetches.json")
         let json = fetches.map { ["start": Hex.encode($0.start, separator: ""), "data": Hex.encode($0.data, separator: "")] }

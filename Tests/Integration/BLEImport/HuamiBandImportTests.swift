@@ -67,6 +67,8 @@ final class HuamiBandImportTests: XCTestCase {
             [
                 hexBytes("01 01 D0 07 01 01 00 00 00 00"), hexBytes("01 01 E8 07 03 1D 17 00 00 00"),
                 hexBytes("01 01 E8 07 03 1E 17 00 00 00"), hexBytes("01 01 E8 07 03 1F 16 00 00 00"),
+                // Then the workouts (sports summaries, type 05) from 2000: the band has none.
+                hexBytes("01 05 D0 07 01 01 00 00 00 00"),
             ])
         // 01:59 CET and 03:00 CEST are consecutive minutes: 00:59Z and 01:00Z, asleep.
         XCTAssertEqual(
@@ -112,9 +114,10 @@ final class HuamiBandImportTests: XCTestCase {
         _ = try importBand(band(days: 4), days: 4, into: whole)
         XCTAssertEqual(
             try storeContent(store, [.activityMinutes, .exercise, .cursors]), try storeContent(whole, [.activityMinutes, .exercise, .cursors]))
-        // Nothing newer: one start command, answered with no data.
+        // Nothing newer: one start command for the minutes and one for the workouts, each
+        // answered with no data.
         let (third, again) = try importBand(band(days: 4), days: 4, into: store)
-        XCTAssertEqual(startCommands(again), [hexBytes("01 01 E8 07 04 01 16 00 00 00")])
+        XCTAssertEqual(startCommands(again), [hexBytes("01 01 E8 07 04 01 16 00 00 00"), hexBytes("01 05 D0 07 01 01 00 00 00 00")])
         XCTAssertNil(third.activity)
     }
 
@@ -163,6 +166,78 @@ final class HuamiBandImportTests: XCTestCase {
         XCTAssertEqual(try storeContent(withKey, [.activityMinutes, .exercise]).count, 1440 + 1)
         XCTAssertEqual(try storeContent(withKey, [.activityMinutes, .exercise]), try storeContent(live, [.activityMinutes, .exercise]))
         XCTAssertEqual(try storeContent(withoutKey, [.activityMinutes, .exercise]), try storeContent(live, [.activityMinutes, .exercise]))
+    }
+
+    /// The band's three morning walks, logged as workouts in three summary layouts (518, 516,
+    /// 259), become three Exercise logs dated by the fetch answers (07:30 CET, then CEST after
+    /// the change) with the band's length, distance and calories; they replace the sessions the
+    /// minutes would make; the next import asks from the minute after the last and adds nothing;
+    /// the recording replays to the same logs with the key and without it (read passively).
+    func testWorkoutsBecomeExerciseLogsOnce() throws {
+        let address = BluetoothAddress("C8:0F:10:00:00:95")!
+        HuamiAuthKeys.supply(Self.key, for: address)
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("band.btsnoop")
+        let store = try store()
+        let walker = band(address: "C8:0F:10:00:00:95")
+        walker.workouts = HuamiBandDemo.workouts(days: 3)
+        let (outcome, _) = try importBand(walker, days: 3, into: store, recordTo: url)
+        XCTAssertEqual(outcome.problems, [])
+        let sessions = try XCTUnwrap(outcome.activity?.sessions)
+        XCTAssertEqual(sessions.map(\.recordKey), ["workout:2024-03-29T06:30Z", "workout:2024-03-30T06:30Z", "workout:2024-03-31T05:30Z"])
+        XCTAssertEqual(sessions.map(\.kind), [.walking, .walking, .walking])
+        XCTAssertEqual(sessions.map(\.duration), [2400, 2400, 2400])
+        XCTAssertEqual(sessions.map(\.distance), [4150, 4175.5, 4201])
+        XCTAssertEqual(sessions.map(\.energy), [212 * 4.184, 213.5 * 4.184, 215 * 4.184])
+        // 40 walking minutes at 112–126 bpm for a 40-year-old (maximum 180): moderate.
+        XCTAssertEqual(sessions.map(\.intensity), [.moderate, .moderate, .moderate])
+        XCTAssertEqual(outcome.activity?.summary.sessionsAdded, 3)
+        XCTAssertEqual(
+            try storeContent(store, [.cursors]), ["\"huami\" | \"activity\" | 28532039", "\"huami\" | \"workouts\" | 28531050"])
+
+        let again = band(address: "C8:0F:10:00:00:95")
+        again.workouts = HuamiBandDemo.workouts(days: 3)
+        let (second, peripheral) = try importBand(again, days: 3, into: store)
+        // The workouts from 2024-03-31T05:31Z, the minute after the last stored.
+        XCTAssertEqual(startCommands(peripheral).last, hexBytes("01 05 E8 07 03 1F 05 1F 00 00"))
+        XCTAssertEqual(second.activity?.summary.sessionsAdded ?? 0, 0)
+
+        let withKey = try self.store()
+        XCTAssertEqual(try Importer(store: withKey).run(.capture(url)).devices.map(\.replayMode), [.conversation])
+        HuamiAuthKeys.supply(nil, for: address)
+        let withoutKey = try self.store()
+        XCTAssertEqual(try Importer(store: withoutKey).run(.capture(url)).devices.count, 1)
+        let live = try storeContent(store, [.exercise])
+        XCTAssertEqual(live.count, 3)
+        XCTAssertEqual(try storeContent(withKey, [.exercise]), live)
+        XCTAssertEqual(try storeContent(withoutKey, [.exercise]), live)
+    }
+
+    /// A summary cut by a lost link is left out whole; the next session stores it.
+    func testWorkoutCutByALostLinkIsLeftOutWhole() throws {
+        let address = BluetoothAddress("C8:0F:10:00:00:94")!
+        HuamiAuthKeys.supply(Self.key, for: address)
+        let store = try store()
+        let cut = band(days: 1, address: "C8:0F:10:00:00:94")
+        cut.workouts = HuamiBandDemo.workouts(days: 1)
+        // One day of 8-byte samples is 607 packets (11,520 bytes); the summary's first packet
+        // goes, then the link.
+        cut.linkLossAfterPackets = 607 + 1
+        let (first, _) = try importBand(cut, days: 1, into: store)
+        XCTAssertEqual(first.activity?.summary.minutesAdded, 1440)
+        XCTAssertEqual(first.activity?.sessions.map(\.recordKey), ["exercise:2024-03-29T06:30Z"])
+        XCTAssertEqual(first.activity?.sessions.filter { $0.recordKey.hasPrefix("workout:") }.count, 0)
+        XCTAssertEqual(first.activity?.events.first { $0.name == "workout-cut" }?.count, 1)
+        let whole = band(days: 1, address: "C8:0F:10:00:00:94")
+        whole.workouts = HuamiBandDemo.workouts(days: 1)
+        let (second, _) = try importBand(whole, days: 1, into: store)
+        XCTAssertEqual(second.activity?.sessions.map(\.recordKey), ["workout:2024-03-29T06:30Z"])
+        XCTAssertEqual(second.activity?.sessions.first?.distance, 4150)
+        // Graded over the walk's minutes the first import stored.
+        XCTAssertEqual(second.activity?.sessions.first?.intensity, .moderate)
+        // The walk the first import detected in the minutes gave way to the band's own log.
+        let exercise = try storeContent(store, [.exercise])
+        XCTAssertEqual(exercise.count, 1)
+        XCTAssertTrue(exercise[0].contains("workout:2024-03-29T06:30Z"), "\(exercise)")
     }
 
     func testWrongKeyIsRefusedNamingTheBand() throws {

@@ -214,4 +214,80 @@ final class HuamiCodecTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("pip install huami-token"))
         }
     }
+
+    // MARK: - Sports summaries
+
+    /// A version 518 summary (Amazfit Bip S and later) worked out by hand: steps at byte 24,
+    /// active seconds at 28, calories (f32) at 48, distance (f32) at 52, average heart rate
+    /// (u16) at 132.
+    func testSummaryVersion518ReadsItsFieldsAtTheirOffsets() throws {
+        var bytes = [UInt8](repeating: 0xEE, count: 140)
+        bytes[0..<12] = [0x06, 0x02, 0x01, 0x00, 0x00, 0x00, 0x00, 0x66, 0x80, 0x07, 0x00, 0x66][...]
+        bytes[24..<32] = [0x10, 0x14, 0x00, 0x00, 0x80, 0x07, 0x00, 0x00][...]
+        bytes[48..<56] = [0x00, 0x00, 0xD4, 0x43, 0x00, 0x60, 0x9F, 0x45][...]
+        bytes[132..<134] = [0x98, 0x00][...]
+        let summary = try HuamiWorkoutSummary.decode(bytes)
+        XCTAssertEqual(summary.version, 518)
+        XCTAssertEqual(summary.kind, .running)
+        XCTAssertEqual(summary.startSeconds, 0x6600_0000)
+        XCTAssertEqual(summary.elapsed, 1920)
+        XCTAssertEqual(summary.steps, 5136)
+        XCTAssertEqual(summary.activeSeconds, 1920)
+        XCTAssertEqual(summary.calories, 424)
+        XCTAssertEqual(summary.distance, 5100)
+        XCTAssertEqual(summary.averageHeartRate, 152)
+    }
+
+    /// Version 516 shifts the block by four bytes; version 259 (Amazfit Bip) puts distance at
+    /// 24, steps at 60, calories at 68 and the average heart rate at 120. Each survives its own
+    /// layout written and read again.
+    func testSummaryLayoutsOfOtherVersions() throws {
+        for version: UInt16 in [259, 512, 516, 519] {
+            let summary = HuamiWorkoutSummary(
+                version: version, sport: 4, startSeconds: 1_711_780_200, endSeconds: 1_711_783_800, steps: 0, activeSeconds: 3500,
+                calories: 612.5, distance: 24_321.25, averageHeartRate: 141)
+            XCTAssertEqual(try HuamiWorkoutSummary.decode(summary.bytes), summary, "version \(version)")
+            XCTAssertEqual(summary.kind, .cycling)
+        }
+        let old = HuamiWorkoutSummary(
+            version: 259, sport: 3, startSeconds: 100, endSeconds: 200, steps: 7, activeSeconds: 90, calories: 1, distance: 2,
+            averageHeartRate: 99
+        ).bytes
+        XCTAssertEqual(old.count, 122)
+        XCTAssertEqual(Array(old[24..<28]), [0x00, 0x00, 0x00, 0x40])
+        XCTAssertEqual(Array(old[60..<64]), [0x07, 0x00, 0x00, 0x00])
+        XCTAssertEqual(Array(old[120..<122]), [0x63, 0x00])
+    }
+
+    func testShortOrImpossibleSummariesAreNamed() {
+        XCTAssertThrowsError(try HuamiWorkoutSummary.decode([0x06, 0x02, 0x01])) { error in
+            XCTAssertEqual(
+                "\(error)", "Huami sports summary at byte 0: the value ends before its header (version, sport, start, end) (12 bytes needed, 3 left)")
+        }
+        var bytes = HuamiWorkoutSummary(
+            version: 518, sport: 1, startSeconds: 1000, endSeconds: 2000, steps: 0, activeSeconds: 0, calories: 0, distance: 0,
+            averageHeartRate: 0
+        ).bytes
+        XCTAssertThrowsError(try HuamiWorkoutSummary.decode(Array(bytes.prefix(100)))) { error in
+            XCTAssertEqual("\(error)", "Huami sports summary version 518 at byte 100: the value ends before its fields (34 bytes needed, 0 left)")
+        }
+        bytes[8] = 0
+        bytes[9] = 0
+        XCTAssertThrowsError(try HuamiWorkoutSummary.decode(bytes)) { error in
+            XCTAssertEqual("\(error)", "Huami sports summary version 518 at byte 8: end is 0, not within a week after the start 1000")
+        }
+    }
+
+    /// Listening to a capture, a fetch is a summary when its data is one started at the answer's time.
+    func testASummaryIsKnownByItsStartWhenTheFetchTypeWasNotSeen() {
+        let start = HuamiTime(year: 2024, month: 3, day: 30, hour: 7, minute: 30, quarterHours: 4)
+        let seconds = UInt32(start.instant.timeIntervalSince1970)
+        let summary = HuamiWorkoutSummary(
+            version: 518, sport: 3, startSeconds: seconds, endSeconds: seconds + 2400, steps: 1, activeSeconds: 1, calories: 1,
+            distance: 1, averageHeartRate: 1)
+        XCTAssertTrue(HuamiWorkoutSummary.isSummary(summary.bytes, startingAt: start))
+        XCTAssertFalse(
+            HuamiWorkoutSummary.isSummary(summary.bytes, startingAt: HuamiTime(year: 2024, month: 3, day: 30, hour: 9, minute: 0, quarterHours: 4)))
+        XCTAssertFalse(HuamiWorkoutSummary.isSummary([UInt8](repeating: 0x01, count: 1440 * 8), startingAt: start))
+    }
 }

@@ -14,6 +14,11 @@ import Transport
 /// end, and an acknowledgement that asks the band to keep its data. Listening to another
 /// program's capture, the same answers and packets are read from the notifications.
 ///
+/// Then its workouts: one sports summary a fetch (type 0x05), from the minute after the last
+/// workout stored (cursor `workouts`), each an Exercise log dated by the fetch answer's start
+/// time, with the summary's length, sport, distance, calories and average heart rate; a summary
+/// cut by a lost link is left out whole.
+///
 /// Each sample is one minute from the fetch's start instant: steps become the minute's step
 /// cadence (steps/min), the heart rate its heart rate (0 and 255 mean none). The band's kind
 /// and intensity bytes are read and checked but not stored (the store has no column for them).
@@ -24,9 +29,13 @@ package final class HuamiBandDriver: BLEDeviceDriver {
     package static let service = BLEService.huami
     package static let capabilities: DeviceCapabilities = [.activity, .storedHistory, .liveValues, .passiveDecode]
     package static let summary =
-        "Mi Band 2–6, Amazfit Bip, GTS, GTR: per-minute steps and heart rate, from after the last minute stored (needs the band's auth key)"
+        "Mi Band 2–6, Amazfit Bip, GTS, GTR: per-minute steps and heart rate, and its workouts as Exercise logs, from after the last stored (needs the band's auth key)"
     /// The cursor's stream.
     package static let stream = "activity"
+    /// The workouts' cursor stream: the start minute of the last workout stored.
+    package static let workoutStream = "workouts"
+    /// Sports summary fetches in one session at most.
+    package static let maximumWorkouts = 100
     /// The first fetch asks from here: the band answers with its oldest sample.
     package static let firstFetch = Date(timeIntervalSince1970: 946_684_800)
     /// GAP Device Name (0x2A00).
@@ -42,6 +51,12 @@ package final class HuamiBandDriver: BLEDeviceDriver {
     private var bandName = "Huami band"
     private var log = HuamiFetchLog()
     private var cursor: Int64?
+    /// The minute (UTC, counted from 1970) of the last workout stored.
+    private var workoutCursor: Int64?
+    /// The type of the fetch the last start command asked for.
+    private var fetchType = HuamiFetchCommand.activityType
+    /// Whether glucobridge writes the commands (else it listens: the fetch types are not seen).
+    private var conversing = false
     private var problems: [BLEDriverError] = []
     private var notes: [String] = []
 
@@ -59,6 +74,7 @@ package final class HuamiBandDriver: BLEDeviceDriver {
         fetchControl = fetchControl ?? link.database.characteristic(HuamiCharacteristic.fetchControl.uuid)
         activityData = activityData ?? link.database.characteristic(HuamiCharacteristic.activityData.uuid)
         for characteristic in [auth, fetchControl, activityData].compactMap({ $0 }) { link.claim(characteristic.valueHandle, by: self) }
+        conversing = link.mayWrite
         // The model decides the sample form: the GAP Device Name says it (a capture may hold no
         // advertised name), else the advertised name.
         var name = link.identity.peer.name.flatMap { $0.isEmpty ? nil : $0 }
@@ -82,10 +98,18 @@ package final class HuamiBandDriver: BLEDeviceDriver {
         }
         try authenticate(link, auth)
         cursor = try link.cursor(family: Self.activityFamily(link), stream: Self.stream)
+        workoutCursor = try link.cursor(family: Self.activityFamily(link), stream: Self.workoutStream)
+        try fetchActivity(link, fetchControl)
+        try fetchWorkouts(link, fetchControl)
+    }
+
+    /// The per-minute history from the minute after the cursor, fetch after fetch.
+    private func fetchActivity(_ link: BLELink, _ fetchControl: GATTCharacteristic) throws(BLEDriverError) {
         var since = cursor.map { Date(timeIntervalSince1970: TimeInterval(($0 + 1) * 60)) } ?? Self.firstFetch
+        fetchType = HuamiFetchCommand.activityType
         for _ in 0..<Self.maximumFetches {
             let fetched = log.fetches.count
-            try send(.start(type: HuamiFetchCommand.activityType, since: HuamiTime(since, quarterHours: 0)), link, fetchControl)
+            try send(.start(type: fetchType, since: HuamiTime(since, quarterHours: 0)), link, fetchControl)
             guard case .started(let count, _) = try answer(link, fetchControl, to: "the start of a fetch") else { return }
             if count == 0 { return }
             try send(.fetch, link, fetchControl)
@@ -97,12 +121,36 @@ package final class HuamiBandDriver: BLEDeviceDriver {
         notes.append("the band still had data after \(Self.maximumFetches) fetches; the next session goes on from there")
     }
 
+    /// The band's workouts from the minute after the last one stored: one sports summary a
+    /// fetch, each fetch from the minute after the workout before. A band that refuses the
+    /// fetch type keeps no workouts (a note, not a problem).
+    private func fetchWorkouts(_ link: BLELink, _ fetchControl: GATTCharacteristic) throws(BLEDriverError) {
+        var since = workoutCursor.map { Date(timeIntervalSince1970: TimeInterval(($0 + 1) * 60)) } ?? Self.firstFetch
+        fetchType = HuamiFetchCommand.sportsSummaryType
+        defer { fetchType = HuamiFetchCommand.activityType }
+        for _ in 0..<Self.maximumWorkouts {
+            let fetched = log.fetches.count
+            try send(.start(type: fetchType, since: HuamiTime(since, quarterHours: 0)), link, fetchControl)
+            guard
+                case .started(let count, let start) = try answer(
+                    link, fetchControl, to: "the start of a sports summary fetch", refusalIsProblem: false)
+            else { return }
+            if count == 0 { return }
+            try send(.fetch, link, fetchControl)
+            guard case .finished = try answer(link, fetchControl, to: "the sports summary fetch") else { return }
+            try send(.acknowledge, link, fetchControl)
+            guard log.fetches.count > fetched, log.fetches.last?.problem == nil, start.instant >= since else { return }
+            since = start.instant.addingTimeInterval(60)
+        }
+        notes.append("the band still had workouts after \(Self.maximumWorkouts) fetches; the next session goes on from there")
+    }
+
     package func take(_ notification: GATTNotification) {
         if notification.handle == activityData?.valueHandle {
             log.packet(notification.value)
         } else if notification.handle == fetchControl?.valueHandle {
             do {
-                log.answer(try HuamiFetchAnswer.decode(notification.value), form: form)
+                log.answer(try HuamiFetchAnswer.decode(notification.value), form: form, type: conversing ? fetchType : nil)
             } catch {
                 problems.append(.huami(error))
             }
@@ -121,9 +169,18 @@ package final class HuamiBandDriver: BLEDeviceDriver {
         var notes = self.notes
         var problems = self.problems
         var last: Int64?
+        var workouts: [LoggedWorkout] = []
+        var lastWorkout: Int64?
         for fetch in log.fetches {
             if let problem = fetch.problem { problems.append(.huami(problem)) }
             notes.append(fetch.summary)
+            if fetch.type == HuamiFetchCommand.sportsSummaryType {
+                if let workout = workout(fetch, events: &events, problems: &problems) {
+                    workouts.append(workout.workout)
+                    lastWorkout = max(lastWorkout ?? workout.minute, workout.minute)
+                }
+                continue
+            }
             for (offset, sample) in fetch.samples.enumerated() {
                 let minute = CivilDate.floorDiv(Int64(fetch.startInstant.timeIntervalSince1970.rounded(.down)), 60) + Int64(offset)
                 if let cursor, minute <= cursor {
@@ -142,10 +199,47 @@ package final class HuamiBandDriver: BLEDeviceDriver {
         if log.strayPackets > 0 {
             notes.append("\(log.strayPackets) activity data packet\(log.strayPackets == 1 ? "" : "s") outside any fetch were left out")
         }
+        var cursors: [String: Int64] = [:]
+        cursors[Self.stream] = last
+        cursors[Self.workoutStream] = lastWorkout
         return DriverDownload(
-            family: Self.family, service: Self.service, samples: samples, events: events.events, problems: problems, notes: notes,
-            cursors: last.map { [Self.stream: $0] } ?? [:])
+            family: Self.family, service: Self.service, samples: samples, workouts: workouts, events: events.events, problems: problems,
+            notes: notes, cursors: cursors)
     }
+
+    /// The workout a sports summary fetch holds, dated by the fetch answer's start time (the
+    /// band's wall time with its zone); nil when the fetch was cut, or its summary does not
+    /// decode (a problem), or the workout is stored already.
+    private func workout(
+        _ fetch: HuamiFetchLog.Fetch, events: inout EventCounter, problems: inout [BLEDriverError]
+    ) -> (workout: LoggedWorkout, minute: Int64)? {
+        guard fetch.cutReason == nil, fetch.problem == nil, fetch.finished, fetch.data.count == Int(fetch.count) else {
+            events.count("workout-cut")
+            return nil
+        }
+        let summary: HuamiWorkoutSummary
+        do {
+            summary = try HuamiWorkoutSummary.decode(fetch.data)
+        } catch {
+            problems.append(.huami(error))
+            return nil
+        }
+        guard let minute = ActivityMinute.number(of: fetch.startInstant) else { return nil }
+        if let workoutCursor, minute <= workoutCursor {
+            events.count("workout-already-stored")
+            return nil
+        }
+        let workout = LoggedWorkout(
+            start: fetch.startInstant, elapsed: summary.elapsed, kind: summary.kind,
+            distance: summary.distance > 0 ? Double(summary.distance) : nil,
+            energy: summary.calories > 0 ? Double(summary.calories) * Self.kilojoulesPerKilocalorie : nil,
+            averageHeartRate: summary.averageHeartRate > 0 ? Double(summary.averageHeartRate) : nil,
+            recordKey: "workout:" + CivilDate.wallClock(minute * 60).dropLast(3) + "Z")
+        return (workout, minute)
+    }
+
+    /// kJ per kcal (the thermochemical calorie).
+    static let kilojoulesPerKilocalorie = 4.184
 
     /// The family the session's activity is stored under: the activity drivers' families, as
     /// the import joins them.
@@ -212,7 +306,7 @@ package final class HuamiBandDriver: BLEDeviceDriver {
     /// the fetch with the whole samples received; nil when the band refused or did not answer
     /// (a problem is noted).
     private func answer(
-        _ link: BLELink, _ fetchControl: GATTCharacteristic, to command: String
+        _ link: BLELink, _ fetchControl: GATTCharacteristic, to command: String, refusalIsProblem: Bool = true
     ) throws(BLEDriverError) -> HuamiFetchAnswer? {
         while true {
             let value: GATTNotification?
@@ -237,9 +331,13 @@ package final class HuamiBandDriver: BLEDeviceDriver {
                 log.cut(form: form, reason: "the band's answer did not decode")
                 return nil
             }
-            log.answer(decoded, form: form)
+            log.answer(decoded, form: form, type: fetchType)
             switch decoded {
             case .acknowledged: continue
+            case .failed(let code, let status) where !refusalIsProblem:
+                notes.append(
+                    "the band answered \(command) with status 0x\(Hex.encode([status])) (command 0x\(Hex.encode([code]))): it keeps no workouts")
+                return nil
             case .failed(let code, let status):
                 problems.append(.huami(.refused(command: command + " (command 0x\(Hex.encode([code])))", status: status)))
                 return nil
@@ -254,7 +352,13 @@ public struct HuamiFetchLog {
     public struct Fetch {
         public var start: HuamiTime
         public var count: UInt32
+        /// The fetch type the start command asked for (`HuamiFetchCommand.activityType`, …).
+        public var type: UInt8 = HuamiFetchCommand.activityType
         public var samples: [HuamiActivitySample] = []
+        /// The data of a fetch of another type than activity (a sports summary), as received.
+        public var data: [UInt8] = []
+        /// Whether `type` is the one asked for (else it is judged from the data at the end).
+        var typeKnown = true
         public var packets = 0
         public var bytes = 0
         /// Whether the band said every packet was sent.
@@ -267,6 +371,11 @@ public struct HuamiFetchLog {
         public var end: Date? { samples.isEmpty ? nil : startInstant.addingTimeInterval(TimeInterval(samples.count * 60)) }
 
         public var summary: String {
+            if type != HuamiFetchCommand.activityType {
+                var text = "fetch of type 0x\(Hex.encode([type])) from \(start) (band clock): \(bytes) of \(count) bytes"
+                if let cutReason { text += "; cut: \(cutReason)" }
+                return text
+            }
             var text =
                 "fetch from \(start) (band clock): \(samples.count) minute\(samples.count == 1 ? "" : "s") in \(packets) "
                 + "packet\(packets == 1 ? "" : "s"), \(bytes) of \(count) bytes"
@@ -281,11 +390,17 @@ public struct HuamiFetchLog {
 
     public init() {}
 
-    public mutating func answer(_ answer: HuamiFetchAnswer, form: HuamiSampleForm) {
+    /// Takes an answer of the fetch control point; `type` is the type of the fetch the last
+    /// start command asked for, nil when it is not known (listening to another program's
+    /// capture): the fetch is then a sports summary when its data is one dated at the fetch's
+    /// start (``HuamiWorkoutSummary/isSummary(_:startingAt:)``), else activity.
+    public mutating func answer(_ answer: HuamiFetchAnswer, form: HuamiSampleForm, type: UInt8? = HuamiFetchCommand.activityType) {
         switch answer {
         case .started(let count, let start):
             cut(form: form, reason: "the band started another fetch")
-            if count > 0 { open = (Fetch(start: start, count: count), HuamiPacketStream()) }
+            if count > 0 {
+                open = (Fetch(start: start, count: count, type: type ?? HuamiFetchCommand.activityType, typeKnown: type != nil), HuamiPacketStream())
+            }
         case .finished(let crc):
             guard let (opened, stream) = open else { return }
             open = nil
@@ -322,6 +437,17 @@ public struct HuamiFetchLog {
     }
 
     private mutating func close(_ fetch: inout Fetch, _ stream: HuamiPacketStream, form: HuamiSampleForm) {
+        if !fetch.typeKnown, HuamiWorkoutSummary.isSummary(stream.data, startingAt: fetch.start) {
+            fetch.type = HuamiFetchCommand.sportsSummaryType
+        }
+        guard fetch.type == HuamiFetchCommand.activityType else {
+            fetch.data = stream.data
+            fetch.packets = stream.packets
+            fetch.bytes = stream.data.count
+            fetch.problem = stream.problem
+            fetches.append(fetch)
+            return
+        }
         let (samples, leftOver) = HuamiActivitySample.samples(in: stream.data, form: form)
         fetch.samples = samples
         fetch.packets = stream.packets
