@@ -397,7 +397,7 @@ final class SyncRetagTests: XCTestCase {
 
         let report = try await database.sync(local.store, patient: "p-old", batchSize: 100)
         let versions = try await database.rows("SELECT string_agg(version::text, ',' ORDER BY version) FROM sync_schema_version")
-        XCTAssertEqual(versions, [["1,2,3"]])
+        XCTAssertEqual(versions, [["1,2,3,4"]])
         XCTAssertEqual(report.retagged["glucose_reading"], nulls + localEdgesNotHyper2, report.summary)
         XCTAssertEqual(report.retagged["glucose_log"], localLogsOutOfRange, report.summary)
         XCTAssertEqual(report.rowsWritten, 0, report.summary)
