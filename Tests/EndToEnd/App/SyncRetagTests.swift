@@ -381,7 +381,8 @@ final class SyncRetagTests: XCTestCase {
         // that went stale when the store's thresholds changed.
         for statement in [
             "ALTER TABLE sync_cursor DROP COLUMN tag_thresholds, DROP COLUMN retag_glucose_id",
-            "DELETE FROM sync_schema_version WHERE version = 3",
+            "ALTER TABLE activity_minute DROP COLUMN device_activity_kind, DROP COLUMN device_intensity",
+            "DELETE FROM sync_schema_version WHERE version IN (3, 4)",
             "UPDATE glucose_reading SET tag = NULL WHERE device_record_key LIKE 'egv:1%'",
             "UPDATE glucose_reading SET tag = 'hyper-l2' WHERE device_record_key LIKE 'edge:%'",
             "UPDATE glucose_log SET tag = 'in-range'",
