@@ -33,9 +33,10 @@ check)
         || fail "the import does not say it authenticated with the key file: $(grep -i auth "$out/import.log" | head -n 1)"
     activity_rows "$out/live.sqlite" > "$out/live.rows"
     [ "$(wc -l < "$out/live.rows")" = 4260 ] || fail "the live import stored $(wc -l < "$out/live.rows") activity minutes, not the band's 4260"
-    # 07:30 CET on 2024-03-30, the first minute of the second morning's walk: 104 steps, 112 bpm.
-    walk="$(sqlite3 "$out/live.sqlite" "SELECT heart_rate_bpm || ' ' || step_cadence_spm FROM activity_minute WHERE minute = '2024-03-30 06:30:00.000'")"
-    [ "$walk" = "112.0 104.0" ] || fail "the minute 2024-03-30 06:30 UTC is stored as '${walk}', not 112 bpm and 104 steps"
+    # 07:30 CET on 2024-03-30, the first minute of the second morning's walk: 104 steps, 112 bpm,
+    # the band's kind byte 0x01 and intensity byte 60 as sent.
+    walk="$(sqlite3 "$out/live.sqlite" "SELECT heart_rate_bpm || ' ' || step_cadence_spm || ' ' || device_activity_kind || ' ' || device_intensity FROM activity_minute WHERE minute = '2024-03-30 06:30:00.000'")"
+    [ "$walk" = "112.0 104.0 1 60" ] || fail "the minute 2024-03-30 06:30 UTC is stored as '${walk}', not 112 bpm, 104 steps, kind 1, intensity 60"
     [ "$(sqlite3 "$out/live.sqlite" "SELECT last_record_index FROM source_cursor WHERE stream = 'activity'")" = 28532039 ] \
         || fail "the cursor is $(sqlite3 "$out/live.sqlite" "SELECT last_record_index FROM source_cursor") after the whole history, not minute 28532039"
     # The band's three morning walks, logged as workouts (summary versions 518, 516, 259): 07:30

@@ -46,11 +46,13 @@ public struct ActivitySample: Sendable, Equatable, Codable {
     /// The sensor's running total of energy expended in kJ (it may restart from 0).
     public var totalEnergy: Double?
     public var gait: Gait?
+    /// The device's own activity kind and intensity for the sample, as sent, on the device's scale.
+    public var device: DeviceMinuteValues?
 
     public init(
         time: Date, sensor: ActivitySensor, heartRate: Double? = nil, skinContact: Bool? = nil,
         cadence: Double? = nil, speed: Double? = nil, totalDistance: Double? = nil,
-        totalEnergy: Double? = nil, gait: Gait? = nil
+        totalEnergy: Double? = nil, gait: Gait? = nil, device: DeviceMinuteValues? = nil
     ) {
         self.time = time
         self.sensor = sensor
@@ -61,6 +63,26 @@ public struct ActivitySample: Sendable, Equatable, Codable {
         self.totalDistance = totalDistance
         self.totalEnergy = totalEnergy
         self.gait = gait
+        self.device = device
+    }
+}
+
+/// A device's own per-minute activity values, as it sent them and on its own scale (a Huami
+/// band's kind and intensity bytes; a FIT monitoring message's `activity_type` and `intensity`).
+public struct DeviceMinuteValues: Sendable, Equatable, Codable {
+    /// The device's activity kind code.
+    public var kind: Int?
+    /// The device's intensity.
+    public var intensity: Int?
+
+    public init(kind: Int? = nil, intensity: Int? = nil) {
+        self.kind = kind
+        self.intensity = intensity
+    }
+
+    /// The values of `later` where it has them, else these.
+    public func updated(by later: DeviceMinuteValues?) -> DeviceMinuteValues {
+        DeviceMinuteValues(kind: later?.kind ?? kind, intensity: later?.intensity ?? intensity)
     }
 }
 
@@ -86,18 +108,20 @@ public struct ActivityMinute: Sendable, Equatable, Codable {
     public var sensors: Set<ActivitySensor>
     /// How many samples the minute was computed from.
     public var sampleCount: Int
+    /// The device's own kind and intensity for the minute: the last sample's that carried them.
+    public var device: DeviceMinuteValues?
     /// The sums and counts the values came from, when the minute was computed from samples: the
     /// store combines them with another session's part of the same minute. Not encoded.
     public var tally: MinuteTally?
 
     private enum CodingKeys: String, CodingKey {
-        case start, heartRate, stepCadence, crankCadence, speed, distance, energy, gait, sensors, sampleCount
+        case start, heartRate, stepCadence, crankCadence, speed, distance, energy, gait, sensors, sampleCount, device
     }
 
     public init(
         start: Date, heartRate: Double? = nil, stepCadence: Double? = nil, crankCadence: Double? = nil,
         speed: Double? = nil, distance: Double? = nil, energy: Double? = nil, gait: Gait? = nil,
-        sensors: Set<ActivitySensor>, sampleCount: Int
+        sensors: Set<ActivitySensor>, sampleCount: Int, device: DeviceMinuteValues? = nil
     ) {
         self.start = start
         self.heartRate = heartRate
@@ -109,6 +133,7 @@ public struct ActivityMinute: Sendable, Equatable, Codable {
         self.gait = gait
         self.sensors = sensors
         self.sampleCount = sampleCount
+        self.device = device
     }
 }
 

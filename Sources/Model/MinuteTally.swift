@@ -68,6 +68,8 @@ public struct MinuteTally: Sendable, Equatable {
     /// Samples used.
     public var samples = 0
     public var totals: [ActivitySensor: SensorTotals] = [:]
+    /// The device's own kind and intensity: of two samples in the minute, the later one's.
+    public var device: DeviceMinuteValues?
 
     public init(firstSample: Date, lastSample: Date) {
         self.firstSample = firstSample
@@ -86,13 +88,14 @@ public struct MinuteTally: Sendable, Equatable {
         let gait: Gait? = walking + running == 0 ? nil : (running > walking ? .running : .walking)
         var minute = ActivityMinute(
             start: start, heartRate: heartRate.mean, stepCadence: stepCadence.mean, crankCadence: crankCadence.mean,
-            speed: speed.mean, distance: distance, energy: energy, gait: gait, sensors: sensors, sampleCount: samples)
+            speed: speed.mean, distance: distance, energy: energy, gait: gait, sensors: sensors, sampleCount: samples,
+            device: device)
         minute.tally = self
         return minute
     }
 
     /// The parts of one minute seen by sessions that do not overlap in time, combined in time
-    /// order: sums, counts and sensors added, and for a sensor whose total a later part only took
+    /// order: sums, counts and sensors added, the later part's device values kept, and for a sensor whose total a later part only took
     /// as its base, the increase from the earlier part's last total counted, as one session
     /// reading both parts would have counted it. Nil for no parts.
     public static func merged(_ parts: [MinuteTally]) -> MinuteTally? {
@@ -122,6 +125,7 @@ public struct MinuteTally: Sendable, Equatable {
             combined.running += part.running
             combined.sensors.formUnion(part.sensors)
             combined.samples += part.samples
+            if let device = part.device { combined.device = (combined.device ?? DeviceMinuteValues()).updated(by: device) }
             combined.lastSample = max(combined.lastSample, part.lastSample)
         }
         return combined

@@ -46,17 +46,20 @@ enum ActivityMinuteParts {
             sql: """
                 INSERT INTO activity_minute (
                     source_id, minute, heart_rate_bpm, step_cadence_spm, crank_cadence_rpm, speed_mps,
-                    distance_m, energy_kj, gait, sensors, sample_count, import_run_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    distance_m, energy_kj, gait, sensors, sample_count, import_run_id, device_activity_kind,
+                    device_intensity)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (source_id, minute) DO UPDATE SET
                     heart_rate_bpm = excluded.heart_rate_bpm, step_cadence_spm = excluded.step_cadence_spm,
                     crank_cadence_rpm = excluded.crank_cadence_rpm, speed_mps = excluded.speed_mps,
                     distance_m = excluded.distance_m, energy_kj = excluded.energy_kj, gait = excluded.gait,
-                    sensors = excluded.sensors, sample_count = excluded.sample_count, import_run_id = excluded.import_run_id
+                    sensors = excluded.sensors, sample_count = excluded.sample_count, import_run_id = excluded.import_run_id,
+                    device_activity_kind = excluded.device_activity_kind, device_intensity = excluded.device_intensity
                 """
         ).execute(arguments: [
             sourceID, start, merged.heartRate, merged.stepCadence, merged.crankCadence, merged.speed, merged.distance,
             merged.energy, merged.gait?.rawValue, ActivityColumns.sensors(merged.sensors), merged.sampleCount, runID,
+            merged.device?.kind, merged.device?.intensity,
         ])
         try db.cachedStatement(
             sql: """
@@ -64,14 +67,15 @@ enum ActivityMinuteParts {
                     source_id, minute, first_sample, last_sample, heart_rate_sum, heart_rate_count,
                     step_cadence_sum, step_cadence_count, crank_cadence_sum, crank_cadence_count, speed_sum,
                     speed_count, distance_m, energy_kj, walking_count, running_count, sensors, running_totals,
-                    sample_count, import_run_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    sample_count, import_run_id, device_activity_kind, device_intensity)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             sourceID, start, first, last, tally.heartRate.total, tally.heartRate.count, tally.stepCadence.total,
             tally.stepCadence.count, tally.crankCadence.total, tally.crankCadence.count, tally.speed.total,
             tally.speed.count, tally.distance, tally.energy, tally.walking, tally.running,
             ActivityColumns.sensors(tally.sensors), try runningTotals(tally.totals), tally.samples, runID,
+            tally.device?.kind, tally.device?.intensity,
         ])
         return stored ? .merged : .added
     }
@@ -83,7 +87,8 @@ enum ActivityMinuteParts {
                 sql: """
                     SELECT first_sample, last_sample, heart_rate_sum, heart_rate_count, step_cadence_sum,
                            step_cadence_count, crank_cadence_sum, crank_cadence_count, speed_sum, speed_count,
-                           distance_m, energy_kj, walking_count, running_count, sensors, running_totals, sample_count
+                           distance_m, energy_kj, walking_count, running_count, sensors, running_totals, sample_count,
+                           device_activity_kind, device_intensity
                     FROM activity_minute_part WHERE source_id = ? AND minute = ? ORDER BY first_sample
                     """),
             arguments: [sourceID, minute]
@@ -106,6 +111,7 @@ enum ActivityMinuteParts {
             tally.sensors = sensors
             tally.totals = try runningTotals(row[15])
             tally.samples = row[16]
+            tally.device = ActivityColumns.device(kind: row[17], intensity: row[18])
             return tally
         }
     }

@@ -34,7 +34,8 @@ extension SharedStore {
                 let minute = ActivityMinute(
                     start: try Decode.instant(row, 3, "activity_minute.minute"), heartRate: row[4], stepCadence: row[5],
                     crankCadence: row[6], speed: row[7], distance: row[8], energy: row[9],
-                    gait: try Decode.optionalValue(row, 10, "activity_minute.gait"), sensors: sensors, sampleCount: row[12])
+                    gait: try Decode.optionalValue(row, 10, "activity_minute.gait"), sensors: sensors, sampleCount: row[12],
+                    device: ActivityColumns.device(kind: row[13], intensity: row[14]))
                 return StoredActivityMinute(source: DeviceSource(family: row[0], serial: row[1], model: row[2]), minute: minute)
             }
         }
@@ -82,7 +83,7 @@ enum ActivityMinuteQuery {
         """
         SELECT s.family, s.serial, s.model, m.minute, m.heart_rate_bpm, m.step_cadence_spm,
                m.crank_cadence_rpm, m.speed_mps, m.distance_m, m.energy_kj, m.gait, m.sensors,
-               m.sample_count
+               m.sample_count, m.device_activity_kind, m.device_intensity
         FROM activity_minute m CROSS JOIN source s ON s.id = m.source_id
         WHERE \(condition) ORDER BY m.minute, m.source_id
         """

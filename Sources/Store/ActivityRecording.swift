@@ -65,8 +65,9 @@ extension SharedStore {
             sql: """
                 INSERT INTO activity_minute (
                     source_id, minute, heart_rate_bpm, step_cadence_spm, crank_cadence_rpm, speed_mps,
-                    distance_m, energy_kj, gait, sensors, sample_count, import_run_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    distance_m, energy_kj, gait, sensors, sample_count, import_run_id, device_activity_kind,
+                    device_intensity)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (source_id, minute) DO NOTHING
                 """)
         var minutesAdded = 0
@@ -83,7 +84,8 @@ extension SharedStore {
             try insertMinute.execute(arguments: [
                 sourceID, StoreTime.string(minute.start), minute.heartRate, minute.stepCadence,
                 minute.crankCadence, minute.speed, minute.distance, minute.energy, minute.gait?.rawValue,
-                ActivityColumns.sensors(minute.sensors), minute.sampleCount, runID,
+                ActivityColumns.sensors(minute.sensors), minute.sampleCount, runID, minute.device?.kind,
+                minute.device?.intensity,
             ])
             minutesAdded += db.changesCount
         }
@@ -206,6 +208,11 @@ struct CheckedActivityBatch {
 
 /// How activity values are written in their columns.
 enum ActivityColumns {
+    /// A device's own kind and intensity columns; nil when both are NULL.
+    static func device(kind: Int?, intensity: Int?) -> DeviceMinuteValues? {
+        kind == nil && intensity == nil ? nil : DeviceMinuteValues(kind: kind, intensity: intensity)
+    }
+
     /// The sensors as a JSON array of their names, sorted: `["heart-rate-band","running-pod"]`.
     static func sensors(_ sensors: Set<ActivitySensor>) -> String {
         "[" + sensors.sorted().map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"

@@ -89,7 +89,7 @@ extension SharedStore {
                 sql: """
                     SELECT m.import_run_id AS id, s.family, s.serial, m.minute, m.heart_rate_bpm,
                            m.step_cadence_spm, m.crank_cadence_rpm, m.speed_mps, m.distance_m, m.energy_kj,
-                           m.gait, m.sensors, m.sample_count,
+                           m.gait, m.sensors, m.sample_count, m.device_activity_kind, m.device_intensity,
                            EXISTS (SELECT 1 FROM activity_minute_part p
                                    WHERE p.source_id = m.source_id AND p.minute = m.minute
                                        AND p.import_run_id < m.import_run_id) AS completed

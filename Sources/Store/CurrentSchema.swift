@@ -114,7 +114,7 @@ extension Migrations {
             gait TEXT CHECK (gait IN ('walking', 'running')),
             sensors TEXT NOT NULL CHECK (json_valid(sensors) AND json_array_length(sensors) > 0),
             sample_count INTEGER NOT NULL CHECK (sample_count > 0),
-            import_run_id INTEGER REFERENCES import_run(id),
+            import_run_id INTEGER REFERENCES import_run(id), device_activity_kind INTEGER CHECK (device_activity_kind BETWEEN 0 AND 255), device_intensity INTEGER CHECK (device_intensity BETWEEN 0 AND 255),
             PRIMARY KEY (source_id, minute)
         ) WITHOUT ROWID;
         CREATE TABLE user_profile (
@@ -187,7 +187,7 @@ extension Migrations {
             sensors TEXT NOT NULL CHECK (json_valid(sensors) AND json_array_length(sensors) > 0),
             running_totals TEXT NOT NULL CHECK (json_valid(running_totals)),
             sample_count INTEGER NOT NULL CHECK (sample_count > 0),
-            import_run_id INTEGER NOT NULL REFERENCES import_run(id),
+            import_run_id INTEGER NOT NULL REFERENCES import_run(id), device_activity_kind INTEGER CHECK (device_activity_kind BETWEEN 0 AND 255), device_intensity INTEGER CHECK (device_intensity BETWEEN 0 AND 255),
             PRIMARY KEY (source_id, minute, first_sample, last_sample),
             FOREIGN KEY (source_id, minute) REFERENCES activity_minute(source_id, minute)
         ) WITHOUT ROWID;

@@ -24,6 +24,7 @@ package enum Migrations {
         Step(identifier: "v8-sync-change-log", sql: v8),
         Step(identifier: "v9-tags-from-exact-values", sql: v9, rows: retagFromExactValues),
         Step(identifier: "v10-activity-minute-parts", sql: v10),
+        Step(identifier: "v11-device-minute-values", sql: v11),
     ]
 
     package static var migrator: DatabaseMigrator {
@@ -387,6 +388,16 @@ package enum Migrations {
             FOREIGN KEY (source_id, minute) REFERENCES activity_minute(source_id, minute)
         ) WITHOUT ROWID;
         CREATE INDEX activity_minute_part_by_import_run ON activity_minute_part(import_run_id);
+        """
+
+    /// A device's own per-minute activity kind and intensity, as it sent them on its own scale
+    /// (docs/store-schema.md says each family's), on the minute and on each import's part of it.
+    /// Minutes stored before have none.
+    private static let v11 = """
+        ALTER TABLE activity_minute ADD COLUMN device_activity_kind INTEGER CHECK (device_activity_kind BETWEEN 0 AND 255);
+        ALTER TABLE activity_minute ADD COLUMN device_intensity INTEGER CHECK (device_intensity BETWEEN 0 AND 255);
+        ALTER TABLE activity_minute_part ADD COLUMN device_activity_kind INTEGER CHECK (device_activity_kind BETWEEN 0 AND 255);
+        ALTER TABLE activity_minute_part ADD COLUMN device_intensity INTEGER CHECK (device_intensity BETWEEN 0 AND 255);
         """
 
     /// Tags were decided on a whole mg/dL (69.6 was in range); they are now decided on the value

@@ -27,7 +27,7 @@ enum CentralSchema {
         """
 
     /// Each migration is a list of statements (one statement per query in the extended protocol).
-    static let migrations: [[String]] = [v1, v2, v3]
+    static let migrations: [[String]] = [v1, v2, v3, v4]
 
     private static func partitioned(_ table: String) -> [String] {
         (0..<partitions).map { remainder in
@@ -51,6 +51,13 @@ enum CentralSchema {
     private static let v3: [String] = [
         "ALTER TABLE sync_cursor ADD COLUMN tag_thresholds integer[]",
         "ALTER TABLE sync_cursor ADD COLUMN retag_glucose_id bigint",
+    ]
+
+    /// A device's own per-minute activity kind and intensity, as the store keeps them (its
+    /// `device_activity_kind`, `device_intensity`). Minutes synced before have none (NULL).
+    private static let v4: [String] = [
+        "ALTER TABLE activity_minute ADD COLUMN device_activity_kind integer",
+        "ALTER TABLE activity_minute ADD COLUMN device_intensity integer",
     ]
 
     private static let v1: [String] =
@@ -365,7 +372,8 @@ struct CentralTable: Sendable {
             C("minute", instant), C("heart_rate_bpm", "double precision"), C("step_cadence_spm", "double precision"),
             C("crank_cadence_rpm", "double precision"), C("speed_mps", "double precision"),
             C("distance_m", "double precision"), C("energy_kj", "double precision"), C("gait", "text"),
-            C("sensors", "jsonb"), C("sample_count", "integer"),
+            C("sensors", "jsonb"), C("sample_count", "integer"), C("device_activity_kind", "integer"),
+            C("device_intensity", "integer"),
         ],
         key: ["source_id", "minute"], bySource: true, replaces: true)
 

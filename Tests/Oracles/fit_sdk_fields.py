@@ -18,7 +18,8 @@ USED = {
     # speed: enhanced_speed, into which the SDK also expands a record's `speed` (its component).
     20: ["timestamp", "heart_rate", "cadence", "fractional_cadence", "distance", "enhanced_speed"],
     34: ["timestamp", "local_timestamp"],
-    55: ["timestamp", "timestamp_16", "activity_type", "cycles", "steps", "active_calories", "heart_rate", "duration_min"],
+    55: ["timestamp", "timestamp_16", "activity_type", "intensity", "cycles", "steps", "active_calories", "heart_rate",
+         "duration_min"],
     103: ["timestamp", "local_timestamp"],
 }
 

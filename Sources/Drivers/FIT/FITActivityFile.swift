@@ -56,7 +56,7 @@ public struct FITActivityFile: Sendable {
     package static let devices = "FIT files: Garmin watches and bike computers, and other devices that write FIT"
     package static let summary =
         "activity files (`GARMIN/Activity/*.fit`): each session an Exercise log (sport, start, duration, intensity graded from its minutes), "
-        + "records as activity minutes; monitoring files (`GARMIN/Monitor/*.fit`): steps, heart rate and active energy as activity minutes; "
+        + "records as activity minutes; monitoring files (`GARMIN/Monitor/*.fit`): steps, heart rate, active energy, activity type and intensity as activity minutes; "
         + "read from a copied file or folder with `glucobridge replay`, both CRCs checked: see [FIT files](docs/devices.md#fit-files)"
 
     /// The longest monitoring interval steps are spread over, in seconds.
@@ -183,7 +183,8 @@ public struct FITActivityFile: Sendable {
     /// `cycles`, cumulative per activity type, differenced; a count that falls restarted from
     /// zero) spread evenly over the seconds of the interval, which runs from the message before
     /// to this one, and summed per UTC minute; heart rate at its message's time; active calories
-    /// (cumulative per activity type) as one running total. `timestamp_16` counts on from the
+    /// (cumulative per activity type) as one running total; the message's activity type and raw
+    /// intensity as the minute's device values, as sent. `timestamp_16` counts on from the
     /// last full timestamp. Daily summaries (`duration_min` set) only give a time.
     private mutating func readMonitoring(_ messages: [FITMessage]) {
         typealias Field = FITProfile.Monitoring
@@ -233,16 +234,21 @@ public struct FITActivityFile: Sendable {
                 }
             }
             let date = FITDecoder.date(time)
+            let device = Self.deviceValues(message, type: type)
+            var carried = false
             if let type, let total = message.integer(Field.activeCalories) {
                 calories[type] = total
                 samples.append(
                     ActivitySample(
                         time: date, sensor: .watch,
-                        totalEnergy: Double(calories.values.reduce(0, +)) * Self.kilojoulesPerKilocalorie))
+                        totalEnergy: Double(calories.values.reduce(0, +)) * Self.kilojoulesPerKilocalorie, device: device))
+                carried = true
             }
             if let rate = message.scaled(Field.heartRate) {
-                samples.append(ActivitySample(time: date, sensor: .watch, heartRate: rate))
+                samples.append(ActivitySample(time: date, sensor: .watch, heartRate: rate, device: carried ? nil : device))
+                carried = true
             }
+            if !carried, let device { samples.append(ActivitySample(time: date, sensor: .watch, device: device)) }
         }
         for (minute, count) in stepsPerMinute.sorted(by: { $0.key < $1.key }) {
             samples.append(
@@ -250,6 +256,17 @@ public struct FITActivityFile: Sendable {
                     time: FITDecoder.date(UInt32(minute * 60)), sensor: .watch, cadence: count, gait: gaitPerMinute[minute] ?? .walking))
         }
         if withoutTime > 0 { events.append(ImportEvent(name: "fit-monitoring-without-time", count: withoutTime)) }
+    }
+
+    /// A monitoring message's own activity type and raw `intensity` (field 28, else bits 5–7 of
+    /// `current_activity_type_intensity`, its component in the FIT profile), as sent; nil for neither.
+    private static func deviceValues(_ message: FITMessage, type: Int64?) -> DeviceMinuteValues? {
+        let intensity =
+            message.integer(FITProfile.Monitoring.intensity)
+            ?? message.field(FITProfile.Monitoring.currentActivityTypeIntensity)?.values.first.flatMap(Self.firstByte).map { Int64($0 >> 5) }
+        let kind = type.flatMap { UInt8(exactly: $0) }.map(Int.init)
+        let level = intensity.flatMap { UInt8(exactly: $0) }.map(Int.init)
+        return kind == nil && level == nil ? nil : DeviceMinuteValues(kind: kind, intensity: level)
     }
 
     private static func firstByte(_ value: FITValue) -> UInt8? {

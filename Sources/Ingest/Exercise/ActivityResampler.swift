@@ -108,6 +108,10 @@ package enum ActivityResampler {
             lastTotals[sample.sensor] = totals
             if ends.distance != nil || ends.energy != nil { tally.totals[sample.sensor] = ends }
 
+            if let device = sample.device {
+                tally.device = (tally.device ?? DeviceMinuteValues()).updated(by: device)
+                used = true
+            }
             if used {
                 if tally.samples == 0 { tally.firstSample = sample.time }
                 tally.lastSample = sample.time

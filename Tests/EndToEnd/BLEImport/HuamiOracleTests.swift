@@ -92,18 +92,24 @@ final class HuamiOracleTests: XCTestCase {
 
         // And the store holds each minute as amazfit-pyclient decoded it.
         let rows = try store.database.read { db in
-            try Row.fetchAll(db, sql: "SELECT minute, heart_rate_bpm, step_cadence_spm FROM activity_minute ORDER BY minute")
+            try Row.fetchAll(
+                db,
+                sql: "SELECT minute, heart_rate_bpm, step_cadence_spm, device_activity_kind, device_intensity FROM activity_minute ORDER BY minute"
+            )
         }
         XCTAssertEqual(rows.count, oracle.count)
         for (row, sample) in zip(rows, oracle) {
             let minute: String = row[0]
             let heartRate: Double? = row[1]
             let steps: Double? = row[2]
+            let kind: Int? = row[3]
+            let intensity: Int? = row[4]
             guard minute == sample.time.dropLast().replacingOccurrences(of: "T", with: " ") + ".000", steps == Double(sample.steps),
+                kind == sample.kind, intensity == sample.intensity,
                 heartRate == ([0, 255].contains(sample.heartRate) ? nil : Double(sample.heartRate))
             else {
                 return XCTFail(
-                    "the store holds \(minute) \(String(describing: heartRate)) bpm \(String(describing: steps)) steps; amazfit-pyclient decodes \(sample)"
+                    "the store holds \(minute) \(String(describing: heartRate)) bpm \(String(describing: steps)) steps kind \(String(describing: kind)) intensity \(String(describing: intensity)); amazfit-pyclient decodes \(sample)"
                 )
             }
         }

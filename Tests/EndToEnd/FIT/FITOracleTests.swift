@@ -96,17 +96,17 @@ final class FITOracleTests: XCTestCase {
             fields = ["timestamp": time(FITProfile.timestampField), "local_timestamp": message.scaled(FITProfile.MonitoringInfo.localTimestamp)]
         case FITProfile.Message.monitoring:
             typealias F = FITProfile.Monitoring
-            let type =
-                message.integer(F.activityType)
-                ?? {
-                    if case .bytes(let bytes)? = message.field(F.currentActivityTypeIntensity)?.values.first, let first = bytes.first {
-                        return Int64(first & 0x1F)
-                    }
-                    return nil
-                }()
+            let packed: UInt8? = {
+                if case .bytes(let bytes)? = message.field(F.currentActivityTypeIntensity)?.values.first { return bytes.first }
+                return nil
+            }()
+            let type = message.integer(F.activityType) ?? packed.map { Int64($0 & 0x1F) }
+            // The SDK expands the packed byte's bits 5–7 into `intensity`, unscaled.
+            let intensity = message.integer(F.intensity) ?? packed.map { Int64($0 >> 5) }
             fields = [
                 "timestamp": time(FITProfile.timestampField), "timestamp_16": message.scaled(F.timestamp16),
-                "activity_type": type.map(Double.init), "steps": message.scaled(F.cycles), "active_calories": message.scaled(F.activeCalories),
+                "activity_type": type.map(Double.init), "intensity": intensity.map(Double.init), "steps": message.scaled(F.cycles),
+                "active_calories": message.scaled(F.activeCalories),
                 "heart_rate": message.scaled(F.heartRate), "duration_min": message.scaled(F.durationMin),
             ]
         default:

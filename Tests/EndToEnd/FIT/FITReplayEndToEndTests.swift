@@ -20,16 +20,16 @@ final class FITReplayEndToEndTests: XCTestCase {
         XCTAssertEqual(first.status, 0, first.stderr)
         XCTAssertTrue(
             first.stdout.hasPrefix("device 1 of 2:\nread \(watch.path)/MonitoringFile.fit (FIT monitoring_b file, 355 messages)"), first.stdout)
-        XCTAssertTrue(first.stdout.contains("activity: 136 samples; 136 minutes: 136 new, 0 already stored"), first.stdout)
+        XCTAssertTrue(first.stdout.contains("activity: 471 samples; 391 minutes: 391 new, 0 already stored"), first.stdout)
         XCTAssertTrue(
             first.stdout.contains("exercise: 2017-06-12 09:10 (America/Los_Angeles) Cycling 2 min vigorous, 457.12 m, 33.47 kJ (64.52 s)"),
             first.stdout)
         XCTAssertEqual(try count("exercise", in: store), 1)
-        XCTAssertEqual(try count("activity_minute", in: store), 138)
+        XCTAssertEqual(try count("activity_minute", in: store), 393)
 
         let again = try runProcess(program, ["replay", watch.path, "--store", store])
         XCTAssertEqual(again.status, 0, again.stderr)
-        XCTAssertTrue(again.stdout.contains("136 minutes: 0 new, 136 already stored"), again.stdout)
+        XCTAssertTrue(again.stdout.contains("391 minutes: 0 new, 391 already stored"), again.stdout)
         XCTAssertTrue(again.stdout.contains("exercise sessions: 0 new, 1 already stored"), again.stdout)
 
         try FileManager.default.copyItem(at: Fixtures.url("fit/activity-filecrc.fit"), to: watch.appendingPathComponent("damaged.fit"))
@@ -38,6 +38,6 @@ final class FITReplayEndToEndTests: XCTestCase {
         XCTAssertTrue(
             refused.stderr.contains("damaged.fit: the file CRC at byte 769 is 0xB1D5, but the header and records give 0xA1D5"), refused.stderr)
         XCTAssertEqual(try count("exercise", in: store), 1)
-        XCTAssertEqual(try count("activity_minute", in: store), 138)
+        XCTAssertEqual(try count("activity_minute", in: store), 393)
     }
 }

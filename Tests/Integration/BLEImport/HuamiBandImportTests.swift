@@ -51,6 +51,15 @@ final class HuamiBandImportTests: XCTestCase {
         try storeContent(store, [.activityMinutes]).first { $0.contains(iso) }
     }
 
+    /// The band's own kind and intensity bytes the store holds for a minute (`YYYY-MM-DD HH:MM` UTC).
+    private func deviceValues(_ store: SharedStore, _ minute: String) throws -> [Int?] {
+        try store.database.read { db in
+            let row = try Row.fetchOne(
+                db, sql: "SELECT device_activity_kind, device_intensity FROM activity_minute WHERE minute = ?", arguments: [minute + ":00.000"])
+            return [row?[0], row?[1]]
+        }
+    }
+
     func testThreeDaysThroughTheClockChangeBecomeEveryMinute() throws {
         HuamiAuthKeys.supply(Self.key, for: BluetoothAddress("C8:0F:10:00:00:05")!)
         let store = try store()
@@ -85,6 +94,10 @@ final class HuamiBandImportTests: XCTestCase {
             try minuteRow(store, "2024-03-31 05:30:00"),
             "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 05:30:00.000\" | 114.0 | 107.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
         )
+        // The band's kind and intensity bytes as sent: 0x01 and 60 + 1 on that walk, 0x70 and
+        // minute 2999 mod 7 = 3 asleep at 00:59Z.
+        XCTAssertEqual(try deviceValues(store, "2024-03-31 05:30"), [0x01, 61])
+        XCTAssertEqual(try deviceValues(store, "2024-03-31 00:59"), [0x70, 3])
         XCTAssertEqual(
             try minuteRow(store, "2024-03-31 10:05:00"),
             "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 10:05:00.000\" | NULL | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
@@ -269,6 +282,8 @@ final class HuamiBandImportTests: XCTestCase {
             try minuteRow(store, "2024-03-29 06:30:00"),
             "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-29 06:30:00.000\" | 116.0 | 110.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
         )
+        // The 4-byte form's kind and intensity bytes: 0x01 and 60 + 2.
+        XCTAssertEqual(try deviceValues(store, "2024-03-29 06:30"), [0x01, 62])
     }
 
     func testBadCRCStoresNothingOfThatFetch() throws {

@@ -88,15 +88,39 @@ final class FITImportTests: XCTestCase {
         let devices = try replay(Fixtures.url("fit/MonitoringFile.fit"), into: store)
         XCTAssertEqual(devices[0].fit?.fileType, "monitoring_b")
         XCTAssertEqual(devices[0].fit?.zoneOffset, -21_600)
-        XCTAssertEqual(try rows(store, "SELECT ROUND(SUM(step_cadence_spm), 6), COUNT(*) FROM activity_minute"), [["3173.0", "136"]])
+        XCTAssertEqual(try rows(store, "SELECT ROUND(SUM(step_cadence_spm), 6), COUNT(*) FROM activity_minute"), [["3173.0", "391"]])
         XCTAssertEqual(try rows(store, "SELECT COUNT(*) FROM exercise"), [["0"]])
         // The first walking interval: 100 steps from 14:11:00 to 14:15:00 UTC (timestamp_16 29172
         // and 29412 after the full timestamp 788594400), 25 a minute.
         XCTAssertEqual(
-            try rows(store, "SELECT minute, step_cadence_spm, gait FROM activity_minute ORDER BY minute LIMIT 4"),
+            try rows(
+                store, "SELECT minute, step_cadence_spm, gait FROM activity_minute WHERE step_cadence_spm IS NOT NULL ORDER BY minute LIMIT 4"),
             (11...14).map { ["2014-12-27 14:\($0):00.000", "25.0", "walking"] })
         XCTAssertEqual(
             try rows(store, "SELECT serial, model FROM source"), [["3882708276/monitoring_b/2014-12-27T06:00:00Z", "garmin product 1837"]])
+        // The watch's own activity type and intensity, as garmin-fit-sdk decodes them, in the
+        // minute of each message's time (of two in a minute, the later): 334 minutes (255 of the
+        // 391 hold nothing else: the watch's sedentary intervals); 14:15 ends
+        // the walk (type 6, walking; intensity 2), 13:43 and 13:45 are sedentary (type 8).
+        XCTAssertEqual(
+            try rows(
+                store,
+                "SELECT minute, device_activity_kind, device_intensity FROM activity_minute WHERE minute IN "
+                    + "('2014-12-27 13:43:00.000', '2014-12-27 13:45:00.000', '2014-12-27 14:15:00.000') ORDER BY minute"),
+            [
+                ["2014-12-27 13:43:00.000", "8", "0"], ["2014-12-27 13:45:00.000", "8", "2"],
+                ["2014-12-27 14:15:00.000", "6", "2"],
+            ])
+        let sdkCounts = [
+            (1, 5, 1), (6, 0, 5), (6, 1, 27), (6, 2, 28), (6, 3, 12), (6, 4, 5), (8, 0, 92), (8, 1, 13), (8, 2, 31), (8, 3, 42),
+            (8, 4, 33), (8, 5, 27), (8, 6, 12), (8, 7, 6),
+        ]
+        XCTAssertEqual(
+            try rows(
+                store,
+                "SELECT device_activity_kind, device_intensity, COUNT(*) FROM activity_minute "
+                    + "WHERE device_activity_kind IS NOT NULL OR device_intensity IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2"),
+            sdkCounts.map { ["\($0.0)", "\($0.1)", "\($0.2)"] })
     }
 
     /// The same file again, and a copy of it under another name, add nothing.
@@ -163,7 +187,7 @@ final class FITImportTests: XCTestCase {
         XCTAssertEqual(devices.map { $0.fit?.fileType }, ["activity", "monitoring_b"])
         XCTAssertEqual(devices[0].notes, ["skipped settings.fit is a FIT settings file; glucobridge imports activity and monitoring files"])
         XCTAssertEqual(try rows(store, "SELECT COUNT(*) FROM exercise"), [["1"]])
-        XCTAssertEqual(try rows(store, "SELECT COUNT(*) FROM activity_minute"), [["137"]])
+        XCTAssertEqual(try rows(store, "SELECT COUNT(*) FROM activity_minute"), [["392"]])
         let again = try replay(folder, into: store)
         XCTAssertEqual(again.compactMap { $0.activity?.summary.minutesAdded }, [0, 0])
         XCTAssertEqual(again.compactMap { $0.activity?.summary.sessionsAdded }, [0, 0])

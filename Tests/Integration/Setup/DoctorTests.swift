@@ -30,9 +30,12 @@ final class DoctorTests: XCTestCase {
         try queue.write { db in
             try db.execute(
                 sql: """
-                    DELETE FROM grdb_migrations WHERE identifier IN ('v9-tags-from-exact-values', 'v10-activity-minute-parts');
+                    DELETE FROM grdb_migrations
+                        WHERE identifier IN ('v9-tags-from-exact-values', 'v10-activity-minute-parts', 'v11-device-minute-values');
                     DROP TABLE migration_note;
                     DROP TABLE activity_minute_part;
+                    ALTER TABLE activity_minute DROP COLUMN device_activity_kind;
+                    ALTER TABLE activity_minute DROP COLUMN device_intensity;
                     INSERT INTO day (date) VALUES ('2024-01-15');
                     INSERT INTO source (family, serial) VALUES ('ble-cgms', 'SIM');
                     INSERT INTO glucose (day_id, time, mgdl, unit, tag, kind, source_id, device_record_key) VALUES

@@ -132,8 +132,73 @@ final class MinuteMergeTests: XCTestCase {
                 INSERT INTO activity_minute_part SELECT source_id, minute, '2024-05-02 06:02:00.000', '2024-05-02 06:02:01.000',
                     heart_rate_sum, heart_rate_count, step_cadence_sum, step_cadence_count, crank_cadence_sum, crank_cadence_count,
                     speed_sum, speed_count, distance_m, energy_kj, walking_count, running_count, sensors, running_totals,
-                    sample_count, import_run_id FROM activity_minute_part LIMIT 1;
+                    sample_count, import_run_id, device_activity_kind, device_intensity FROM activity_minute_part LIMIT 1;
                 """)
         ) { error in XCTAssertTrue("\(error)".contains("CHECK constraint failed"), "\(error)") }
+    }
+
+    /// A band's own kind and intensity bytes (one sample a minute) through a minute split between
+    /// two imports: of two samples in a minute, the later one's values are stored, whichever
+    /// import came first; a part without them keeps the other's.
+    func testDeviceValuesOfASplitMinuteAreTheLaterSamples() throws {
+        let minute = start.addingTimeInterval(60)
+        let early = ActivitySample(
+            time: minute.addingTimeInterval(10), sensor: .heartRateBand, heartRate: 90, cadence: 12,
+            device: DeviceMinuteValues(kind: 0x50, intensity: 14))
+        let late = ActivitySample(
+            time: minute.addingTimeInterval(50), sensor: .heartRateBand, heartRate: 96, cadence: 20,
+            device: DeviceMinuteValues(kind: 0x01, intensity: 61))
+        let plain = ActivitySample(time: minute.addingTimeInterval(55), sensor: .heartRateBand, heartRate: 98)
+        let values = { (imports: [[ActivityBatch]]) throws -> [String] in
+            try sqlite3(
+                self.stored(imports).path,
+                "SELECT device_activity_kind || ' ' || device_intensity || ' ' || sample_count FROM activity_minute;"
+            ).split(separator: "\n").map(String.init)
+        }
+        XCTAssertEqual(try values([[batch([early, late], importedAt: 120)]]), ["1 61 2"])
+        XCTAssertEqual(try values([[batch([early], importedAt: 70)], [batch([late], importedAt: 120)]]), ["1 61 2"])
+        XCTAssertEqual(try values([[batch([late], importedAt: 120)], [batch([early], importedAt: 70)]]), ["1 61 2"])
+        XCTAssertEqual(try values([[batch([late], importedAt: 70)], [batch([plain], importedAt: 120)]]), ["1 61 2"])
+        XCTAssertEqual(
+            try splitMinute([[batch([early], importedAt: 70)], [batch([late], importedAt: 120)]])?.device,
+            DeviceMinuteValues(kind: 0x01, intensity: 61))
+    }
+
+    /// v11 adds the device's own columns to a v10 store with minutes and parts: every row kept,
+    /// the new columns NULL, and their CHECKs refusing what no device sends.
+    func testV11KeepsAV10StoresMinutesAndParts() throws {
+        let file = try olderStore(
+            migratedUpTo: "v10-activity-minute-parts",
+            holding: """
+                INSERT INTO source (family, serial, model) VALUES ('huami', 'BAND-1', 'Mi Band 5');
+                INSERT INTO import_run (source_id, started_at, finished_at, mode, records_read, records_added,
+                                        records_already_stored, records_skipped, time_method)
+                VALUES (1, '2024-05-02 06:01:32.000', '2024-05-02 06:01:32.000', 'live', 2, 2, 0, 0, 'host-anchored');
+                INSERT INTO activity_minute (source_id, minute, heart_rate_bpm, step_cadence_spm, sensors, sample_count, import_run_id)
+                VALUES (1, '2024-05-02 06:00:00.000', 100, 12, '["heart-rate-band"]', 1, 1),
+                       (1, '2024-05-02 06:01:00.000', 104, 20, '["heart-rate-band"]', 1, 1);
+                INSERT INTO activity_minute_part (source_id, minute, first_sample, last_sample, heart_rate_sum, heart_rate_count,
+                    step_cadence_sum, step_cadence_count, crank_cadence_sum, crank_cadence_count, speed_sum, speed_count,
+                    walking_count, running_count, sensors, running_totals, sample_count, import_run_id)
+                VALUES (1, '2024-05-02 06:01:00.000', '2024-05-02 06:01:00.000', '2024-05-02 06:01:00.000', 104, 1, 20, 1,
+                        0, 0, 0, 0, 0, 0, '["heart-rate-band"]', '{}', 1, 1);
+                """)
+        let store = try file.open(zone: "UTC")
+        XCTAssertEqual(
+            try sqlite3(
+                file.path,
+                "SELECT minute || ' ' || heart_rate_bpm || ' ' || step_cadence_spm || ' ' || ifnull(device_activity_kind, '-') || ' ' "
+                    + "|| ifnull(device_intensity, '-') FROM activity_minute ORDER BY minute;"),
+            "2024-05-02 06:00:00.000 100.0 12.0 - -\n2024-05-02 06:01:00.000 104.0 20.0 - -")
+        XCTAssertEqual(
+            try sqlite3(file.path, "SELECT heart_rate_sum || ' ' || ifnull(device_intensity, '-') FROM activity_minute_part;"), "104.0 -")
+        XCTAssertEqual(try store.activityMinutes().map(\.minute.device), [nil, nil])
+        for bad in ["device_activity_kind = 256", "device_intensity = -1"] {
+            XCTAssertThrowsError(try sqlite3(file.path, "UPDATE activity_minute SET \(bad);")) { error in
+                XCTAssertTrue("\(error)".contains("CHECK constraint failed"), "\(error)")
+            }
+        }
+        try sqlite3(file.path, "UPDATE activity_minute SET device_activity_kind = 255, device_intensity = 0;")
+        XCTAssertEqual(try store.activityMinutes().map(\.minute.device), Array(repeating: DeviceMinuteValues(kind: 255, intensity: 0), count: 2))
     }
 }

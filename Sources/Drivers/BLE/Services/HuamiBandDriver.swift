@@ -20,8 +20,9 @@ import Transport
 /// cut by a lost link is left out whole.
 ///
 /// Each sample is one minute from the fetch's start instant: steps become the minute's step
-/// cadence (steps/min), the heart rate its heart rate (0 and 255 mean none). The band's kind
-/// and intensity bytes are read and checked but not stored (the store has no column for them).
+/// cadence (steps/min), the heart rate its heart rate (0 and 255 mean none), and the band's kind
+/// and intensity bytes the minute's device values, as sent. The 8-byte form's last four bytes
+/// (sleep) are not stored.
 /// A fetch cut by a lost link keeps its whole samples only; the cursor (`activity`: the UTC
 /// minute number of the last sample) then makes the next session start after them.
 package final class HuamiBandDriver: BLEDeviceDriver {
@@ -191,11 +192,11 @@ package final class HuamiBandDriver: BLEDeviceDriver {
                 samples.append(
                     ActivitySample(
                         time: Date(timeIntervalSince1970: TimeInterval(minute * 60)), sensor: .heartRateBand,
-                        heartRate: sample.beatsPerMinute.map(Double.init), cadence: Double(sample.steps)))
+                        heartRate: sample.beatsPerMinute.map(Double.init), cadence: Double(sample.steps),
+                        device: DeviceMinuteValues(kind: Int(sample.kind), intensity: Int(sample.intensity))))
                 last = max(last ?? minute, minute)
             }
         }
-        if !samples.isEmpty { notes.append("the band's kind and intensity bytes were read but are not stored") }
         if log.strayPackets > 0 {
             notes.append("\(log.strayPackets) activity data packet\(log.strayPackets == 1 ? "" : "s") outside any fetch were left out")
         }
