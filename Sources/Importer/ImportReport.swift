@@ -71,12 +71,7 @@ package struct ImportReport: Sendable {
             lines.append(
                 "activity: \(summary.samplesRead) samples; " + Self.minutes(summary) + "; exercise sessions: "
                     + "\(summary.sessionsAdded) new, \(summary.sessionsAlreadyStored) already stored")
-            lines += activity.sessions.map { session in
-                var line = "exercise: \(Self.session(session, store: store))"
-                if let distance = session.distance { line += ", \(Self.decimal(distance)) m" }
-                if let energy = session.energy { line += ", \(Self.decimal(energy)) kJ" }
-                return line + " (\(Self.decimal(session.duration)) s)"
-            }
+            lines += activity.sessions.map { "exercise: \(Self.loggedSession($0, store: store))" }
             lines += Self.days(summary.days, store: store).map { "exercise days: \($0)" }
             if !activity.events.isEmpty { lines.append("left out: " + Self.counts(activity.events)) }
             lines += activity.notes.map { "note: \($0)" }
@@ -84,6 +79,14 @@ package struct ImportReport: Sendable {
         lines += outcome.notes.map { "note: \($0)" }
         lines.append("store: \(store.path)")
         return lines.joined(separator: "\n")
+    }
+
+    /// A session the device logged itself: with its distance, energy and measured length.
+    private static func loggedSession(_ session: ExerciseSession, store: SharedStore) -> String {
+        var line = Self.session(session, store: store)
+        if let distance = session.distance { line += ", \(Self.decimal(distance)) m" }
+        if let energy = session.energy { line += ", \(Self.decimal(energy)) kJ" }
+        return line + " (\(Self.decimal(session.duration)) s)"
     }
 
     /// Up to two decimals, without trailing zeros: `5.73`, `9008.22`, `2160`.
@@ -145,7 +148,10 @@ package struct ImportReport: Sendable {
             lines.append(
                 "activity (\(activity.source)): \(summary.samplesRead) samples; " + Self.minutes(summary)
                     + "; exercise sessions: \(summary.sessionsAdded) new, \(summary.sessionsAlreadyStored) already stored")
-            lines += activity.sessions.map { "exercise: \(Self.session($0, store: store))" }
+            lines += activity.sessions.map { session in
+                session.measuredDuration == nil
+                    ? "exercise: \(Self.session(session, store: store))" : "exercise: \(Self.loggedSession(session, store: store))"
+            }
             lines += Self.days(summary.days, store: store).map { "exercise days: \($0)" }
             if !activity.events.isEmpty { lines.append("samples left out: " + Self.counts(activity.events)) }
             lines += activity.notes.map { "note: \($0)" }
