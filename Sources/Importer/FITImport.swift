@@ -152,7 +152,7 @@ extension Importer {
         let logged = fit.sessions.map { session in
             LoggedWorkout(
                 start: session.start, elapsed: session.elapsed, kind: session.kind, distance: session.distance,
-                energy: session.calories.map { $0 * FITActivityFile.kilojoulesPerKilocalorie }, averageHeartRate: session.averageHeartRate,
+                energy: session.calories.map { $0 * LoggedWorkout.kilojoulesPerKilocalorie }, averageHeartRate: session.averageHeartRate,
                 recordKey: "session:\(session.index)")
         }
         let (sessions, ungraded) = LoggedWorkoutGrading.sessions(logged, minutes: resampled.minutes, classifier: classifier)

@@ -80,21 +80,18 @@ public struct HuamiWorkoutSummary: Sendable, Equatable {
         guard bytes.count >= 12 else {
             throw .shortValue(characteristic: what, field: "header (version, sport, start, end)", offset: 0, needed: 12, available: bytes.count)
         }
-        let version = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
+        let version = bytes.u16le(at: 0)
         let layout = Layout(version: version)
         guard bytes.count >= layout.length else {
             throw .shortValue(
                 characteristic: "\(what) version \(version)", field: "fields", offset: bytes.count, needed: layout.length - bytes.count,
                 available: 0)
         }
-        func u32(_ at: Int) -> UInt32 {
-            UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
-        }
         let summary = HuamiWorkoutSummary(
-            version: version, sport: UInt16(bytes[2]) | UInt16(bytes[3]) << 8, startSeconds: u32(4), endSeconds: u32(8),
-            steps: Int32(bitPattern: u32(layout.steps)), activeSeconds: Int32(bitPattern: u32(layout.activeSeconds)),
-            calories: Float(bitPattern: u32(layout.calories)), distance: Float(bitPattern: u32(layout.distance)),
-            averageHeartRate: UInt16(bytes[layout.averageHeartRate]) | UInt16(bytes[layout.averageHeartRate + 1]) << 8)
+            version: version, sport: bytes.u16le(at: 2), startSeconds: bytes.u32le(at: 4), endSeconds: bytes.u32le(at: 8),
+            steps: bytes.i32le(at: layout.steps), activeSeconds: bytes.i32le(at: layout.activeSeconds),
+            calories: Float(bitPattern: bytes.u32le(at: layout.calories)), distance: Float(bitPattern: bytes.u32le(at: layout.distance)),
+            averageHeartRate: bytes.u16le(at: layout.averageHeartRate))
         func invalid(_ field: String, _ offset: Int, _ reason: String) -> HuamiError {
             .invalidField(characteristic: "\(what) version \(version)", field: field, offset: offset, reason: reason)
         }
@@ -118,21 +115,13 @@ public struct HuamiWorkoutSummary: Sendable, Equatable {
     public var bytes: [UInt8] {
         let layout = Layout(version: version)
         var bytes = [UInt8](repeating: 0, count: layout.length)
-        func put(_ value: UInt32, _ at: Int) {
-            for index in 0..<4 { bytes[at + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
-        }
-        bytes[0] = UInt8(version & 0xFF)
-        bytes[1] = UInt8(version >> 8)
-        bytes[2] = UInt8(sport & 0xFF)
-        bytes[3] = UInt8(sport >> 8)
-        put(startSeconds, 4)
-        put(endSeconds, 8)
-        put(UInt32(bitPattern: steps), layout.steps)
-        put(UInt32(bitPattern: activeSeconds), layout.activeSeconds)
-        put(calories.bitPattern, layout.calories)
-        put(distance.bitPattern, layout.distance)
-        bytes[layout.averageHeartRate] = UInt8(averageHeartRate & 0xFF)
-        bytes[layout.averageHeartRate + 1] = UInt8(averageHeartRate >> 8)
+        func put(_ field: [UInt8], _ at: Int) { bytes.replaceSubrange(at..<(at + field.count), with: field) }
+        put(version.littleEndianBytes + sport.littleEndianBytes + startSeconds.littleEndianBytes + endSeconds.littleEndianBytes, 0)
+        put(steps.littleEndianBytes, layout.steps)
+        put(activeSeconds.littleEndianBytes, layout.activeSeconds)
+        put(calories.bitPattern.littleEndianBytes, layout.calories)
+        put(distance.bitPattern.littleEndianBytes, layout.distance)
+        put(averageHeartRate.littleEndianBytes, layout.averageHeartRate)
         return bytes
     }
 

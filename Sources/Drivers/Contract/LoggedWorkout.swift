@@ -18,6 +18,9 @@ package struct LoggedWorkout: Sendable, Equatable {
     /// The key a re-import finds it by, unique per source (`session:0`, `workout:2024-03-30T06:32Z`).
     package var recordKey: String
 
+    /// kJ per kcal (the thermochemical calorie): devices log energy in kcal, the store keeps kJ.
+    package static let kilojoulesPerKilocalorie = 4.184
+
     package init(
         start: Date, elapsed: TimeInterval, kind: ExerciseKind, distance: Double? = nil, energy: Double? = nil,
         averageHeartRate: Double? = nil, recordKey: String

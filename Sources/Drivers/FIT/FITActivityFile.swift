@@ -62,9 +62,6 @@ public struct FITActivityFile: Sendable {
     /// The longest monitoring interval steps are spread over, in seconds.
     static let longestInterval: UInt32 = 86_400
 
-    /// kJ per kcal (the thermochemical calorie).
-    package static let kilojoulesPerKilocalorie = 4.184
-
     /// The activity or monitoring content of `file`. Throws ``FITActivityFileError`` for a file of
     /// another type, or without a `file_id`.
     public init(_ file: FITFile) throws(FITActivityFileError) {
@@ -241,7 +238,7 @@ public struct FITActivityFile: Sendable {
                 samples.append(
                     ActivitySample(
                         time: date, sensor: .watch,
-                        totalEnergy: Double(calories.values.reduce(0, +)) * Self.kilojoulesPerKilocalorie, device: device))
+                        totalEnergy: Double(calories.values.reduce(0, +)) * LoggedWorkout.kilojoulesPerKilocalorie, device: device))
                 carried = true
             }
             if let rate = message.scaled(Field.heartRate) {

@@ -233,14 +233,11 @@ package final class HuamiBandDriver: BLEDeviceDriver {
         let workout = LoggedWorkout(
             start: fetch.startInstant, elapsed: summary.elapsed, kind: summary.kind,
             distance: summary.distance > 0 ? Double(summary.distance) : nil,
-            energy: summary.calories > 0 ? Double(summary.calories) * Self.kilojoulesPerKilocalorie : nil,
+            energy: summary.calories > 0 ? Double(summary.calories) * LoggedWorkout.kilojoulesPerKilocalorie : nil,
             averageHeartRate: summary.averageHeartRate > 0 ? Double(summary.averageHeartRate) : nil,
             recordKey: "workout:" + CivilDate.wallClock(minute * 60).dropLast(3) + "Z")
         return (workout, minute)
     }
-
-    /// kJ per kcal (the thermochemical calorie).
-    static let kilojoulesPerKilocalorie = 4.184
 
     /// The family the session's activity is stored under: the activity drivers' families, as
     /// the import joins them.
