@@ -94,8 +94,8 @@ extension SharedStore {
         let insertSession = try db.cachedStatement(
             sql: """
                 INSERT INTO exercise (day_id, time, name, duration_seconds, intensity, source_id,
-                                      device_record_key, import_run_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                                      device_record_key, import_run_id, distance_m, energy_kj)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (source_id, device_record_key) DO NOTHING
                 """)
         // A session the device logged itself supersedes one glucobridge detected in the same
@@ -119,7 +119,8 @@ extension SharedStore {
             let date = days.date(of: session.start)
             try insertSession.execute(arguments: [
                 try days.id(of: date, in: db), StoreTime.string(session.start), session.kind.rawValue,
-                session.duration, session.intensity.rawValue, sourceID, session.recordKey, runID,
+                session.duration, session.intensity.rawValue, sourceID, session.recordKey, runID, session.distance,
+                session.energy,
             ])
             if db.changesCount > 0 {
                 sessionsAdded += 1
@@ -202,6 +203,11 @@ struct CheckedActivityBatch {
         }
         guard session.minutes > 0 else {
             throw .invalidBatch(reason: "the exercise session \"\(session.recordKey)\" lasts \(session.minutes) minutes")
+        }
+        for (name, value, unit) in [("distance", session.distance, "m"), ("energy", session.energy, "kJ")] {
+            if let value, !(value.isFinite && value >= 0) {
+                throw .invalidBatch(reason: "the exercise session \"\(session.recordKey)\" has a \(name) of \(value) \(unit)")
+            }
         }
     }
 }

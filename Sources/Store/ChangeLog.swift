@@ -246,7 +246,8 @@ package enum SyncEntity: String, CaseIterable, Sendable {
     static func sessionQuery(first: String) -> String {
         """
         SELECT \(first), s.family, s.serial, e.device_record_key, d.date AS day, e.time, e.name, e.duration_seconds,
-               e.intensity, e.favourite_id IS NOT NULL AS favourite, e.device_time, e.device_display_time
+               e.intensity, e.favourite_id IS NOT NULL AS favourite, e.device_time, e.device_display_time,
+               e.distance_m, e.energy_kj
         FROM exercise e JOIN source s ON s.id = e.source_id JOIN day d ON d.id = e.day_id
         """
     }
@@ -270,7 +271,7 @@ package enum SyncEntity: String, CaseIterable, Sendable {
         case .exercise:
             return """
                 SELECT t.uid AS key, d.date AS day, t.time, t.name, t.duration_seconds, t.intensity,
-                       t.favourite_id IS NOT NULL AS favourite
+                       t.favourite_id IS NOT NULL AS favourite, t.distance_m, t.energy_kj
                 FROM exercise t \(join) WHERE t.uid IN (\(keyList))
                 """
         case .illness, .stress:

@@ -86,7 +86,7 @@ extension Migrations {
             device_record_key TEXT CHECK (device_record_key <> ''),
             device_time INTEGER,
             device_display_time TEXT,
-            import_run_id INTEGER REFERENCES import_run(id), uid TEXT CHECK (uid <> ''),
+            import_run_id INTEGER REFERENCES import_run(id), uid TEXT CHECK (uid <> ''), distance_m REAL CHECK (distance_m >= 0), energy_kj REAL CHECK (energy_kj >= 0),
             CHECK ((source_id IS NULL) = (device_record_key IS NULL)),
             UNIQUE (source_id, device_record_key)
         );
@@ -293,7 +293,7 @@ extension Migrations {
               || hex(randomblob(6))) WHERE id = NEW.id AND uid IS NULL;
             INSERT INTO sync_change (entity, key) SELECT 'exercise', uid FROM exercise WHERE id = NEW.id;
         END;
-        CREATE TRIGGER exercise_sync_update AFTER UPDATE OF day_id, time, name, duration_seconds, intensity, favourite_id, source_id ON exercise WHEN NEW.source_id IS NULL AND NEW.uid IS NOT NULL BEGIN
+        CREATE TRIGGER exercise_sync_update AFTER UPDATE OF day_id, time, name, duration_seconds, intensity, favourite_id, source_id, distance_m, energy_kj ON exercise WHEN NEW.source_id IS NULL AND NEW.uid IS NOT NULL BEGIN
             INSERT INTO sync_change (entity, key) VALUES ('exercise', NEW.uid);
         END;
         CREATE TRIGGER exercise_sync_delete AFTER DELETE ON exercise WHEN OLD.uid IS NOT NULL BEGIN

@@ -246,7 +246,8 @@ public enum ExerciseIntensity: String, Sendable, CaseIterable {
     case light, moderate, vigorous
 }
 
-/// An exercise session: its start, name, duration and intensity.
+/// An exercise session: its start, name, duration and intensity, and its distance and energy
+/// when the device logged them or the app entered them.
 public struct ExerciseLog: FavouritableLog {
     public static let kind = LogKind.exercise
     public static let columns = LogColumns<ExerciseLog>(
@@ -259,20 +260,29 @@ public struct ExerciseLog: FavouritableLog {
     public var duration: TimeInterval
     public var intensity: ExerciseIntensity
     public var isFavourite: Bool
+    /// Metres; nil when none was logged.
+    public var distance: Double?
+    /// kJ; nil when none was logged.
+    public var energy: Double?
 
-    public init(time: Date, name: String, duration: TimeInterval, intensity: ExerciseIntensity, isFavourite: Bool = false) {
+    public init(
+        time: Date, name: String, duration: TimeInterval, intensity: ExerciseIntensity, isFavourite: Bool = false,
+        distance: Double? = nil, energy: Double? = nil
+    ) {
         self.time = time
         self.name = name
         self.duration = duration
         self.intensity = intensity
         self.isFavourite = isFavourite
+        self.distance = distance
+        self.energy = energy
     }
 
     init(row: Row) throws {
         self.init(
             time: try Decode.instant(row, "time", "exercise.time"), name: row["name"],
             duration: row["duration_seconds"], intensity: try Decode.value(row, "intensity", "exercise.intensity"),
-            isFavourite: row["favourite_id"] as Int64? != nil)
+            isFavourite: row["favourite_id"] as Int64? != nil, distance: row["distance_m"], energy: row["energy_kj"])
     }
 
     func encode(to container: inout PersistenceContainer) {
@@ -280,12 +290,20 @@ public struct ExerciseLog: FavouritableLog {
         container["name"] = name
         container["duration_seconds"] = duration
         container["intensity"] = intensity.rawValue
+        container["distance_m"] = distance
+        container["energy_kj"] = energy
     }
 
     func validate(in zone: TimeZone) throws(StoreError) {
         guard !name.isEmpty else { throw .invalidLog(kind: .exercise, reason: "an exercise needs a name") }
         guard duration.isFinite, duration >= 0 else {
             throw .invalidLog(kind: .exercise, reason: "a duration of \(duration) s is not ≥ 0")
+        }
+        if let distance, !(distance.isFinite && distance >= 0) {
+            throw .invalidLog(kind: .exercise, reason: "a distance of \(distance) m is not ≥ 0")
+        }
+        if let energy, !(energy.isFinite && energy >= 0) {
+            throw .invalidLog(kind: .exercise, reason: "an energy of \(energy) kJ is not ≥ 0")
         }
     }
 }

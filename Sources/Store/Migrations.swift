@@ -25,6 +25,7 @@ package enum Migrations {
         Step(identifier: "v9-tags-from-exact-values", sql: v9, rows: retagFromExactValues),
         Step(identifier: "v10-activity-minute-parts", sql: v10),
         Step(identifier: "v11-device-minute-values", sql: v11),
+        Step(identifier: "v12-exercise-distance-energy", sql: v12),
     ]
 
     package static var migrator: DatabaseMigrator {
@@ -398,6 +399,18 @@ package enum Migrations {
         ALTER TABLE activity_minute ADD COLUMN device_intensity INTEGER CHECK (device_intensity BETWEEN 0 AND 255);
         ALTER TABLE activity_minute_part ADD COLUMN device_activity_kind INTEGER CHECK (device_activity_kind BETWEEN 0 AND 255);
         ALTER TABLE activity_minute_part ADD COLUMN device_intensity INTEGER CHECK (device_intensity BETWEEN 0 AND 255);
+        """
+
+    /// The distance and energy of an exercise session, when the device logged them (a watch's
+    /// FIT session, a band's workout) or the app entered them; sessions stored before have none.
+    /// An app log's edit of either is a change for sync, as an edit of its other columns is.
+    private static let v12 = """
+        ALTER TABLE exercise ADD COLUMN distance_m REAL CHECK (distance_m >= 0);
+        ALTER TABLE exercise ADD COLUMN energy_kj REAL CHECK (energy_kj >= 0);
+        DROP TRIGGER exercise_sync_update;
+        CREATE TRIGGER exercise_sync_update AFTER UPDATE OF day_id, time, name, duration_seconds, intensity, favourite_id, source_id, distance_m, energy_kj ON exercise WHEN NEW.source_id IS NULL AND NEW.uid IS NOT NULL BEGIN
+            INSERT INTO sync_change (entity, key) VALUES ('exercise', NEW.uid);
+        END;
         """
 
     /// Tags were decided on a whole mg/dL (69.6 was in range); they are now decided on the value

@@ -27,7 +27,7 @@ enum CentralSchema {
         """
 
     /// Each migration is a list of statements (one statement per query in the extended protocol).
-    static let migrations: [[String]] = [v1, v2, v3, v4]
+    static let migrations: [[String]] = [v1, v2, v3, v4, v5]
 
     private static func partitioned(_ table: String) -> [String] {
         (0..<partitions).map { remainder in
@@ -58,6 +58,15 @@ enum CentralSchema {
     private static let v4: [String] = [
         "ALTER TABLE activity_minute ADD COLUMN device_activity_kind integer",
         "ALTER TABLE activity_minute ADD COLUMN device_intensity integer",
+    ]
+
+    /// The distance and energy of an exercise session, device-logged or app-entered, as the
+    /// store keeps them (`distance_m`, `energy_kj`). Sessions synced before have none (NULL).
+    private static let v5: [String] = [
+        "ALTER TABLE activity_session ADD COLUMN distance_m double precision",
+        "ALTER TABLE activity_session ADD COLUMN energy_kj double precision",
+        "ALTER TABLE exercise_log ADD COLUMN distance_m double precision",
+        "ALTER TABLE exercise_log ADD COLUMN energy_kj double precision",
     ]
 
     private static let v1: [String] =
@@ -362,7 +371,7 @@ struct CentralTable: Sendable {
             C("device_record_key", "text"), C("day", "date"), C("time", instant), C("name", "text"),
             C("duration_seconds", "double precision"), C("intensity", "text"),
             C("favourite", "boolean"), C("device_time", "bigint"),
-            C("device_display_time", "text"),
+            C("device_display_time", "text"), C("distance_m", "double precision"), C("energy_kj", "double precision"),
         ],
         key: ["source_id", "device_record_key"], bySource: true, replaces: true)
 
@@ -408,7 +417,7 @@ struct CentralTable: Sendable {
                 name: "exercise_log",
                 columns: [
                     uid, day, C("time", instant), C("name", "text"), C("duration_seconds", "double precision"),
-                    C("intensity", "text"), favourite,
+                    C("intensity", "text"), favourite, C("distance_m", "double precision"), C("energy_kj", "double precision"),
                 ],
                 key: ["uid"], replaces: true)
         case .illness, .stress:

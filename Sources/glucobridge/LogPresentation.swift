@@ -61,6 +61,10 @@ struct LogJSON: Encodable, Equatable {
     var protein: Double?
     var fat: Double?
     var intensity: String?
+    /// Metres, as stored.
+    var distanceM: Double?
+    /// kJ, as stored.
+    var energyKj: Double?
     var favourite: Bool?
     var source: String?
     var recordKey: String?
@@ -112,13 +116,18 @@ extension MealLog: PresentableLog {
 
 extension ExerciseLog: PresentableLog {
     func details(zone: TimeZone) -> String {
-        "\(name), \(Format.duration(duration)), \(intensity.rawValue)" + (isFavourite ? " (favourite)" : "")
+        var shown = "\(name), \(Format.duration(duration)), \(intensity.rawValue)"
+        if let distance { shown += ", " + Format.distance(distance) }
+        if let energy { shown += ", \(Format.number(energy, decimals: 0)) kJ" }
+        return shown + (isFavourite ? " (favourite)" : "")
     }
 
     func fill(_ record: inout LogJSON) {
         record.name = name
         record.durationSeconds = duration
         record.intensity = intensity.rawValue
+        record.distanceM = distance
+        record.energyKj = energy
         record.favourite = isFavourite
     }
 }
@@ -168,6 +177,11 @@ enum Format {
 
     /// `2 h 30 min`, `45 min`, `30 s`.
     static func duration(_ seconds: TimeInterval) -> String { DisplayText.duration(seconds) }
+
+    /// `457 m` under a kilometre, else `25.31 km`.
+    static func distance(_ metres: Double) -> String {
+        metres < 1000 ? "\(number(metres, decimals: 0)) m" : "\(number(metres / 1000, decimals: 2)) km"
+    }
 
     static func tag(_ tag: GlucoseTag) -> String {
         switch tag {

@@ -37,7 +37,7 @@ package enum StoreContentPart: CaseIterable, Sendable {
                 + "m.distance_m, m.energy_kj, m.gait, m.sensors, m.sample_count FROM activity_minute m JOIN source s ON s.id = m.source_id "
                 + "ORDER BY m.minute, s.family"
         case .exercise:
-            "SELECT d.date, e.time, e.name, e.duration_seconds, e.intensity, e.device_record_key, s.family FROM exercise e "
+            "SELECT d.date, e.time, e.name, e.duration_seconds, e.intensity, e.device_record_key, s.family, e.distance_m, e.energy_kj FROM exercise e "
                 + "JOIN day d ON d.id = e.day_id LEFT JOIN source s ON s.id = e.source_id ORDER BY e.time"
         case .cursors:
             "SELECT s.family, c.stream, c.last_record_index FROM source_cursor c JOIN source s ON s.id = c.source_id ORDER BY s.family, c.stream"

@@ -182,6 +182,45 @@ final class SyncTests: XCTestCase {
         await database.drop()
     }
 
+    /// A session's distance and energy (v12) reach the server: a band's logged workout as
+    /// `activity_session`, an app log as `exercise_log`, and the app's later edit of them.
+    func testExerciseDistanceAndEnergyReachTheServer() async throws {
+        let database = try await TestDatabase()
+        let local = try TestStore()
+        let start = utc("2024-03-01T17:00:00Z")
+        var workout = ExerciseSession(
+            start: start, minutes: 40, kind: .walking, intensity: .moderate, minutesByIntensity: [.moderate: 40])
+        workout.measuredDuration = 2400
+        workout.distance = 4175.5
+        workout.energy = 213.5 * 4.184
+        workout.recordKey = "workout:2024-03-01T17:00Z"
+        _ = try local.store.save(
+            ActivityBatch(
+                source: TestStore.band, startedAt: start.addingTimeInterval(3700), mode: .live, origin: "sync tests",
+                clock: ClockReport(hostTime: start.addingTimeInterval(3700), deviceTime: nil, method: .hostAnchored),
+                minutes: [], sessions: [workout], samplesRead: 0))
+        let logged = try local.store.add(
+            ExerciseLog(
+                time: utc("2024-03-02T12:00:00Z"), name: "Cycling", duration: 3600, intensity: .vigorous, distance: 25_300, energy: 2_100))
+        _ = try await database.sync(local.store, patient: "p-distance")
+        let session = try await database.rows(
+            "SELECT device_record_key, distance_m::text, round(energy_kj::numeric, 6)::text FROM activity_session WHERE patient_id = 'p-distance'")
+        XCTAssertEqual(session, [["workout:2024-03-01T17:00Z", "4175.5", "893.284000"]])
+        let log = try await database.rows("SELECT name, distance_m::text, energy_kj::text FROM exercise_log WHERE patient_id = 'p-distance'")
+        XCTAssertEqual(log, [["Cycling", "25300", "2100"]])
+
+        var edited = logged
+        edited.log.distance = 25_310
+        edited.log.energy = nil
+        _ = try local.store.update(edited)
+        let report = try await database.sync(local.store, patient: "p-distance")
+        XCTAssertEqual(report.written["exercise_log"], 1, report.summary)
+        let after = try await database.rows(
+            "SELECT distance_m::text, coalesce(energy_kj::text, 'none') FROM exercise_log WHERE patient_id = 'p-distance'")
+        XCTAssertEqual(after, [["25310", "none"]])
+        await database.drop()
+    }
+
     func testAKilledSyncResumesToExactlyTheStoreAndASecondSyncOfThePatientIsRefused() async throws {
         let database = try await TestDatabase()
         let local = try TestStore()

@@ -583,8 +583,8 @@ private enum Golden {
 
         """
     static let exerciseCSV = """
-        start,day,name,duration_min,intensity,source,record_key
-        2015-07-17T22:00:00Z,2015-07-17,"Walk, ""fast\""",45.5,moderate,,
+        start,day,name,duration_min,intensity,source,record_key,distance_m,energy_kj
+        2015-07-17T22:00:00Z,2015-07-17,"Walk, ""fast\""",45.5,moderate,,,,
 
         """
     static let exerciseJSON = """

@@ -1,6 +1,8 @@
 import Drivers
 import Foundation
+import GRDB
 import ImportTestSupport
+import Importer
 import Simulators
 import TestSupport
 import XCTest
@@ -181,6 +183,44 @@ final class FITOracleTests: XCTestCase {
         try Data(FITRideWriter(start: Date(timeIntervalSince1970: 1_719_216_000), hours: 1).bytes()).write(to: url)
         XCTAssertEqual(try oracle([url]).first?.messages.count, 1 + 3600 + 1 + 1 + 1)
         try assertAgrees([url])
+    }
+
+    /// What reaches the store: each session garmin-fit-sdk decodes is an Exercise log whose
+    /// duration is its `total_elapsed_time`, distance its `total_distance` (m) and energy its
+    /// `total_calories` in kJ (× 4.184), read back from a real SQLite store after a replay.
+    func testStoredSessionsCarryTheSDKsDistanceAndEnergy() throws {
+        var files = ["Activity.fit", "garmin-edge-820-bike.fit"].map { Fixtures.url("fit/\($0)") }
+        if let folder = Fixtures.sharedVector("fit") {
+            files += try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".fit") }.sorted()
+                .map { folder.appendingPathComponent($0) }
+        }
+        var compared = 0
+        for (url, decoded) in zip(files, try oracle(files)) {
+            let sessions = decoded.messages.filter { $0.global == FITProfile.Message.session }
+            guard !sessions.isEmpty else { continue }
+            let (store, _) = try makeStore(zone: "UTC")
+            do {
+                _ = try Importer(store: store).run(.capture(url))
+            } catch {
+                // A file with a wrong CRC or a damaged header is refused (the SDK reads on).
+                let message = "\(error)"
+                XCTAssertTrue(message.contains("CRC") || message.contains("damaged"), "\(url.lastPathComponent): \(message)")
+                continue
+            }
+            let rows = try store.database.read { db in
+                try Row.fetchAll(
+                    db, sql: "SELECT duration_seconds, distance_m, energy_kj FROM exercise ORDER BY CAST(substr(device_record_key, 9) AS INTEGER)")
+            }
+            XCTAssertEqual(rows.count, sessions.count, "\(url.lastPathComponent): one Exercise log per session")
+            for (row, sdk) in zip(rows, sessions) {
+                let name = url.lastPathComponent
+                XCTAssertEqual(row[0] as Double, try XCTUnwrap(sdk.fields["total_elapsed_time"]), accuracy: 1e-6, name)
+                XCTAssertEqual(row[1] as Double?, sdk.fields["total_distance"], name)
+                XCTAssertEqual(row[2] as Double?, sdk.fields["total_calories"].map { $0 * 4.184 }, name)
+                compared += 1
+            }
+        }
+        XCTAssertGreaterThanOrEqual(compared, 2)
     }
 
     /// Every FIT file of ../shared/vectors/fit (the fēnix 2 run, the Edge 500 ride and the rest).

@@ -39,5 +39,13 @@ final class FITReplayEndToEndTests: XCTestCase {
             refused.stderr.contains("damaged.fit: the file CRC at byte 769 is 0xB1D5, but the header and records give 0xA1D5"), refused.stderr)
         XCTAssertEqual(try count("exercise", in: store), 1)
         XCTAssertEqual(try count("activity_minute", in: store), 393)
+
+        // The ride's Day as the app's log shows it: its distance and energy stored with it.
+        let day = try runProcess(program, ["day", "2017-06-12", "--store", store, "--tz", "America/Los_Angeles"])
+        XCTAssertEqual(day.status, 0, day.stderr)
+        XCTAssertTrue(day.stdout.contains("exercise   1  Cycling, 1 min, vigorous, 457 m, 33 kJ"), day.stdout)
+        let json = try runProcess(program, ["day", "2017-06-12", "--store", store, "--tz", "America/Los_Angeles", "--json"])
+        XCTAssertTrue(json.stdout.contains("\"distance_m\" : 457.12"), json.stdout)
+        XCTAssertTrue(json.stdout.contains("\"energy_kj\" : 33.472"), json.stdout)
     }
 }

@@ -120,10 +120,10 @@ final class ExerciseCommandTests: XCTestCase {
         XCTAssertEqual(
             try exported(["--kind", "exercise", "--format", "csv"], store),
             """
-            start,day,name,duration_min,intensity,source,record_key
-            2024-05-01T17:00:00Z,2024-05-01,"Yoga, gentle",45.5,light,,
-            2024-05-02T05:30:00Z,2024-05-01,Walking,30,moderate,ble-rsc:C0:FF:EE:00:00:01,exercise:2024-05-02T05:30Z
-            2024-05-02T16:00:00Z,2024-05-02,Running,25,vigorous,ble-rsc:C0:FF:EE:00:00:01,exercise:2024-05-02T16:00Z
+            start,day,name,duration_min,intensity,source,record_key,distance_m,energy_kj
+            2024-05-01T17:00:00Z,2024-05-01,"Yoga, gentle",45.5,light,,,,
+            2024-05-02T05:30:00Z,2024-05-01,Walking,30,moderate,ble-rsc:C0:FF:EE:00:00:01,exercise:2024-05-02T05:30Z,,
+            2024-05-02T16:00:00Z,2024-05-02,Running,25,vigorous,ble-rsc:C0:FF:EE:00:00:01,exercise:2024-05-02T16:00Z,,
 
             """)
 

@@ -38,12 +38,12 @@ final class FITImportTests: XCTestCase {
         XCTAssertEqual(
             try rows(
                 store,
-                "SELECT e.time, e.name, e.duration_seconds, e.intensity, e.device_record_key, s.family, s.serial, s.model FROM exercise e JOIN source s ON s.id = e.source_id"
+                "SELECT e.time, e.name, e.duration_seconds, e.intensity, e.device_record_key, s.family, s.serial, s.model, e.distance_m, e.energy_kj FROM exercise e JOIN source s ON s.id = e.source_id"
             ),
             [
                 [
                     "2017-06-12 16:10:15.000", "Cycling", "64.524", "vigorous", "session:0", "fit", "3932942223/activity/2017-06-12T16:10:15Z",
-                    "garmin product 2530",
+                    "garmin product 2530", "457.12", "33.472",
                 ]
             ])
         let session = try XCTUnwrap(devices[0].activity?.sessions.first)

@@ -24,28 +24,18 @@ final class DoctorTests: XCTestCase {
     /// A store tagged by a glucobridge before v9 (on a whole mg/dL) is re-tagged when opened,
     /// and doctor says how many readings changed.
     func testTheRetaggingMigrationIsReported() throws {
-        let path = try Fixtures.temporaryDirectory().appendingPathComponent("s.sqlite").path
+        let file = try olderStore(
+            migratedUpTo: "v8-sync-change-log",
+            holding: """
+                INSERT INTO day (date) VALUES ('2024-01-15');
+                INSERT INTO source (family, serial) VALUES ('ble-cgms', 'SIM');
+                INSERT INTO glucose (day_id, time, mgdl, unit, tag, kind, source_id, device_record_key) VALUES
+                    (1, '2024-01-15 06:10:00.000', 69.6, 'mg/dL', 'in-range', 'sensor', 1, 'a'),
+                    (1, '2024-01-15 06:15:00.000', 180.4, 'mg/dL', 'in-range', 'sensor', 1, 'b'),
+                    (1, '2024-01-15 06:20:00.000', 120, 'mg/dL', 'in-range', 'sensor', 1, 'c');
+                """)
+        let path = file.path
         _ = try SharedStore(path: path, timeZone: TimeZone(identifier: "UTC"))
-        let queue = try DatabaseQueue(path: path)
-        try queue.write { db in
-            try db.execute(
-                sql: """
-                    DELETE FROM grdb_migrations
-                        WHERE identifier IN ('v9-tags-from-exact-values', 'v10-activity-minute-parts', 'v11-device-minute-values');
-                    DROP TABLE migration_note;
-                    DROP TABLE activity_minute_part;
-                    ALTER TABLE activity_minute DROP COLUMN device_activity_kind;
-                    ALTER TABLE activity_minute DROP COLUMN device_intensity;
-                    INSERT INTO day (date) VALUES ('2024-01-15');
-                    INSERT INTO source (family, serial) VALUES ('ble-cgms', 'SIM');
-                    INSERT INTO glucose (day_id, time, mgdl, unit, tag, kind, source_id, device_record_key) VALUES
-                        (1, '2024-01-15 06:10:00.000', 69.6, 'mg/dL', 'in-range', 'sensor', 1, 'a'),
-                        (1, '2024-01-15 06:15:00.000', 180.4, 'mg/dL', 'in-range', 'sensor', 1, 'b'),
-                        (1, '2024-01-15 06:20:00.000', 120, 'mg/dL', 'in-range', 'sensor', 1, 'c');
-                    """)
-        }
-        try queue.close()
-        _ = try SharedStore(path: path)
         let findings = Doctor(storePath: path, environment: [:]).storeFindings()
         XCTAssertEqual(findings.last?.status, .ok)
         XCTAssertEqual(findings.last?.subject, "store migration")

@@ -283,6 +283,30 @@ final class SchemaTests: XCTestCase {
 
     /// v4 adds `glucose.note` to a store that already holds readings: they keep no note, and an
     /// empty note is refused by any writer.
+    /// v12 gives exercise a distance and an energy: sessions stored before have none, an app
+    /// log's edit of either is a change for sync, and neither may be negative.
+    func testV12AddsExerciseDistanceAndEnergy() throws {
+        let file = try olderStore(
+            migratedUpTo: "v11-device-minute-values",
+            holding: """
+                INSERT INTO day (date) VALUES ('2013-09-13');
+                INSERT INTO exercise (day_id, time, name, duration_seconds, intensity) VALUES (1, '2013-09-13 08:00:00.000', 'Walking', 1800, 'light');
+                """)
+        let store = try file.open(zone: "UTC")
+        let before = try XCTUnwrap(try store.logs(ExerciseLog.self).first)
+        XCTAssertNil(before.log.distance)
+        XCTAssertNil(before.log.energy)
+        let changes = try sqlite3(file.path, "SELECT count(*) FROM sync_change WHERE entity = 'exercise';")
+        try sqlite3(file.path, "UPDATE exercise SET distance_m = 2450.5, energy_kj = 410;")
+        XCTAssertEqual(try sqlite3(file.path, "SELECT count(*) FROM sync_change WHERE entity = 'exercise';"), "\((Int(changes) ?? 0) + 1)")
+        XCTAssertEqual(try store.logs(ExerciseLog.self).map(\.log.distance), [2450.5])
+        XCTAssertEqual(try store.logs(ExerciseLog.self).map(\.log.energy), [410])
+        XCTAssertThrowsError(try sqlite3(file.path, "UPDATE exercise SET distance_m = -1;"))
+        XCTAssertThrowsError(try sqlite3(file.path, "UPDATE exercise SET energy_kj = -0.5;"))
+        XCTAssertThrowsError(
+            try store.add(ExerciseLog(time: Date(timeIntervalSince1970: 1_379_059_200), name: "Run", duration: 60, intensity: .light, distance: -3)))
+    }
+
     func testV4AddsTheGlucoseNote() throws {
         let file = try olderStore(
             migratedUpTo: "v3-activity-minutes-and-profile",
