@@ -147,6 +147,48 @@ garmin_import_twice() {
     unplug_watch
 }
 
+# Inside the VM: the lab's MTP Garmin watch, unplugged: a configfs gadget GADGET (091e:4b48) whose
+# FunctionFS function umtp-responder (Debian's MTP responder) serves, sharing FOLDER read-only (its
+# GARMIN/Activity and GARMIN/Monitor), umtp-responder's log in LOG. Plug it in with
+# `bind_gadget GADGET`.
+serve_mtp_watch() {
+    local gadget="$1" folder="$2" log="$3" ffs=/dev/ffs-mtp
+    cat > "$work/umtprd.conf" <<CONF
+loop_on_disconnect 1
+storage "$folder" "lab watch" "ro"
+manufacturer "Garmin"
+product "lab watch"
+serial "3999999999"
+firmware_version "1.0"
+interface "MTP"
+usb_vendor_id  0x091e
+usb_product_id 0x4b48
+usb_class 0x6
+usb_subclass 0x1
+usb_protocol 0x1
+usb_dev_version 0x0100
+usb_functionfs_mode 0x1
+usb_dev_path   "$ffs/ep0"
+usb_epin_path  "$ffs/ep1"
+usb_epout_path "$ffs/ep2"
+usb_epint_path "$ffs/ep3"
+usb_max_packet_size 0x200
+CONF
+    mkdir -p "$gadget/strings/0x409" "$gadget/configs/c.1/strings/0x409" "$gadget/functions/ffs.mtp"
+    echo 0x091e > "$gadget/idVendor"
+    echo 0x4b48 > "$gadget/idProduct"
+    echo Garmin > "$gadget/strings/0x409/manufacturer"
+    echo "lab watch" > "$gadget/strings/0x409/product"
+    echo 3999999999 > "$gadget/strings/0x409/serialnumber"
+    echo MTP > "$gadget/configs/c.1/strings/0x409/configuration"
+    ln -s "$gadget/functions/ffs.mtp" "$gadget/configs/c.1/"
+    mkdir -p "$ffs"
+    mount -t functionfs mtp "$ffs"
+    umtprd -conf "$work/umtprd.conf" > "$log" 2>&1 &
+    # The responder has written its descriptors once ep1 exists.
+    await 30 "umtp-responder to set up FunctionFS" test -e "$ffs/ep1"
+}
+
 # On the host, for a Garmin watch imported live twice (OUT/import.log, OUT/import-again.log) from
 # the FIT fixtures FILE…: the second import read them all and added nothing, and the live store
 # holds exactly the Exercise logs and activity minutes a replay of the same files (a folder)

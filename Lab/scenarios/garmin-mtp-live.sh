@@ -12,7 +12,6 @@ id=091e:4b48
 files=(Activity.fit garmin-edge-820-bike.fit MonitoringFile.fit)
 folders=(Activity Activity Monitor)
 shared="$work/watch"
-ffs=/dev/ffs-mtp
 
 plug_watch() {
     plug
@@ -32,40 +31,7 @@ run)
         cp "$lab_root/fixtures/fit/${files[$index]}" "$shared/GARMIN/${folders[$index]}/"
     done
     (cd "$shared" && find . -type f | sort | xargs sha256sum) > "$out/files-before.sha256"
-    cat > "$work/umtprd.conf" <<CONF
-loop_on_disconnect 1
-storage "$shared" "lab watch" "ro"
-manufacturer "Garmin"
-product "lab watch"
-serial "3999999999"
-firmware_version "1.0"
-interface "MTP"
-usb_vendor_id  0x091e
-usb_product_id 0x4b48
-usb_class 0x6
-usb_subclass 0x1
-usb_protocol 0x1
-usb_dev_version 0x0100
-usb_functionfs_mode 0x1
-usb_dev_path   "$ffs/ep0"
-usb_epin_path  "$ffs/ep1"
-usb_epout_path "$ffs/ep2"
-usb_epint_path "$ffs/ep3"
-usb_max_packet_size 0x200
-CONF
-    mkdir -p "$gadget/strings/0x409" "$gadget/configs/c.1/strings/0x409" "$gadget/functions/ffs.mtp"
-    echo 0x091e > "$gadget/idVendor"
-    echo 0x4b48 > "$gadget/idProduct"
-    echo Garmin > "$gadget/strings/0x409/manufacturer"
-    echo "lab watch" > "$gadget/strings/0x409/product"
-    echo 3999999999 > "$gadget/strings/0x409/serialnumber"
-    echo MTP > "$gadget/configs/c.1/strings/0x409/configuration"
-    ln -s "$gadget/functions/ffs.mtp" "$gadget/configs/c.1/"
-    mkdir -p "$ffs"
-    mount -t functionfs mtp "$ffs"
-    umtprd -conf "$work/umtprd.conf" > "$out/umtprd.log" 2>&1 &
-    # The responder has written its descriptors once ep1 exists.
-    await 30 "umtp-responder to set up FunctionFS" test -e "$ffs/ep1"
+    serve_mtp_watch "$gadget" "$shared" "$out/umtprd.log"
     plug_watch
     garmin_import_twice "$out"
     # The daemon: the watch plugged in while it runs is imported on its own.

@@ -3,7 +3,7 @@
 # spring DST change, 8-byte samples) as an LE peripheral on btvirt's hci1, imported live: it
 # authenticates with a test key made for this run and given to glucobridge in a key file named by
 # GLUCOBRIDGE_HUAMI_KEYS, as a user's key from huami-token is; every minute and each of its three
-# workouts (sports summaries) is stored once; a
+# workouts (sports summaries, graded by their details) is stored once; a
 # second import finds nothing newer and adds nothing. On the host: the import's --record btsnoop
 # replays (by conversation, with the same key) to the same rows, and `btmon -i hci0` (read
 # passively, without the key) too.
@@ -40,11 +40,16 @@ check)
     [ "$(sqlite3 "$out/live.sqlite" "SELECT last_record_index FROM source_cursor WHERE stream = 'activity'")" = 28532039 ] \
         || fail "the cursor is $(sqlite3 "$out/live.sqlite" "SELECT last_record_index FROM source_cursor") after the whole history, not minute 28532039"
     # The band's three morning walks, logged as workouts (summary versions 518, 516, 259): 07:30
-    # local, CET then CEST; stored once although the band was read twice.
-    workouts_sql="SELECT time, name, duration_seconds, device_record_key FROM exercise WHERE device_record_key LIKE 'workout:%' ORDER BY time"
+    # local, CET then CEST, with the band's distance (m) and calories (as kJ), graded moderate by
+    # the heart rates of each one's detail (fetch type 0x06); stored once although the band was
+    # read twice.
+    workouts_sql="SELECT time, name, duration_seconds, intensity, distance_m, energy_kj, device_record_key FROM exercise WHERE device_record_key LIKE 'workout:%' ORDER BY time"
     sqlite3 -separator ' ' "$out/live.sqlite" "$workouts_sql" > "$out/live.workouts"
-    printf '%s\n' "2024-03-29 06:30:00.000 Walking 2400.0 workout:2024-03-29T06:30Z" "2024-03-30 06:30:00.000 Walking 2400.0 workout:2024-03-30T06:30Z" \
-        "2024-03-31 05:30:00.000 Walking 2400.0 workout:2024-03-31T05:30Z" > "$out/expected.workouts"
+    printf '%s\n' "2024-03-29 06:30:00.000 Walking 2400.0 moderate 4150.0 887.008 workout:2024-03-29T06:30Z" \
+        "2024-03-30 06:30:00.000 Walking 2400.0 moderate 4175.5 893.284 workout:2024-03-30T06:30Z" \
+        "2024-03-31 05:30:00.000 Walking 2400.0 moderate 4201.0 899.56 workout:2024-03-31T05:30Z" > "$out/expected.workouts"
+    details="$(grep -c "fetch of type 0x06 from .*: 3864 of 3864 bytes" "$out/import.log")"
+    [ "$details" = 3 ] || fail "the import read $details whole sports details (fetch type 0x06), not the band's 3: $(grep -m1 "type 0x06" "$out/import.log")"
     same_rows "the band's workouts as stored and as served" "$out/expected.workouts" "$out/live.workouts"
     for capture in record btmon-hci0; do
         replay_into "$out/$capture.btsnoop" "$out/replay-$capture.sqlite" "$zone"

@@ -91,14 +91,15 @@ struct ImportCommand: ParsableCommand {
             guard let watch else { return false }
             let store = try storeOptions.open()
             let imported = try GarminMTP.importWatch(at: watch, importer: Importer(store: store), context: context)
-            print("Garmin watch \(imported.origin): \(imported.files) FIT files\n")
+            print("Garmin watch \(imported.origin): \(imported.files) FIT file\(imported.files == 1 ? "" : "s")\n")
             print(ImportReport(imported.result, store: store).text)
             if record != nil { print("--record is not used for a Garmin watch: its FIT files are their own capture") }
             return true
         }
         let store = try storeOptions.open()
         let result = try Importer(store: store).importGarminVolume(found.root, origin: found.disk.origin, context: context)
-        print("Garmin watch \(found.disk.origin), volume \(found.root.path): \(result.devices.count) FIT files\n")
+        print(
+            "Garmin watch \(found.disk.origin), volume \(found.root.path): \(result.devices.count) FIT file\(result.devices.count == 1 ? "" : "s")\n")
         print(ImportReport(result, store: store).text)
         if record != nil { print("--record is not used for a Garmin watch: its FIT files are their own capture") }
         return true

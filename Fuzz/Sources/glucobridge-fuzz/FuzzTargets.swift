@@ -225,7 +225,7 @@ func verioFrame(_ bytes: [UInt8]) {
 /// A Huami band's fetch as the driver reads it: byte 0 picks the sample form (odd: 8 bytes) and
 /// whether the fetch types are known (bit 1 set: listening, each fetch judged from its data), then pieces whose first byte says what each is (0: an activity data packet, 1: a fetch
 /// control point answer, 2: an authentication answer); the whole samples are then placed in time.
-/// The whole input is also read as a sports summary.
+/// The whole input is also read as a sports summary and as a sports detail.
 func huami(_ bytes: [UInt8]) {
     guard let first = bytes.first else { return }
     let form: HuamiSampleForm = first & 1 == 1 ? .extended : .short
@@ -253,6 +253,10 @@ func huami(_ bytes: [UInt8]) {
         _ = summary.kind
         _ = summary.elapsed
         _ = summary.bytes
+    }
+    if let detail = try? HuamiWorkoutDetail.decode(bytes) {
+        _ = detail.heartRates
+        precondition(detail.bytes == bytes, "a sports detail's records re-encode to its bytes")
     }
 }
 

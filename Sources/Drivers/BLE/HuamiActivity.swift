@@ -230,6 +230,9 @@ public enum HuamiFetchCommand: Sendable, Equatable {
     /// Sports summaries: one workout's summary a fetch [Gadgetbridge
     /// AmazfitBipService.COMMAND_ACTIVITY_DATA_TYPE_SPORTS_SUMMARIES].
     public static let sportsSummaryType: UInt8 = 0x05
+    /// Sports details: one workout's records (GPS, heart rate, …), asked from its start
+    /// [Gadgetbridge AmazfitBipService.COMMAND_ACTIVITY_DATA_TYPE_SPORTS_DETAILS].
+    public static let sportsDetailType: UInt8 = 0x06
 
     public var bytes: [UInt8] {
         switch self {

@@ -15,8 +15,22 @@ package struct LoggedWorkout: Sendable, Equatable {
     package var energy: Double?
     /// Beats per minute; nil when the device measured none.
     package var averageHeartRate: Double?
+    /// Beat rates the device measured during the workout (a band's sports detail), in time
+    /// order; empty when it sent none.
+    package var heartRates: [HeartRate] = []
     /// The key a re-import finds it by, unique per source (`session:0`, `workout:2024-03-30T06:32Z`).
     package var recordKey: String
+
+    /// One beat rate the device measured, at a UTC instant.
+    package struct HeartRate: Sendable, Equatable {
+        package var time: Date
+        package var beatsPerMinute: Double
+
+        package init(time: Date, beatsPerMinute: Double) {
+            self.time = time
+            self.beatsPerMinute = beatsPerMinute
+        }
+    }
 
     /// kJ per kcal (the thermochemical calorie): devices log energy in kcal, the store keeps kJ.
     package static let kilojoulesPerKilocalorie = 4.184

@@ -17,6 +17,8 @@ import TransportReplay
 /// - a sports summary fetch (type 0x05) from the first workout at or after the start command's
 ///   instant: its summary's bytes, the answer's start time the workout's start in the band's zone;
 ///   none left, a count of 0;
+/// - a sports detail fetch (type 0x06) from a workout's start: its detail's records, the answer's
+///   start time as its summary's; a count of 0 for a workout without detail;
 /// - a lost link: after `linkLossAfterPackets` data packets in all, the band sends nothing more
 ///   and the connection ends.
 package final class HuamiBandSimulator {
@@ -29,6 +31,8 @@ package final class HuamiBandSimulator {
     package var samples: [HuamiActivitySample]
     /// The workouts the band logged, oldest first: each one's start (UTC) and summary.
     package var workouts: [(start: Date, summary: HuamiWorkoutSummary)] = []
+    /// The sports detail of each workout that has one, by the workout's start.
+    package var details: [Date: HuamiWorkoutDetail] = [:]
     /// The band's zone: its clock's UTC offset at each fetch's first sample.
     package var zone: TimeZone
     package var minutesPerFetch = 1440
@@ -87,8 +91,8 @@ package final class HuamiBandSimulator {
         var nonce: UInt8 = 0x5A
         /// The samples the band announced: first index and count.
         var pending: (first: Int, count: Int)?
-        /// The sports summary the band announced.
-        var pendingSummary: [UInt8]?
+        /// The sports summary or detail the band announced.
+        var pendingData: [UInt8]?
         var packetsSent = 0
         var lost = false
     }
@@ -119,21 +123,21 @@ package final class HuamiBandSimulator {
         switch HuamiFetchCommand.decode(value) {
         case .start(let type, let since)?:
             guard state.authenticated else { return [emit(.fetchControl, HuamiFetchAnswer.failed(command: 0x01, status: 0x04).bytes)] }
-            if type == HuamiFetchCommand.sportsSummaryType {
+            if type == HuamiFetchCommand.sportsSummaryType || type == HuamiFetchCommand.sportsDetailType {
                 state.pending = nil
+                state.pendingData = nil
                 guard let workout = workouts.first(where: { $0.start >= since.instant }) else {
-                    state.pendingSummary = nil
                     return [emit(.fetchControl, HuamiFetchAnswer.started(count: 0, start: since).bytes)]
                 }
-                let bytes = workout.summary.bytes
-                state.pendingSummary = bytes
                 let start = HuamiTime(workout.start, quarterHours: zone.secondsFromGMT(for: workout.start) / 900)
+                let bytes = type == HuamiFetchCommand.sportsSummaryType ? workout.summary.bytes : details[workout.start]?.bytes ?? []
+                state.pendingData = bytes.isEmpty ? nil : bytes
                 return [emit(.fetchControl, HuamiFetchAnswer.started(count: UInt32(bytes.count), start: start).bytes)]
             }
             guard type == HuamiFetchCommand.activityType else {
                 return [emit(.fetchControl, HuamiFetchAnswer.failed(command: 0x01, status: 0x02).bytes)]
             }
-            state.pendingSummary = nil
+            state.pendingData = nil
             let offset = since.instant.timeIntervalSince(historyStart) / 60
             let first = max(0, Int(offset.rounded(.up)))
             let count = max(0, min(minutesPerFetch, samples.count - first))
@@ -142,9 +146,9 @@ package final class HuamiBandSimulator {
             let start = HuamiTime(startInstant, quarterHours: zone.secondsFromGMT(for: startInstant) / 900)
             return [emit(.fetchControl, HuamiFetchAnswer.started(count: UInt32(count * form.rawValue), start: start).bytes)]
         case .fetch?:
-            if let summary = state.pendingSummary {
-                state.pendingSummary = nil
-                return packets(of: summary, state)
+            if let data = state.pendingData {
+                state.pendingData = nil
+                return packets(of: data, state)
             }
             guard let pending = state.pending else { return [emit(.fetchControl, HuamiFetchAnswer.failed(command: 0x02, status: 0x04).bytes)] }
             state.pending = nil
@@ -231,6 +235,34 @@ package enum HuamiBandDemo {
         }
     }
 
+    /// The sports detail of each morning walk of ``workouts(days:)``: a GPS fix at its start,
+    /// then the heart rate every 5 s (the rate of its minute in the history), a pause and a resume
+    /// halfway; in the combined form Mi Band 6 sends (type 0x0B, with cadence and step length)
+    /// on even days, in type 1's one-rate form on odd ones.
+    package static func workoutDetails(days: Int) -> [Date: HuamiWorkoutDetail] {
+        var details: [Date: HuamiWorkoutDetail] = [:]
+        for (day, workout) in workouts(days: days).enumerated() {
+            let firstMinute = Int(workout.start.timeIntervalSince(historyStart) / 60)
+            var records = [HuamiWorkoutDetail.Record(type: 0x00, second: 0, values: [0x10, 0x00, 0xF0, 0xFF, 0x02, 0x00])]
+            for second in stride(from: 5, through: 2400, by: 5) {
+                let minute = sample(firstMinute + (second - 1) / 60)
+                if day % 2 == 0 {
+                    records.append(
+                        HuamiWorkoutDetail.Record(
+                            type: HuamiWorkoutDetail.combinedType, second: second, values: [minute.heartRate, 0x04, 0, 0, minute.steps, 0x47]))
+                } else {
+                    records.append(.heartRate(minute.heartRate, at: second))
+                }
+                if second == 1200 {
+                    records.append(HuamiWorkoutDetail.Record(type: 0x02, second: second, values: [0, 0, 0, 0, 0, 0]))
+                    records.append(HuamiWorkoutDetail.Record(type: 0x03, second: second + 2, values: [0, 0, 0, 0, 0, 0]))
+                }
+            }
+            details[workout.start] = HuamiWorkoutDetail(records: records)
+        }
+        return details
+    }
+
     /// Minutes in `days` days from the start, less the hour the DST change skips once it is in.
     package static func minutes(days: Int) -> Int {
         let end = Calendar.gregorian(in: zone).date(byAdding: .day, value: days, to: historyStart)!
@@ -243,7 +275,10 @@ package enum HuamiBandDemo {
         let band = HuamiBandSimulator(
             peer: peer, serial: serial, key: key, form: .extended, historyStart: historyStart,
             samples: (0..<minutes(days: days)).map(sample), zone: zone)
-        if workouts { band.workouts = Self.workouts(days: days) }
+        if workouts {
+            band.workouts = Self.workouts(days: days)
+            band.details = workoutDetails(days: days)
+        }
         return band
     }
 

@@ -1,5 +1,6 @@
 import Drivers
 import Foundation
+import GRDB
 import ImportTestSupport
 import Importer
 import Model
@@ -193,7 +194,17 @@ final class HuamiBandImportTests: XCTestCase {
         let store = try store()
         let walker = band(address: "C8:0F:10:00:00:95")
         walker.workouts = HuamiBandDemo.workouts(days: 3)
-        let (outcome, _) = try importBand(walker, days: 3, into: store, recordTo: url)
+        walker.details = HuamiBandDemo.workoutDetails(days: 3)
+        let (outcome, first) = try importBand(walker, days: 3, into: store, recordTo: url)
+        // Each summary from the minute after the workout before (UTC), then its detail from the
+        // workout's start as the band gave it (07:30 at UTC+01:00, +01:00, then +02:00).
+        XCTAssertEqual(
+            startCommands(first).suffix(7).map { Hex.encode($0) },
+            [
+                "01 05 D0 07 01 01 00 00 00 00", "01 06 E8 07 03 1D 07 1E 00 04", "01 05 E8 07 03 1D 06 1F 00 00",
+                "01 06 E8 07 03 1E 07 1E 00 04", "01 05 E8 07 03 1E 06 1F 00 00", "01 06 E8 07 03 1F 07 1E 00 08",
+                "01 05 E8 07 03 1F 05 1F 00 00",
+            ])
         XCTAssertEqual(outcome.problems, [])
         let sessions = try XCTUnwrap(outcome.activity?.sessions)
         XCTAssertEqual(sessions.map(\.recordKey), ["workout:2024-03-29T06:30Z", "workout:2024-03-30T06:30Z", "workout:2024-03-31T05:30Z"])
@@ -221,6 +232,11 @@ final class HuamiBandImportTests: XCTestCase {
         XCTAssertEqual(try Importer(store: withoutKey).run(.capture(url)).devices.count, 1)
         let live = try storeContent(store, [.exercise])
         XCTAssertEqual(live.count, 3)
+        let stored = try store.database.read { db in
+            try Row.fetchAll(db, sql: "SELECT distance_m, energy_kj FROM exercise ORDER BY time").map { row -> [Double] in [row[0], row[1]] }
+        }
+        XCTAssertEqual(stored.map { $0[0] }, [4150, 4175.5, 4201], "metres as the band sent them")
+        XCTAssertEqual(stored.map { $0[1] }, [212 * 4.184, 213.5 * 4.184, 215 * 4.184], "kcal as kJ")
         XCTAssertEqual(try storeContent(withKey, [.exercise]), live)
         XCTAssertEqual(try storeContent(withoutKey, [.exercise]), live)
     }
@@ -251,6 +267,44 @@ final class HuamiBandImportTests: XCTestCase {
         let exercise = try storeContent(store, [.exercise])
         XCTAssertEqual(exercise.count, 1)
         XCTAssertTrue(exercise[0].contains("workout:2024-03-29T06:30Z"), "\(exercise)")
+    }
+
+    /// A workout's sports detail grades it: the walk's minutes say moderate, but the band's
+    /// detail logged 170 bpm throughout (vigorous for a 40-year-old), so the Exercise log is
+    /// vigorous, live and replayed without the key (the detail told apart by its start). A
+    /// detail cut by a lost link leaves the workout as its summary gives it.
+    func testTheSportsDetailGradesTheWorkoutAndACutOneIsLeftOut() throws {
+        let address = BluetoothAddress("C8:0F:10:00:00:93")!
+        HuamiAuthKeys.supply(Self.key, for: address)
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("hard.btsnoop")
+        let store = try store()
+        let runner = band(days: 1, address: "C8:0F:10:00:00:93")
+        runner.workouts = HuamiBandDemo.workouts(days: 1)
+        runner.details = [
+            runner.workouts[0].start: HuamiWorkoutDetail(records: stride(from: 10, through: 2400, by: 10).map { .heartRate(170, at: $0) })
+        ]
+        let (outcome, _) = try importBand(runner, days: 1, into: store, recordTo: url)
+        XCTAssertEqual(outcome.problems, [])
+        XCTAssertEqual(outcome.activity?.sessions.map(\.intensity), [.vigorous])
+        HuamiAuthKeys.supply(nil, for: address)
+        let passive = try self.store()
+        let replayed = try Importer(store: passive).run(.capture(url)).devices
+        XCTAssertEqual(replayed.count, 1)
+        guard case .passive? = replayed.first?.replayMode else { return XCTFail("replayed as \(String(describing: replayed.first?.replayMode))") }
+        XCTAssertEqual(replayed.first?.activity?.sessions.map(\.intensity), [.vigorous])
+        XCTAssertEqual(try storeContent(passive, [.exercise]), try storeContent(store, [.exercise]))
+
+        HuamiAuthKeys.supply(Self.key, for: address)
+        let cutStore = try self.store()
+        let cut = band(days: 1, address: "C8:0F:10:00:00:93")
+        cut.workouts = runner.workouts
+        cut.details = runner.details
+        // 607 packets of minutes, the summary's one or two, then the detail's first.
+        cut.linkLossAfterPackets = 607 + HuamiPacketStream.packets(of: runner.workouts[0].summary.bytes).count + 1
+        let (lost, _) = try importBand(cut, days: 1, into: cutStore)
+        XCTAssertEqual(lost.activity?.sessions.map(\.recordKey), ["workout:2024-03-29T06:30Z"])
+        XCTAssertEqual(lost.activity?.sessions.map(\.intensity), [.moderate], "graded over its minutes")
+        XCTAssertEqual(lost.activity?.events.first { $0.name == "workout-detail-cut" }?.count, 1)
     }
 
     func testWrongKeyIsRefusedNamingTheBand() throws {

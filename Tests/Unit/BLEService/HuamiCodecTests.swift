@@ -290,4 +290,30 @@ final class HuamiCodecTests: XCTestCase {
             HuamiWorkoutSummary.isSummary(summary.bytes, startingAt: HuamiTime(year: 2024, month: 3, day: 30, hour: 9, minute: 0, quarterHours: 4)))
         XCTAssertFalse(HuamiWorkoutSummary.isSummary([UInt8](repeating: 0x01, count: 1440 * 8), startingAt: start))
     }
+    /// A sports detail's records: the time byte counts on past 255, both heart-rate forms are
+    /// read, type 1's older three-pair form and the other types are kept but give no rate.
+    func testSportsDetailRecordsAndTheirSeconds() throws {
+        let bytes = hexBytes(
+            """
+            00 00 10 00 F0 FF 02 00
+            0B 05 6E 04 00 00 00 3E
+            01 FE 71 00 00 00 00 00
+            01 02 72 00 00 00 00 00
+            01 10 05 70 0A 71 0F 72
+            02 30 00 00 00 00 00 00
+            0B 40 00 04 15 01 AE 4B
+            0B 41 FF 04 15 01 AE 4B
+            """)
+        let detail = try HuamiWorkoutDetail.decode(bytes)
+        XCTAssertEqual(detail.records.map(\.type), [0x00, 0x0B, 0x01, 0x01, 0x01, 0x02, 0x0B, 0x0B])
+        // 0, 5, 254, then 0x02 is 258 (past 255), 0x10 is 272, 0x30 304, 0x40 320, 0x41 321.
+        XCTAssertEqual(detail.records.map(\.second), [0, 5, 254, 258, 272, 304, 320, 321])
+        XCTAssertEqual(detail.heartRates.map(\.second), [5, 254, 258])
+        XCTAssertEqual(detail.heartRates.map(\.beatsPerMinute), [110, 113, 114])
+        XCTAssertEqual(HuamiWorkoutDetail(records: detail.records).bytes, bytes)
+        XCTAssertThrowsError(try HuamiWorkoutDetail.decode(Array(bytes.prefix(21)))) { error in
+            XCTAssertEqual("\(error)", "Huami sports detail at byte 16: the value ends before its record (8 bytes needed, 5 left)")
+        }
+        XCTAssertEqual(try HuamiWorkoutDetail.decode([]).records, [])
+    }
 }

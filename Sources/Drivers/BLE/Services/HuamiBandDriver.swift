@@ -17,7 +17,9 @@ import Transport
 /// Then its workouts: one sports summary a fetch (type 0x05), from the minute after the last
 /// workout stored (cursor `workouts`), each an Exercise log dated by the fetch answer's start
 /// time, with the summary's length, sport, distance, calories and average heart rate; a summary
-/// cut by a lost link is left out whole.
+/// cut by a lost link is left out whole. After each summary, the workout's sports detail (type
+/// 0x06, from the workout's start): the beat rates it holds grade the workout; a detail cut or
+/// refused leaves the workout as its summary gives it.
 ///
 /// Each sample is one minute from the fetch's start instant: steps become the minute's step
 /// cadence (steps/min), the heart rate its heart rate (0 and 255 mean none), and the band's kind
@@ -56,6 +58,8 @@ package final class HuamiBandDriver: BLEDeviceDriver {
     private var workoutCursor: Int64?
     /// The type of the fetch the last start command asked for.
     private var fetchType = HuamiFetchCommand.activityType
+    /// Whether the band refused a sports detail fetch this session (then none is asked again).
+    private var detailsRefused = false
     /// Whether glucobridge writes the commands (else it listens: the fetch types are not seen).
     private var conversing = false
     private var problems: [BLEDriverError] = []
@@ -134,16 +138,41 @@ package final class HuamiBandDriver: BLEDeviceDriver {
             try send(.start(type: fetchType, since: HuamiTime(since, quarterHours: 0)), link, fetchControl)
             guard
                 case .started(let count, let start) = try answer(
-                    link, fetchControl, to: "the start of a sports summary fetch", refusalIsProblem: false)
+                    link, fetchControl, to: "the start of a sports summary fetch", refusal: "it keeps no workouts")
             else { return }
             if count == 0 { return }
             try send(.fetch, link, fetchControl)
             guard case .finished = try answer(link, fetchControl, to: "the sports summary fetch") else { return }
             try send(.acknowledge, link, fetchControl)
-            guard log.fetches.count > fetched, log.fetches.last?.problem == nil, start.instant >= since else { return }
+            guard log.fetches.count > fetched, let summary = log.fetches.last, summary.problem == nil, start.instant >= since else { return }
+            if (try? HuamiWorkoutSummary.decode(summary.data)) != nil, !(try fetchDetail(of: start, link, fetchControl)) { return }
             since = start.instant.addingTimeInterval(60)
         }
         notes.append("the band still had workouts after \(Self.maximumWorkouts) fetches; the next session goes on from there")
+    }
+
+    /// The sports detail of the workout that started at `start` (the summary fetch's answer).
+    /// Returns whether the session can go on: a band that refuses the fetch type or has no
+    /// detail for the workout goes on to the next workout (a note), one that stopped answering
+    /// does not.
+    private func fetchDetail(of start: HuamiTime, _ link: BLELink, _ fetchControl: GATTCharacteristic) throws(BLEDriverError) -> Bool {
+        fetchType = HuamiFetchCommand.sportsDetailType
+        defer { fetchType = HuamiFetchCommand.sportsSummaryType }
+        guard !detailsRefused else { return true }
+        let problemsBefore = problems.count
+        try send(.start(type: fetchType, since: start), link, fetchControl)
+        guard
+            case .started(let count, _) = try answer(
+                link, fetchControl, to: "the start of a sports detail fetch", refusal: "it keeps no workout details")
+        else {
+            detailsRefused = problems.count == problemsBefore
+            return detailsRefused
+        }
+        if count == 0 { return true }
+        try send(.fetch, link, fetchControl)
+        guard case .finished = try answer(link, fetchControl, to: "the sports detail fetch") else { return false }
+        try send(.acknowledge, link, fetchControl)
+        return true
     }
 
     package func take(_ notification: GATTNotification) {
@@ -175,6 +204,12 @@ package final class HuamiBandDriver: BLEDeviceDriver {
         for fetch in log.fetches {
             if let problem = fetch.problem { problems.append(.huami(problem)) }
             notes.append(fetch.summary)
+            if fetch.type == HuamiFetchCommand.sportsDetailType {
+                if let index = workouts.lastIndex(where: { $0.start == fetch.startInstant }) {
+                    workouts[index].heartRates = heartRates(fetch, of: workouts[index], events: &events, problems: &problems)
+                }
+                continue
+            }
             if fetch.type == HuamiFetchCommand.sportsSummaryType {
                 if let workout = workout(fetch, events: &events, problems: &problems) {
                     workouts.append(workout.workout)
@@ -237,6 +272,34 @@ package final class HuamiBandDriver: BLEDeviceDriver {
             averageHeartRate: summary.averageHeartRate > 0 ? Double(summary.averageHeartRate) : nil,
             recordKey: "workout:" + CivilDate.wallClock(minute * 60).dropLast(3) + "Z")
         return (workout, minute)
+    }
+
+    /// The beat rates a sports detail fetch holds for `workout`: those inside the workout and
+    /// within 30–220 bpm (as minutes' are); none when the fetch was cut (the workout is kept
+    /// without them) or does not decode (a problem).
+    private func heartRates(
+        _ fetch: HuamiFetchLog.Fetch, of workout: LoggedWorkout, events: inout EventCounter, problems: inout [BLEDriverError]
+    ) -> [LoggedWorkout.HeartRate] {
+        guard fetch.cutReason == nil, fetch.problem == nil, fetch.finished, fetch.data.count == Int(fetch.count) else {
+            events.count("workout-detail-cut")
+            return []
+        }
+        let detail: HuamiWorkoutDetail
+        do {
+            detail = try HuamiWorkoutDetail.decode(fetch.data)
+        } catch {
+            problems.append(.huami(error))
+            return []
+        }
+        var rates: [LoggedWorkout.HeartRate] = []
+        for (second, rate) in detail.heartRates {
+            guard TimeInterval(second) <= workout.elapsed, (30...220).contains(rate) else {
+                events.count("detail-heart-rate-left-out")
+                continue
+            }
+            rates.append(LoggedWorkout.HeartRate(time: workout.start.addingTimeInterval(TimeInterval(second)), beatsPerMinute: Double(rate)))
+        }
+        return rates
     }
 
     /// The family the session's activity is stored under: the activity drivers' families, as
@@ -304,7 +367,7 @@ package final class HuamiBandDriver: BLEDeviceDriver {
     /// the fetch with the whole samples received; nil when the band refused or did not answer
     /// (a problem is noted).
     private func answer(
-        _ link: BLELink, _ fetchControl: GATTCharacteristic, to command: String, refusalIsProblem: Bool = true
+        _ link: BLELink, _ fetchControl: GATTCharacteristic, to command: String, refusal: String? = nil
     ) throws(BLEDriverError) -> HuamiFetchAnswer? {
         while true {
             let value: GATTNotification?
@@ -332,9 +395,9 @@ package final class HuamiBandDriver: BLEDeviceDriver {
             log.answer(decoded, form: form, type: fetchType)
             switch decoded {
             case .acknowledged: continue
-            case .failed(let code, let status) where !refusalIsProblem:
+            case .failed(let code, let status) where refusal != nil:
                 notes.append(
-                    "the band answered \(command) with status 0x\(Hex.encode([status])) (command 0x\(Hex.encode([code]))): it keeps no workouts")
+                    "the band answered \(command) with status 0x\(Hex.encode([status])) (command 0x\(Hex.encode([code]))): \(refusal ?? "")")
                 return nil
             case .failed(let code, let status):
                 problems.append(.huami(.refused(command: command + " (command 0x\(Hex.encode([code])))", status: status)))
@@ -391,7 +454,8 @@ public struct HuamiFetchLog {
     /// Takes an answer of the fetch control point; `type` is the type of the fetch the last
     /// start command asked for, nil when it is not known (listening to another program's
     /// capture): the fetch is then a sports summary when its data is one dated at the fetch's
-    /// start (``HuamiWorkoutSummary/isSummary(_:startingAt:)``), else activity.
+    /// start (``HuamiWorkoutSummary/isSummary(_:startingAt:)``), a sports detail when it starts
+    /// where the last summary's workout did, else activity.
     public mutating func answer(_ answer: HuamiFetchAnswer, form: HuamiSampleForm, type: UInt8? = HuamiFetchCommand.activityType) {
         switch answer {
         case .started(let count, let start):
@@ -435,8 +499,13 @@ public struct HuamiFetchLog {
     }
 
     private mutating func close(_ fetch: inout Fetch, _ stream: HuamiPacketStream, form: HuamiSampleForm) {
-        if !fetch.typeKnown, HuamiWorkoutSummary.isSummary(stream.data, startingAt: fetch.start) {
-            fetch.type = HuamiFetchCommand.sportsSummaryType
+        if !fetch.typeKnown {
+            if HuamiWorkoutSummary.isSummary(stream.data, startingAt: fetch.start) {
+                fetch.type = HuamiFetchCommand.sportsSummaryType
+            } else if fetches.last(where: { $0.type == HuamiFetchCommand.sportsSummaryType })?.start == fetch.start {
+                // A fetch from the start of the workout just summarised: its detail.
+                fetch.type = HuamiFetchCommand.sportsDetailType
+            }
         }
         guard fetch.type == HuamiFetchCommand.activityType else {
             fetch.data = stream.data
