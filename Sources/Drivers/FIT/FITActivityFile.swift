@@ -55,7 +55,7 @@ public struct FITActivityFile: Sendable {
     /// README's device table: what writes the files, and what is stored.
     package static let devices = "FIT files: Garmin watches and bike computers, and other devices that write FIT"
     package static let summary =
-        "activity files (`GARMIN/Activity/*.fit`): each session an Exercise log (sport, start, duration, intensity graded from its minutes), "
+        "activity files (`GARMIN/Activity/*.fit`): each session an Exercise log (sport, start, duration, distance, energy, intensity graded from its minutes), "
         + "records as activity minutes; monitoring files (`GARMIN/Monitor/*.fit`): steps, heart rate, active energy, activity type and intensity as activity minutes; "
         + "read from a copied file or folder with `glucobridge replay`, both CRCs checked: see [FIT files](docs/devices.md#fit-files)"
 

@@ -32,7 +32,7 @@ package final class HuamiBandDriver: BLEDeviceDriver {
     package static let service = BLEService.huami
     package static let capabilities: DeviceCapabilities = [.activity, .storedHistory, .liveValues, .passiveDecode]
     package static let summary =
-        "Mi Band 2–6, Amazfit Bip, GTS, GTR: per-minute steps and heart rate, and its workouts as Exercise logs, from after the last stored (needs the band's auth key)"
+        "Mi Band 2–6, Amazfit Bip, GTS, GTR: per-minute steps and heart rate, and its workouts (summary and detail) as Exercise logs, from after the last stored (needs the band's auth key)"
     /// The cursor's stream.
     package static let stream = "activity"
     /// The workouts' cursor stream: the start minute of the last workout stored.
