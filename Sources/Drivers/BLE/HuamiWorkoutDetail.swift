@@ -5,7 +5,7 @@ import Foundation
 /// [Gadgetbridge HuamiActivityDetailsParser.java]. glucobridge reads the heart rate: type 1 (one
 /// beat rate in its first byte when the other five are 0) and type 0x0B (a beat rate in its first
 /// byte, with cadence and step length after it, as Mi Band 6 sends). GPS (0), pause (2), resume
-/// (3), speed (4–6), swimming (8) and other records are counted and left out.
+/// (3), speed (4–6), swimming (8) and other records are kept as read and give no rate.
 ///
 /// The time byte is the record's second since the start, modulo 256: each record is after the one
 /// before by the difference modulo 256 (a record follows the one before within 255 seconds).

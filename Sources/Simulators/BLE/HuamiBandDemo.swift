@@ -38,6 +38,8 @@ package final class HuamiBandSimulator {
     package var minutesPerFetch = 1440
     /// Data packets sent in the whole session before the link is lost; nil: never.
     package var linkLossAfterPackets: Int?
+    /// Fetch types the band refuses (status 0x02), as a model without them does.
+    package var refusedTypes: Set<UInt8> = []
     /// Whether the end of a fetch carries the data's CRC-32 (some models do).
     package var sendsCRC = false
     /// Damage: the last byte of each fetch's first packet changed after its CRC-32 was taken.
@@ -123,6 +125,7 @@ package final class HuamiBandSimulator {
         switch HuamiFetchCommand.decode(value) {
         case .start(let type, let since)?:
             guard state.authenticated else { return [emit(.fetchControl, HuamiFetchAnswer.failed(command: 0x01, status: 0x04).bytes)] }
+            guard !refusedTypes.contains(type) else { return [emit(.fetchControl, HuamiFetchAnswer.failed(command: 0x01, status: 0x02).bytes)] }
             if type == HuamiFetchCommand.sportsSummaryType || type == HuamiFetchCommand.sportsDetailType {
                 state.pending = nil
                 state.pendingData = nil

@@ -307,6 +307,26 @@ final class HuamiBandImportTests: XCTestCase {
         XCTAssertEqual(lost.activity?.events.first { $0.name == "workout-detail-cut" }?.count, 1)
     }
 
+    /// A band that refuses sports details (a model without them) is asked once a session, and
+    /// its workouts are stored as their summaries give them.
+    func testABandRefusingDetailsKeepsItsWorkouts() throws {
+        let address = BluetoothAddress("C8:0F:10:00:00:92")!
+        HuamiAuthKeys.supply(Self.key, for: address)
+        let store = try store()
+        let older = band(days: 2, address: "C8:0F:10:00:00:92")
+        older.workouts = HuamiBandDemo.workouts(days: 2)
+        older.details = HuamiBandDemo.workoutDetails(days: 2)
+        older.refusedTypes = [HuamiFetchCommand.sportsDetailType]
+        let (outcome, peripheral) = try importBand(older, days: 2, into: store)
+        XCTAssertEqual(outcome.problems, [])
+        XCTAssertEqual(outcome.activity?.sessions.map(\.recordKey), ["workout:2024-03-29T06:30Z", "workout:2024-03-30T06:30Z"])
+        XCTAssertEqual(outcome.activity?.sessions.map(\.intensity), [.moderate, .moderate])
+        XCTAssertEqual(startCommands(peripheral).filter { $0[1] == HuamiFetchCommand.sportsDetailType }.count, 1)
+        XCTAssertEqual(
+            (outcome.notes + (outcome.activity?.notes ?? [])).filter { $0.hasSuffix("it keeps no workout details") },
+            ["the band answered the start of a sports detail fetch with status 0x02 (command 0x01): it keeps no workout details"])
+    }
+
     func testWrongKeyIsRefusedNamingTheBand() throws {
         let address = BluetoothAddress("C8:0F:10:00:00:99")!
         HuamiAuthKeys.supply((0..<16).map { UInt8($0) }, for: address)

@@ -152,9 +152,9 @@ package final class HuamiBandDriver: BLEDeviceDriver {
     }
 
     /// The sports detail of the workout that started at `start` (the summary fetch's answer).
-    /// Returns whether the session can go on: a band that refuses the fetch type or has no
-    /// detail for the workout goes on to the next workout (a note), one that stopped answering
-    /// does not.
+    /// Returns whether the session can go on: it does after a detail read whole, none for the
+    /// workout, or a refusal of the fetch type (a note; not asked again this session), not
+    /// after a band stopped answering.
     private func fetchDetail(of start: HuamiTime, _ link: BLELink, _ fetchControl: GATTCharacteristic) throws(BLEDriverError) -> Bool {
         fetchType = HuamiFetchCommand.sportsDetailType
         defer { fetchType = HuamiFetchCommand.sportsSummaryType }
