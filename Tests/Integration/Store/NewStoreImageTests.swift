@@ -9,7 +9,7 @@ import XCTest
 /// A new store is written from ``NewStoreImage`` instead of running its schema's SQL. These tests
 /// hold a store made that way to one made by the SQL (the path a zero-byte file still takes), and
 /// `GLUCOBRIDGE_RECORD_SNAPSHOTS=1 swift test --filter NewStoreImageTests` writes the image anew
-/// from the SQL (`Sources/Store/NewStoreImageBytes.swift`) after a migration is added.
+/// from the SQL (`Sources/Store/Schema/NewStoreImageBytes.swift`) after a migration is added.
 final class NewStoreImageTests: XCTestCase {
     private static let recording = ProcessInfo.processInfo.environment["GLUCOBRIDGE_RECORD_SNAPSHOTS"] == "1"
 
@@ -58,7 +58,8 @@ final class NewStoreImageTests: XCTestCase {
         if Self.recording { try record(from: bySQL) }
         let fromImage = try ImportTestSupport.StoreFile()
         _ = try fromImage.open()
-        let image = try XCTUnwrap(NewStoreImage.decode(NewStoreImage.encoded), "Sources/Store/NewStoreImageBytes.swift is not an encoded image")
+        let image = try XCTUnwrap(
+            NewStoreImage.decode(NewStoreImage.encoded), "Sources/Store/Schema/NewStoreImageBytes.swift is not an encoded image")
         XCTAssertEqual(
             try Data(contentsOf: URL(fileURLWithPath: fromImage.path)).prefix(16), Data(image.prefix(16)),
             "the store was not written from the image")
@@ -179,7 +180,7 @@ final class NewStoreImageTests: XCTestCase {
 
             """
         let target = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "../../../Sources/Store/NewStoreImageBytes.swift")
+            "../../../Sources/Store/Schema/NewStoreImageBytes.swift")
         try source.write(to: target.standardizedFileURL, atomically: true, encoding: .utf8)
         XCTFail("recorded \(target.standardizedFileURL.path): build and test again")
     }
