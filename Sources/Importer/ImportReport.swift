@@ -101,7 +101,7 @@ package struct ImportReport: Sendable {
 
     /// A USB device's report (a reader, or a USB capture).
     private static func usbText(_ device: DeviceImport, store: SharedStore) -> String {
-        let outcome = device.glucose[0]
+        guard let outcome = device.glucose.first else { return "nothing read" }
         let summary = outcome.summary
         var lines: [String] = []
         if let format = outcome.captureFormat, let mode = outcome.replayMode {
@@ -290,7 +290,12 @@ private struct Summary {
             return
         }
         guard let identity = outcome.identity else {
-            let glucose = outcome.glucose[0]
+            guard let glucose = outcome.glucose.first else {
+                device = outcome.origin ?? "a device"
+                counts = ["nothing read"]
+                logMetadata = [:]
+                return
+            }
             let summary = glucose.summary
             device = ImportReport.device(glucose.source)
             counts = ["\(summary.recordsRead) records read: \(summary)"]

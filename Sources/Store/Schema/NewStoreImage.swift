@@ -9,9 +9,9 @@ import Foundation
 /// A new store's file as the schema's SQL makes it (``Migrations/createSchema(in:)``, stamped
 /// with ``SharedStore/applicationID``, without the store's settings, its sync uid
 /// ``placeholderUID``), written in one go when nothing is at a store's path: SQLite then reads
-/// the schema once instead of parsing and running every `CREATE` of it (opening a new store for
-/// an import: 10.9 M instructions instead of 29.3 M, callgrind). The store then gets its own
-/// sync uid and its settings as any new store does.
+/// the schema once instead of parsing and running every `CREATE` of it, which takes about three
+/// times the instructions (callgrind). The store then gets its own sync uid and its settings as
+/// any new store does.
 ///
 /// `encoded` is generated from the SQL (`NewStoreImageBytes.swift`); `NewStoreImageTests` holds
 /// a store made from it to the schema the migrations make, and records it anew.
