@@ -1,4 +1,3 @@
-import Capture
 import CaptureBluetooth
 import CaptureUSB
 import Drivers
@@ -87,39 +86,4 @@ package struct ActivityImport: Sendable {
     /// Samples or values left out, by reason.
     package var events: [ImportEvent]
     package var notes: [String]
-}
-
-extension Importer {
-    /// Imports from `source` into the store: the one way in for every bus, live or replayed.
-    ///
-    /// The source is read completely (a capture: every device it holds), normalised and checked
-    /// before anything is written; each device is then written in one store transaction. A
-    /// failure or a cancellation at any point before that leaves the store as it was.
-    public func run(_ source: ImportSource, context: ImportContext = ImportContext()) throws(ImportError) -> ImportResult {
-        try Self.checkCancelled(context)
-        switch source {
-        case .capture(let url, let driver):
-            if Self.isFolder(url) {
-                return ImportResult(devices: try importFIT(try Self.fitFiles(in: url), origin: url.path, skippingOthers: true, context: context))
-            }
-            if Self.fileDriver(url) == FITDriver.family {
-                return ImportResult(devices: try importFIT([url], origin: url.path, skippingOthers: false, context: context))
-            }
-            if Self.isBTSnoop(url) { return ImportResult(devices: try replayBluetoothCapture(at: url, context: context)) }
-            return ImportResult(devices: try replayUSBCapture(at: url, driverName: driver, context: context))
-        case .usb(let opening):
-            let opened = try opening.open()
-            logger.info("reading device", metadata: ["device": "\(opened.origin)", "driver": "\(opened.driver.family)"])
-            return ImportResult(devices: [try importUSB(opened, context: context)])
-        case .bluetooth(let connecting):
-            let connected = try connecting.connect()
-            logger.info("connected", metadata: ["peer": "\(connected.origin)"])
-            return ImportResult(devices: [try importBluetooth(connected, context: context)])
-        }
-    }
-
-    /// True when the file at `url` starts with the btsnoop magic, whatever its name.
-    package static func isBTSnoop(_ url: URL) -> Bool {
-        FileBytes.prefix(ofPath: url.path, count: 8) == Array("btsnoop\u{0}".utf8)
-    }
 }
