@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # lab: host
-# lab-timeout: 1500
+# lab-timeout: 2700
 # Power loss in the middle of imports. The store lives on an ext4 file system on a virtio disk
 # (an image mkfs.ext4 makes on the host). In each boot the app (a sqlite3 process at the shell's
 # defaults) commits numbered insulin logs and prints each number once its commit has returned,
