@@ -11,8 +11,11 @@ lab_qemu_command() {
     local name="$1" out="$2" init="$3"
     shift 3
     # No NIC (no option ROM to run, no device to probe); no_timer_check: on a loaded host the
-    # kernel's check of the emulated IO-APIC timer can fail and panic the boot.
+    # kernel's check of the emulated IO-APIC timer can fail and panic the boot. A virtio RNG (the
+    # host's entropy): without one the emulated CPU has no RDRAND, the kernel's random pool takes
+    # 20-30 s to be ready, and every Swift program started before then waits for it in getrandom.
     qemu_command=(qemu-system-x86_64 -accel tcg -m 1024 -smp 1 -nographic -no-reboot -nic none
+        -device virtio-rng-pci
         -kernel "$LAB_KERNEL" -initrd "$LAB_INITRD"
         -append "console=ttyS0 panic=-1 loglevel=4 cryptomgr.notests no_timer_check lab.scenario=$name lab.root=$LAB_ROOT lab.bin=$LAB_BIN lab.init=$init${lab_kernel_args:+ $lab_kernel_args}"
         -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
