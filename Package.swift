@@ -134,7 +134,7 @@ let package = Package(
         .target(
             name: "Sync",
             dependencies: [
-                "Store", "Model",
+                "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -173,7 +173,7 @@ let package = Package(
         // Devices in software (Dexcom receiver, FreeStyle reader, Contour meter, BLE peripherals):
         // record demo and benchmark captures, drive behaviour tests.
         .target(
-            name: "Simulators", dependencies: ["Drivers", "Transport", "TransportReplay", "Capture", "CaptureBluetooth", "Checksums"]),
+            name: "Simulators", dependencies: ["Drivers", "Model", "Transport", "TransportReplay", "Capture", "CaptureBluetooth", "Checksums"]),
         // The device lab's device models (Lab/): simulators and recorded devices served to a real
         // kernel as USB gadgets (configfs, FunctionFS, f_hid) and a Bluetooth LE peripheral (L2CAP).
         .executableTarget(
@@ -193,7 +193,8 @@ let package = Package(
         .executableTarget(
             name: "glucobridge-bench",
             dependencies: [
-                "Importer", "Store", "TransportReplay", "CaptureUSB", "Drivers", "Ingest", "Simulators", "CSQLiteConfig", "Report",
+                "Importer", "Store", "Transport", "TransportReplay", "CaptureUSB", "Drivers", "Ingest", "Simulators", "CSQLiteConfig",
+                "Report",
                 "Export",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -220,7 +221,10 @@ let package = Package(
         // The tests' shortcuts into the import pipeline, and the driver conformance kit.
         .target(
             name: "ImportTestSupport",
-            dependencies: ["Importer", "Drivers", "Transport", "TransportReplay", "CaptureUSB", "Store", "Model", "TestSupport"],
+            dependencies: [
+                "Importer", "Drivers", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Store", "Model", "Simulators",
+                "TestSupport",
+            ],
             path: "Tests/ImportTestSupport"),
         // The command line in process, for tests that run its commands on a store.
         .target(
@@ -241,9 +245,9 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "glucobridge", "Importer", "LiveImport", "Daemon", "Setup", "Sync", "Store", "GlucoseMetrics", "Report", "Export", "Drivers",
+                "glucobridge", "Importer", "LiveImport", "Daemon", "Setup", "Sync", "Store", "GlucoseMetrics", "Report", "Drivers",
                 "Ingest", "Model", "Simulators", "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay",
-                "TransportLibUSB", "TransportBlueZ", "TransportSCSI", "CLibUSB", "CBluetooth", "TestSupport", "ImportTestSupport",
+                "TransportLibUSB", "TransportBlueZ", "TransportSCSI", "CLibUSB", "CBluetooth", "Checksums", "TestSupport", "ImportTestSupport",
                 "AppTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -256,10 +260,9 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "glucobridge", "Importer", "LiveImport", "Setup", "Sync", "Store", "GlucoseMetrics", "Report", "Export", "Drivers", "Ingest",
-                "Model", "Simulators", "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "TransportBlueZ",
-                "TestSupport", "ImportTestSupport", "AppTestSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "glucobridge", "Importer", "Setup", "Sync", "Store", "GlucoseMetrics", "Report", "Drivers", "Model", "Simulators",
+                "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "TransportBlueZ", "TestSupport", "ImportTestSupport",
+                "AppTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
