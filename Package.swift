@@ -12,7 +12,7 @@ let package = Package(
         .library(
             name: "_GlucoBridgeParsers",
             targets: [
-                "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Store",
+                "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Store",
                 "Importer", "Model", "Simulators",
             ]),
     ],
@@ -54,16 +54,14 @@ let package = Package(
         // Value types shared by every layer: readings, glucose units and input, exercise and activity,
         // device downloads and import batches, the user profile, civil dates.
         .target(name: "Model"),
-        // What the capture formats share: whole-file reads, the crash-safe capture file writer and
-        // the capture errors.
-        .target(name: "Capture", dependencies: ["Transport"]),
         // USB capture files, read and written: usbmon pcap/pcapng, USBPcap, the one-line-per-transfer
-        // transcript; transfers assembled from their packets.
-        .target(name: "CaptureUSB", dependencies: ["Capture", "Transport"]),
+        // transcript; transfers assembled from their packets; their errors.
+        .target(name: "CaptureUSB", dependencies: ["Transport"]),
         // Bluetooth capture files and their values: btsnoop read and written,
         // L2CAP reassembly, LE connections and their ATT PDUs, UUIDs, addresses, advertising data.
-        .target(name: "CaptureBluetooth", dependencies: ["Capture", "Transport"]),
-        // The wire's abstractions, no C library: integer reads and appends; HCI packets and events;
+        .target(name: "CaptureBluetooth", dependencies: ["Transport"]),
+        // The wire's abstractions, no C library: integer reads and appends, hex; whole-file reads and
+        // the crash-safe capture file writer; HCI packets and events;
         // the USB transport protocol, descriptors, device
         // locations and HID framing; the ATT bearer protocol, the ATT PDU codec and the GATT client
         // over it; scan results; their errors.
@@ -77,7 +75,7 @@ let package = Package(
         .target(name: "TransportBlueZ", dependencies: ["Transport", "CBluetooth"]),
         // The test and replay twins, no C library: USB devices split from a capture, replayed and
         // recorded; ATT bearers replayed from and recorded to btsnoop; the replay deadline.
-        .target(name: "TransportReplay", dependencies: ["Transport", "Capture", "CaptureUSB", "CaptureBluetooth"]),
+        .target(name: "TransportReplay", dependencies: ["Transport", "CaptureUSB", "CaptureBluetooth"]),
         // One folder per device family (Dexcom, FreeStyle, Contour, BLE GATT services); each speaks to
         // a transport protocol and yields device records.
         .target(name: "Drivers", dependencies: ["Transport", "Model", "Checksums"]),
@@ -108,7 +106,7 @@ let package = Package(
         .target(
             name: "Importer",
             dependencies: [
-                "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Store",
+                "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Store",
                 "Model", .product(name: "Logging", package: "swift-log"),
             ]),
         // The live sources of the pipeline: a USB reader opened through libusb (the first supported
@@ -173,7 +171,7 @@ let package = Package(
         // Devices in software (Dexcom receiver, FreeStyle reader, Contour meter, BLE peripherals):
         // record demo and benchmark captures, drive behaviour tests.
         .target(
-            name: "Simulators", dependencies: ["Drivers", "Model", "Transport", "TransportReplay", "Capture", "CaptureBluetooth", "Checksums"]),
+            name: "Simulators", dependencies: ["Drivers", "Model", "Transport", "TransportReplay", "CaptureBluetooth", "Checksums"]),
         // The device lab's device models (Lab/): simulators and recorded devices served to a real
         // kernel as USB gadgets (configfs, FunctionFS, f_hid) and a Bluetooth LE peripheral (L2CAP).
         .executableTarget(
@@ -217,7 +215,7 @@ let package = Package(
 
         // Helpers shared by the tests: fixtures, capture cuts, the built binary and other processes,
         // the sqlite3 program, PNG reading, activity streams.
-        .target(name: "TestSupport", dependencies: ["Capture", "Transport", "Model"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Transport", "Model"], path: "Tests/TestSupport"),
         // The tests' shortcuts into the import pipeline, and the driver conformance kit.
         .target(
             name: "ImportTestSupport",
@@ -238,7 +236,7 @@ let package = Package(
         .testTarget(
             name: "UnitTests",
             dependencies: [
-                "Model", "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Simulators",
+                "Model", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Simulators",
                 "Export", "Checksums", "TestSupport",
             ],
             path: "Tests/Unit"),
@@ -246,7 +244,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "glucobridge", "Importer", "LiveImport", "Daemon", "Setup", "Sync", "Store", "GlucoseMetrics", "Report", "Drivers",
-                "Ingest", "Model", "Simulators", "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay",
+                "Ingest", "Model", "Simulators", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay",
                 "TransportLibUSB", "TransportBlueZ", "TransportSCSI", "CLibUSB", "CBluetooth", "Checksums", "TestSupport", "ImportTestSupport",
                 "AppTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

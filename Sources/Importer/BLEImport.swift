@@ -1,4 +1,3 @@
-import Capture
 import CaptureBluetooth
 import Drivers
 import Foundation
