@@ -13,7 +13,7 @@ let package = Package(
             name: "_GlucoBridgeParsers",
             targets: [
                 "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Store",
-                "Importer", "Model", "Simulators",
+                "Importer", "Model", "Pipeline", "Simulators",
             ]),
     ],
     // Ranges, not pins: an app that links GlucoBridgeStore resolves this whole graph with its own.
@@ -51,9 +51,12 @@ let package = Package(
         // Marks where the code only the daemon's start-up runs ends (Linker/glucobridge.order).
         .target(name: "CProgramLayout"),
 
-        // Value types shared by every layer: readings, glucose units and input, exercise and activity,
-        // device downloads and import batches, the user profile, civil dates.
+        // The value types apps see (Store re-exports them): readings, glucose units and input,
+        // exercise and activity, the user profile, civil dates.
         .target(name: "Model"),
+        // What the import pipeline passes between its stages, not seen by apps: a driver's device
+        // download and the progress it reports, the import batch handed to the store.
+        .target(name: "Pipeline", dependencies: ["Model"]),
         // USB capture files, read and written: usbmon pcap/pcapng, USBPcap, the one-line-per-transfer
         // transcript; transfers assembled from their packets; their errors.
         .target(name: "CaptureUSB", dependencies: ["Transport"]),
@@ -78,17 +81,17 @@ let package = Package(
         .target(name: "TransportReplay", dependencies: ["Transport", "CaptureUSB", "CaptureBluetooth"]),
         // One folder per device family (Dexcom, FreeStyle, Contour, BLE GATT services); each speaks to
         // a transport protocol and yields device records.
-        .target(name: "Drivers", dependencies: ["Transport", "Model", "Checksums"]),
+        .target(name: "Drivers", dependencies: ["Transport", "Model", "Pipeline", "Checksums"]),
         // Device records to store-ready values: UTC from device clocks, the plausible-time window;
         // heart-rate and step streams to exercise sessions.
-        .target(name: "Ingest", dependencies: ["Model"]),
+        .target(name: "Ingest", dependencies: ["Model", "Pipeline"]),
         // The shared SQLite store (GRDB): schema and migrations, saving imports, logs, Days and
         // tagging, queries, change listeners, reading typed times. The GlucoBridgeStore library
         // product: `import Store` re-exports Model and GRDB; import-only calls are `package`.
         .target(
             name: "Store",
             dependencies: [
-                "Model", .product(name: "GRDB", package: "GRDB.swift"),
+                "Model", "Pipeline", .product(name: "GRDB", package: "GRDB.swift"),
                 // The raw C API, for the read-only look at a file before it is opened as a store.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 "CSQLiteConfig",
@@ -107,7 +110,7 @@ let package = Package(
             name: "Importer",
             dependencies: [
                 "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Store",
-                "Model", .product(name: "Logging", package: "swift-log"),
+                "Model", "Pipeline", .product(name: "Logging", package: "swift-log"),
             ]),
         // The live sources of the pipeline: a USB reader opened through libusb (the first supported
         // one, or the one at a bus location), a Bluetooth LE peer connected through BlueZ.
@@ -155,7 +158,7 @@ let package = Package(
             name: "glucobridge",
             dependencies: [
                 "Importer", "LiveImport", "Store", "Transport", "TransportLibUSB", "TransportBlueZ", "Drivers",
-                "Model", "Setup", "Daemon", "GlucoseMetrics", "Report", "Sync", "Export",
+                "Model", "Pipeline", "Setup", "Daemon", "GlucoseMetrics", "Report", "Sync", "Export",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -202,7 +205,7 @@ let package = Package(
         .executableTarget(
             name: "glucobridge-sync-bench",
             dependencies: [
-                "Sync", "Store", "Model", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "Sync", "Store", "Model", "Pipeline", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/SyncThroughput"),
@@ -215,13 +218,13 @@ let package = Package(
 
         // Helpers shared by the tests: fixtures, capture cuts, the built binary and other processes,
         // the sqlite3 program, PNG reading, activity streams.
-        .target(name: "TestSupport", dependencies: ["Transport", "Model"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Transport", "Model", "Pipeline"], path: "Tests/TestSupport"),
         // The tests' shortcuts into the import pipeline, and the driver conformance kit.
         .target(
             name: "ImportTestSupport",
             dependencies: [
-                "Importer", "Drivers", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Store", "Model", "Simulators",
-                "TestSupport",
+                "Importer", "Drivers", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Store", "Model", "Pipeline",
+                "Simulators", "TestSupport",
             ],
             path: "Tests/ImportTestSupport"),
         // The command line in process, for tests that run its commands on a store.
@@ -236,7 +239,7 @@ let package = Package(
         .testTarget(
             name: "UnitTests",
             dependencies: [
-                "Model", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Simulators",
+                "Model", "Pipeline", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Simulators",
                 "Export", "Checksums", "TestSupport",
             ],
             path: "Tests/Unit"),
@@ -244,7 +247,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "glucobridge", "Importer", "LiveImport", "Daemon", "Setup", "Sync", "Store", "GlucoseMetrics", "Report", "Drivers",
-                "Ingest", "Model", "Simulators", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay",
+                "Ingest", "Model", "Pipeline", "Simulators", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay",
                 "TransportLibUSB", "TransportBlueZ", "TransportSCSI", "CLibUSB", "CBluetooth", "Checksums", "TestSupport", "ImportTestSupport",
                 "AppTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -258,7 +261,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "glucobridge", "Importer", "Setup", "Sync", "Store", "GlucoseMetrics", "Report", "Drivers", "Model", "Simulators",
+                "glucobridge", "Importer", "Setup", "Sync", "Store", "GlucoseMetrics", "Report", "Drivers", "Model", "Pipeline", "Simulators",
                 "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "TransportBlueZ", "TestSupport", "ImportTestSupport",
                 "AppTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),

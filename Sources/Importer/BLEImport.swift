@@ -4,6 +4,7 @@ import Foundation
 import Ingest
 import Logging
 import Model
+import Pipeline
 import Store
 import Transport
 import TransportReplay
