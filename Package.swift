@@ -12,8 +12,8 @@ let package = Package(
         .library(
             name: "_GlucoBridgeParsers",
             targets: [
-                "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Store",
-                "Importer", "Model", "Simulators",
+                "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Store",
+                "Importer", "Model", "Pipeline", "Simulators",
             ]),
     ],
     // Ranges, not pins: an app that links GlucoBridgeStore resolves this whole graph with its own.
@@ -51,19 +51,20 @@ let package = Package(
         // Marks where the code only the daemon's start-up runs ends (Linker/glucobridge.order).
         .target(name: "CProgramLayout"),
 
-        // Value types shared by every layer: readings, glucose units and input, exercise and activity,
-        // device downloads and import batches, the user profile, civil dates.
+        // The value types apps see (Store re-exports them): readings, glucose units and input,
+        // exercise and activity, the user profile, civil dates.
         .target(name: "Model"),
-        // What the capture formats share: whole-file reads, the crash-safe capture file writer and
-        // the capture errors.
-        .target(name: "Capture", dependencies: ["Transport"]),
+        // What the import pipeline passes between its stages, not seen by apps: a driver's device
+        // download and the progress it reports, the import batch handed to the store.
+        .target(name: "Pipeline", dependencies: ["Model"]),
         // USB capture files, read and written: usbmon pcap/pcapng, USBPcap, the one-line-per-transfer
-        // transcript; transfers assembled from their packets.
-        .target(name: "CaptureUSB", dependencies: ["Capture", "Transport"]),
+        // transcript; transfers assembled from their packets; their errors.
+        .target(name: "CaptureUSB", dependencies: ["Transport"]),
         // Bluetooth capture files and their values: btsnoop read and written,
         // L2CAP reassembly, LE connections and their ATT PDUs, UUIDs, addresses, advertising data.
-        .target(name: "CaptureBluetooth", dependencies: ["Capture", "Transport"]),
-        // The wire's abstractions, no C library: integer reads and appends; HCI packets and events;
+        .target(name: "CaptureBluetooth", dependencies: ["Transport"]),
+        // The wire's abstractions, no C library: integer reads and appends, hex; whole-file reads and
+        // the crash-safe capture file writer; HCI packets and events;
         // the USB transport protocol, descriptors, device
         // locations and HID framing; the ATT bearer protocol, the ATT PDU codec and the GATT client
         // over it; scan results; their errors.
@@ -77,20 +78,20 @@ let package = Package(
         .target(name: "TransportBlueZ", dependencies: ["Transport", "CBluetooth"]),
         // The test and replay twins, no C library: USB devices split from a capture, replayed and
         // recorded; ATT bearers replayed from and recorded to btsnoop; the replay deadline.
-        .target(name: "TransportReplay", dependencies: ["Transport", "Capture", "CaptureUSB", "CaptureBluetooth"]),
+        .target(name: "TransportReplay", dependencies: ["Transport", "CaptureUSB", "CaptureBluetooth"]),
         // One folder per device family (Dexcom, FreeStyle, Contour, BLE GATT services); each speaks to
         // a transport protocol and yields device records.
-        .target(name: "Drivers", dependencies: ["Transport", "Model", "Checksums"]),
+        .target(name: "Drivers", dependencies: ["Transport", "Model", "Pipeline", "Checksums"]),
         // Device records to store-ready values: UTC from device clocks, the plausible-time window;
         // heart-rate and step streams to exercise sessions.
-        .target(name: "Ingest", dependencies: ["Model"]),
+        .target(name: "Ingest", dependencies: ["Model", "Pipeline"]),
         // The shared SQLite store (GRDB): schema and migrations, saving imports, logs, Days and
         // tagging, queries, change listeners, reading typed times. The GlucoBridgeStore library
         // product: `import Store` re-exports Model and GRDB; import-only calls are `package`.
         .target(
             name: "Store",
             dependencies: [
-                "Model", .product(name: "GRDB", package: "GRDB.swift"),
+                "Model", "Pipeline", .product(name: "GRDB", package: "GRDB.swift"),
                 // The raw C API, for the read-only look at a file before it is opened as a store.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 "CSQLiteConfig",
@@ -108,8 +109,8 @@ let package = Package(
         .target(
             name: "Importer",
             dependencies: [
-                "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Store",
-                "Model", .product(name: "Logging", package: "swift-log"),
+                "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Store",
+                "Model", "Pipeline", .product(name: "Logging", package: "swift-log"),
             ]),
         // The live sources of the pipeline: a USB reader opened through libusb (the first supported
         // one, or the one at a bus location), a Bluetooth LE peer connected through BlueZ.
@@ -134,7 +135,7 @@ let package = Package(
         .target(
             name: "Sync",
             dependencies: [
-                "Store", "Model",
+                "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -157,7 +158,7 @@ let package = Package(
             name: "glucobridge",
             dependencies: [
                 "Importer", "LiveImport", "Store", "Transport", "TransportLibUSB", "TransportBlueZ", "Drivers",
-                "Model", "Setup", "Daemon", "GlucoseMetrics", "Report", "Sync", "Export",
+                "Model", "Pipeline", "Setup", "Daemon", "GlucoseMetrics", "Report", "Sync", "Export",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -173,7 +174,7 @@ let package = Package(
         // Devices in software (Dexcom receiver, FreeStyle reader, Contour meter, BLE peripherals):
         // record demo and benchmark captures, drive behaviour tests.
         .target(
-            name: "Simulators", dependencies: ["Drivers", "Transport", "TransportReplay", "Capture", "CaptureBluetooth", "Checksums"]),
+            name: "Simulators", dependencies: ["Drivers", "Model", "Transport", "TransportReplay", "CaptureBluetooth", "Checksums"]),
         // The device lab's device models (Lab/): simulators and recorded devices served to a real
         // kernel as USB gadgets (configfs, FunctionFS, f_hid) and a Bluetooth LE peripheral (L2CAP).
         .executableTarget(
@@ -193,7 +194,8 @@ let package = Package(
         .executableTarget(
             name: "glucobridge-bench",
             dependencies: [
-                "Importer", "Store", "TransportReplay", "CaptureUSB", "Drivers", "Ingest", "Simulators", "CSQLiteConfig", "Report",
+                "Importer", "Store", "Transport", "TransportReplay", "CaptureUSB", "Drivers", "Ingest", "Simulators", "CSQLiteConfig",
+                "Report",
                 "Export",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -203,7 +205,7 @@ let package = Package(
         .executableTarget(
             name: "glucobridge-sync-bench",
             dependencies: [
-                "Sync", "Store", "Model", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "Sync", "Store", "Model", "Pipeline", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/SyncThroughput"),
@@ -216,11 +218,14 @@ let package = Package(
 
         // Helpers shared by the tests: fixtures, capture cuts, the built binary and other processes,
         // the sqlite3 program, PNG reading, activity streams.
-        .target(name: "TestSupport", dependencies: ["Capture", "Transport", "Model"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Transport", "Model", "Pipeline"], path: "Tests/TestSupport"),
         // The tests' shortcuts into the import pipeline, and the driver conformance kit.
         .target(
             name: "ImportTestSupport",
-            dependencies: ["Importer", "Drivers", "Transport", "TransportReplay", "CaptureUSB", "Store", "Model", "TestSupport"],
+            dependencies: [
+                "Importer", "Drivers", "Transport", "TransportReplay", "CaptureUSB", "CaptureBluetooth", "Store", "Model", "Pipeline",
+                "Simulators", "TestSupport",
+            ],
             path: "Tests/ImportTestSupport"),
         // The command line in process, for tests that run its commands on a store.
         .target(
@@ -234,16 +239,16 @@ let package = Package(
         .testTarget(
             name: "UnitTests",
             dependencies: [
-                "Model", "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Simulators",
+                "Model", "Pipeline", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "Drivers", "Ingest", "Simulators",
                 "Export", "Checksums", "TestSupport",
             ],
             path: "Tests/Unit"),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "glucobridge", "Importer", "LiveImport", "Daemon", "Setup", "Sync", "Store", "GlucoseMetrics", "Report", "Export", "Drivers",
-                "Ingest", "Model", "Simulators", "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay",
-                "TransportLibUSB", "TransportBlueZ", "TransportSCSI", "CLibUSB", "CBluetooth", "TestSupport", "ImportTestSupport",
+                "glucobridge", "Importer", "LiveImport", "Daemon", "Setup", "Sync", "Store", "GlucoseMetrics", "Report", "Drivers",
+                "Ingest", "Model", "Pipeline", "Simulators", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay",
+                "TransportLibUSB", "TransportBlueZ", "TransportSCSI", "CLibUSB", "CBluetooth", "Checksums", "TestSupport", "ImportTestSupport",
                 "AppTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -256,10 +261,9 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "glucobridge", "Importer", "LiveImport", "Setup", "Sync", "Store", "GlucoseMetrics", "Report", "Export", "Drivers", "Ingest",
-                "Model", "Simulators", "Capture", "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "TransportBlueZ",
-                "TestSupport", "ImportTestSupport", "AppTestSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "glucobridge", "Importer", "Setup", "Sync", "Store", "GlucoseMetrics", "Report", "Drivers", "Model", "Pipeline", "Simulators",
+                "CaptureUSB", "CaptureBluetooth", "Transport", "TransportReplay", "TransportBlueZ", "TestSupport", "ImportTestSupport",
+                "AppTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

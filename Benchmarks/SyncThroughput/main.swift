@@ -24,6 +24,7 @@ import Foundation
 import GRDB
 import Logging
 import Model
+import Pipeline
 import PostgresNIO
 import Store
 import Sync

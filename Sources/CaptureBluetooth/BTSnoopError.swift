@@ -1,4 +1,3 @@
-import Capture
 import Transport
 
 /// The part of a btsnoop file that a `BTSnoopError.truncated` refers to.

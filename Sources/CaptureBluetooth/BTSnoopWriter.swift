@@ -1,4 +1,3 @@
-import Capture
 import Foundation
 import Transport
 
@@ -100,9 +99,8 @@ package final class BTSnoopWriter {
         }
     }
 
-    private static func converted(_ error: CaptureError, file: String) -> BTSnoopError {
-        if case .writeFailed(_, let reason) = error { return .writeFailed(file: file, reason: reason) }
-        return .writeFailed(file: file, reason: error.description)
+    private static func converted(_ error: FileWriteFailure, file: String) -> BTSnoopError {
+        .writeFailed(file: file, reason: error.reason)
     }
 }
 

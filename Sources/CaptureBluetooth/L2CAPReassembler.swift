@@ -1,4 +1,3 @@
-import Capture
 import Transport
 
 /// A complete L2CAP basic frame: channel and payload [BlueZ monitor/l2cap.c].

@@ -1,4 +1,3 @@
-import Capture
 import Foundation
 import Transport
 

@@ -1,4 +1,3 @@
-import Capture
 import Transport
 
 /// The one-transfer-per-line transcript: `out,<hex>` or `in,<hex>`, direction in any case, hex bytes

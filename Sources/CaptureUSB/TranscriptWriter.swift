@@ -1,4 +1,3 @@
-import Capture
 import Foundation
 import Transport
 
@@ -10,7 +9,7 @@ package final class TranscriptWriter {
 
     /// Creates (or empties) the file at `url`.
     package init(url: URL) throws(CaptureError) {
-        file = try CaptureFile(url: url)
+        file = try CaptureError.writing { () throws(FileWriteFailure) in try CaptureFile(url: url) }
     }
 
     /// Appends the transfer's line; the times and `requestedLength` are accepted for symmetry with
@@ -19,11 +18,11 @@ package final class TranscriptWriter {
         _ transfer: USBTransfer, submittedAt: Date, completedAt: Date, requestedLength: Int? = nil
     ) throws(CaptureError) {
         let line = (transfer.direction == .out ? "out," : "in,") + Hex.encode(transfer.data) + "\n"
-        try file.write(Array(line.utf8))
+        try CaptureError.writing { () throws(FileWriteFailure) in try file.write(Array(line.utf8)) }
     }
 
     /// Flushes the file to storage and closes it.
     package func close() throws(CaptureError) {
-        try file.close()
+        try CaptureError.writing { () throws(FileWriteFailure) in try file.close() }
     }
 }

@@ -1,4 +1,3 @@
-import Capture
 import Transport
 
 /// Facts of the USBPcap (Windows) packet header, link type 249.

@@ -1,4 +1,3 @@
-import Capture
 import Transport
 
 /// Facts of the Linux usbmon binary header that libpcap stores in each packet.

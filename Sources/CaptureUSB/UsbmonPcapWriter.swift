@@ -1,4 +1,3 @@
-import Capture
 import Foundation
 import Transport
 
@@ -17,7 +16,7 @@ package final class UsbmonPcapWriter {
     /// Creates (or empties) the file at `url` and writes the pcap header. `bus` and `device` are
     /// used for transfers whose own bus/device are 0.
     package init(url: URL, bus: UInt16, device: UInt8) throws(CaptureError) {
-        file = try CaptureFile(url: url)
+        file = try CaptureError.writing { () throws(FileWriteFailure) in try CaptureFile(url: url) }
         self.bus = bus
         self.device = device
         var header: [UInt8] = []
@@ -28,7 +27,7 @@ package final class UsbmonPcapWriter {
         header.appendLE(UInt32(0))
         header.appendLE(Self.snapshotLength)
         header.appendLE(Usbmon.mmappedLinkType)
-        try file.write(header)
+        try CaptureError.writing { () throws(FileWriteFailure) in try file.write(header) }
     }
 
     /// Appends one transfer as an 'S' record at `submittedAt` and a 'C' record at `completedAt`.
@@ -56,12 +55,12 @@ package final class UsbmonPcapWriter {
             event: Usbmon.completion, at: completedAt, setup: nil, status: transfer.status, length: count,
             data: isIn ? transfer.data : nil, isIn: isIn)
         submission.append(contentsOf: completion)
-        try file.write(submission)
+        try CaptureError.writing { () throws(FileWriteFailure) in try file.write(submission) }
     }
 
     /// Flushes the file to storage and closes it.
     package func close() throws(CaptureError) {
-        try file.close()
+        try CaptureError.writing { () throws(FileWriteFailure) in try file.close() }
     }
 
     /// The fields an 'S' and its 'C' share.

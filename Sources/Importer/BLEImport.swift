@@ -1,10 +1,10 @@
-import Capture
 import CaptureBluetooth
 import Drivers
 import Foundation
 import Ingest
 import Logging
 import Model
+import Pipeline
 import Store
 import Transport
 import TransportReplay

@@ -1,6 +1,6 @@
-import Capture
 import Drivers
 import Foundation
+import Transport
 
 /// Why a Garmin watch's volume was not imported.
 package enum GarminVolumeError: Error, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import Drivers
 import Foundation
 import Model
+import Pipeline
 
 /// How one import runs, the same for every source: where its session is recorded, its limits,
 /// the progress reporter its drivers report to, and the cancellation that stops it.

@@ -1,5 +1,5 @@
-import Capture
 import CaptureBluetooth
+import CaptureUSB
 import Drivers
 import Ingest
 import Store

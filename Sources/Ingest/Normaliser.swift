@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 
 /// Turns what a driver read into what the store takes: UTC instants from the device's clock,
 /// canonical mg/dL, the counts and cursors of the import.

@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 
 /// The instants an import may store: from 2000-01-01 to the capture's own time plus a small
 /// tolerance. No supported device records earlier, and nothing is recorded after the session that

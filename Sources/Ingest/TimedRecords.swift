@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 
 extension Normaliser {
     /// The import batch for a device whose records carry their own time, where no anchoring to

@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 
 /// Instants of a wall clock that a person sets (a meter's): the method of Tidepool's uploader.
 ///

@@ -1,5 +1,4 @@
 import CBluetooth
-import Capture
 import CaptureBluetooth
 import Drivers
 import Foundation

@@ -1,4 +1,3 @@
-import Capture
 import Drivers
 import Foundation
 import Transport

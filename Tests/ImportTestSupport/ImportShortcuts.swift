@@ -2,6 +2,7 @@ import Drivers
 import Foundation
 import Importer
 import Model
+import Pipeline
 import Transport
 
 /// The tests' shortcuts into the one import pipeline (`Importer.run`) for a source that holds one

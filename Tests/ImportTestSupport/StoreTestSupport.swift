@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Model
+import Pipeline
 import Store
 import TestSupport
 import XCTest

@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 
 /// Keeps every report of its ``reporter``, in order: give the reporter to an import or a driver,
 /// then read ``items``.

@@ -1,4 +1,3 @@
-import Capture
 import CaptureBluetooth
 import CaptureUSB
 import Drivers

@@ -1,4 +1,5 @@
 import Model
+import Pipeline
 
 /// What a driver is given besides its transport: what the store already holds for a device, and
 /// where to report how far the download has come. The import pipeline makes one per import; a

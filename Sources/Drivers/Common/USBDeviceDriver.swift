@@ -1,4 +1,5 @@
 import Model
+import Pipeline
 import Transport
 
 /// A USB product a driver supports.

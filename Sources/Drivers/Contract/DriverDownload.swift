@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 
 /// What one driver's session read, whatever the bus: the one type every session returns
 /// (``USBDeviceDriver``, ``BLEDeviceDriver``, ``FileDeviceDriver``), device-neutral. The import

@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 
 /// An import batch checked before anything is written.
 struct ValidatedBatch {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Model
+import Pipeline
 
 /// What `SharedStore.save(glucose:activity:)` did: one summary per batch, in the order given.
 public struct CombinedImportSummary: Sendable {

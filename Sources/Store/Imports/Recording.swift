@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import Model
+import Pipeline
 
 extension SharedStore {
     /// Writes one import in one transaction.

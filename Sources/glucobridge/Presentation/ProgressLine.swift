@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 
 #if canImport(Glibc)
     import Glibc

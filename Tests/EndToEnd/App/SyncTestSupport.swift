@@ -2,6 +2,7 @@ import Foundation
 import ImportTestSupport
 import Logging
 import Model
+import Pipeline
 import PostgresNIO
 import Store
 import Sync

@@ -5,6 +5,7 @@ import ImportTestSupport
 import Importer
 import Ingest
 import Model
+import Pipeline
 import Simulators
 import Store
 import TestSupport

@@ -2,6 +2,7 @@ import Foundation
 import GlucoseMetrics
 import ImportTestSupport
 import Model
+import Pipeline
 import Report
 import Store
 import TestSupport

@@ -1,4 +1,3 @@
-import Capture
 import CaptureBluetooth
 import Foundation
 import TestSupport

@@ -1,4 +1,3 @@
-import Capture
 import Transport
 import XCTest
 

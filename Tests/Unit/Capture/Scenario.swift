@@ -1,4 +1,3 @@
-import Capture
 import CaptureUSB
 import Foundation
 import TestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import Ingest
 import Model
+import Pipeline
 import XCTest
 
 final class NormaliserTests: XCTestCase {

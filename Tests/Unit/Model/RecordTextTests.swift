@@ -1,4 +1,5 @@
 import Model
+import Pipeline
 import XCTest
 
 final class RecordKeyTests: XCTestCase {

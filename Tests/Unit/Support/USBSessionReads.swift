@@ -2,6 +2,7 @@ import CaptureUSB
 import Drivers
 import Foundation
 import Model
+import Pipeline
 import TestSupport
 import Transport
 import TransportReplay

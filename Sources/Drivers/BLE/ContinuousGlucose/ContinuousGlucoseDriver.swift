@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 import Transport
 
 /// Continuous Glucose Monitoring service 0x181F (Continuous Glucose Monitoring Service 1.0.2).

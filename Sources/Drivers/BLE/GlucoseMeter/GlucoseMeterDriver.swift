@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 import Transport
 
 /// Glucose service 0x1808, as blood-glucose meters offer it (Glucose Service 1.0).

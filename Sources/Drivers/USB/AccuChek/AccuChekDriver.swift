@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 import Transport
 
 /// Roche Accu-Chek USB meters: IEEE 11073-20601 over USB PHDC (interface class 0x0F, bulk

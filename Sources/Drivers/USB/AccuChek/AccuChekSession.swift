@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 import Transport
 
 /// One stored result of the PM-store segment: 12 bytes, the layout Tidepool uploader reads

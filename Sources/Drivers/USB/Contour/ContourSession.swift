@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 
 /// Everything read from one Contour transfer: the frames in order, with retransmissions
 /// recognised by their repeated frame number, cut into records.

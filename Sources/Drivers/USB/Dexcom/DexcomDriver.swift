@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 import Transport
 
 /// Dexcom G4, G5 and G6 receivers (USB 22a3:0047): a CDC-ACM serial protocol over a bulk

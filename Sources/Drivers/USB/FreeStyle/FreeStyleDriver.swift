@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 import Transport
 
 /// Abbott FreeStyle readers speaking the shared HID protocol (USB 1A61): Libre and Libre Pro

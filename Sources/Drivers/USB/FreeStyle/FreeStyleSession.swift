@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 
 /// The FreeStyle readers glucobridge knows, by USB product id (vendor 0x1A61).
 public enum FreeStyleModel: String, Sendable, CaseIterable {

@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 import Transport
 
 /// LifeScan OneTouch Verio meters: a USB disk whose blocks 3 and 4 are registers. A command is a

@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Pipeline
 import Transport
 
 /// What a Verio said in one conversation, replies taken one at a time, live or from a

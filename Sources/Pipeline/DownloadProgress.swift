@@ -1,4 +1,5 @@
 import Foundation
+import Model
 
 /// How far a device download has come, for a progress line. A program that shows progress makes
 /// one with a sink and passes it to the import; drivers report through the one they are given.

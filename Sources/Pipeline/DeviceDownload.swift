@@ -1,4 +1,5 @@
 import Foundation
+import Model
 
 /// A glucose record as a driver read it: the device's own clock, value and flags, before its
 /// time is mapped to UTC.

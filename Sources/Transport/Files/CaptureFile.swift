@@ -7,40 +7,46 @@ package final class CaptureFile {
     private var handle: FileHandle?
 
     /// Creates (or empties) the file at `url`.
-    package init(url: URL) throws(CaptureError) {
+    package init(url: URL) throws(FileWriteFailure) {
         name = url.lastPathComponent
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw .writeFailed(file: name, reason: "cannot create \(url.path) (missing folder or no permission)")
+            throw FileWriteFailure(file: name, reason: "cannot create \(url.path) (missing folder or no permission)")
         }
         do {
             handle = try FileHandle(forWritingTo: url)
         } catch {
-            throw .writeFailed(file: name, reason: error.localizedDescription)
+            throw FileWriteFailure(file: name, reason: error.localizedDescription)
         }
     }
 
-    package func write(_ bytes: [UInt8]) throws(CaptureError) {
-        guard let handle else { throw .writeFailed(file: name, reason: "the writer is already closed") }
+    package func write(_ bytes: [UInt8]) throws(FileWriteFailure) {
+        guard let handle else { throw FileWriteFailure(file: name, reason: "the writer is already closed") }
         do {
             try handle.write(contentsOf: bytes)
         } catch {
-            throw .writeFailed(file: name, reason: error.localizedDescription)
+            throw FileWriteFailure(file: name, reason: error.localizedDescription)
         }
     }
 
     /// Flushes to storage and closes; closing twice is harmless.
-    package func close() throws(CaptureError) {
+    package func close() throws(FileWriteFailure) {
         guard let handle else { return }
         self.handle = nil
         do {
             try handle.synchronize()
             try handle.close()
         } catch {
-            throw .writeFailed(file: name, reason: error.localizedDescription)
+            throw FileWriteFailure(file: name, reason: error.localizedDescription)
         }
     }
 
     deinit {
         try? handle?.close()
     }
+}
+
+/// Why a capture file could not be created or written: its name and the operating system's reason.
+package struct FileWriteFailure: Error, Equatable {
+    package let file: String
+    package let reason: String
 }
