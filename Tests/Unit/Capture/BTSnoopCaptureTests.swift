@@ -3,7 +3,6 @@ import TestSupport
 import Transport
 import XCTest
 
-@testable import Capture
 @testable import CaptureBluetooth
 
 /// The two real-format captures in fixtures/ble: counts re-derived by the researcher with an
