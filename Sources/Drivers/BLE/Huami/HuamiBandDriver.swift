@@ -249,7 +249,7 @@ package final class HuamiBandDriver: BLEDeviceDriver {
     private func workout(
         _ fetch: HuamiFetchLog.Fetch, events: inout EventCounter, problems: inout [BLEDriverError]
     ) -> (workout: LoggedWorkout, minute: Int64)? {
-        guard fetch.cutReason == nil, fetch.problem == nil, fetch.finished, fetch.data.count == Int(fetch.count) else {
+        guard fetch.isWhole else {
             events.count("workout-cut")
             return nil
         }
@@ -280,7 +280,7 @@ package final class HuamiBandDriver: BLEDeviceDriver {
     private func heartRates(
         _ fetch: HuamiFetchLog.Fetch, of workout: LoggedWorkout, events: inout EventCounter, problems: inout [BLEDriverError]
     ) -> [LoggedWorkout.HeartRate] {
-        guard fetch.cutReason == nil, fetch.problem == nil, fetch.finished, fetch.data.count == Int(fetch.count) else {
+        guard fetch.isWhole else {
             events.count("workout-detail-cut")
             return []
         }
@@ -427,6 +427,9 @@ public struct HuamiFetchLog {
         public var problem: HuamiError?
         public var cutReason: String?
 
+        /// Whether a fetch of another type than activity (a summary, a detail) arrived whole: not
+        /// cut, no problem, finished, and every byte the band announced received.
+        public var isWhole: Bool { cutReason == nil && problem == nil && finished && data.count == Int(count) }
         public var startInstant: Date { start.instant }
         /// The instant after the last whole sample.
         public var end: Date? { samples.isEmpty ? nil : startInstant.addingTimeInterval(TimeInterval(samples.count * 60)) }
