@@ -111,8 +111,15 @@ extension Importer {
             }
         }
         let result: BLESessionResult
+        let downloadContext: DownloadContext
+        do throws(ImportError) {
+            downloadContext = try self.downloadContext(context)
+        } catch {
+            used.close()
+            throw error
+        }
         do {
-            result = try BLESession.run(ATTClient(bearer: used), mode: .conversation, limits: context.limits, context: downloadContext(context))
+            result = try BLESession.run(ATTClient(bearer: used), mode: .conversation, limits: context.limits, context: downloadContext)
         } catch {
             if let reason = context.cancellation?.reason { throw reason }
             throw .session(error)
@@ -131,9 +138,10 @@ extension Importer {
         let bearer = ReplayATTBearer(
             connection: connection, file: capture.name, name: capture.localName(of: connection.peerAddress), pacing: pacing,
             deadline: deadline)
+        let downloadContext = try downloadContext(context)
         do {
             return try BLESession.run(
-                ATTClient(bearer: bearer), mode: mode, limits: .replay, context: downloadContext(context),
+                ATTClient(bearer: bearer), mode: mode, limits: .replay, context: downloadContext,
                 willListen: { bearer.pacing = .followDevice })
         } catch {
             throw .session(error)

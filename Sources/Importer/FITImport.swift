@@ -16,13 +16,14 @@ package struct FITFileImport: Sendable {
     package var zoneOffset: Int64?
 }
 
-/// Why FIT files were not imported (besides ``FITError`` and ``FITActivityFileError``).
-package enum FITImportError: Error, CustomStringConvertible {
+/// Why the files of a folder or a watch were not imported, before any was decoded (a file's own
+/// damage is its family's error: ``FITError``, ``FITActivityFileError``).
+public enum FITImportError: Error, CustomStringConvertible, Sendable {
     case unreadable(path: String, reason: String)
     case noFITFiles(folder: String)
     case nothingToImport(folder: String, skipped: [String])
 
-    package var description: String {
+    public var description: String {
         switch self {
         case .unreadable(let path, let reason): "\(path) cannot be read: \(reason)"
         case .noFITFiles(let folder): "\(folder) holds no FIT file (none has \".FIT\" at bytes 8–11)"
@@ -55,10 +56,10 @@ extension Importer {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         } catch {
-            throw .driver(FITImportError.unreadable(path: folder.path, reason: error.localizedDescription))
+            throw .files(.unreadable(path: folder.path, reason: error.localizedDescription))
         }
         let files = names.sorted().map { folder.appendingPathComponent($0) }.filter { !isFolder($0) && isFIT($0) }
-        guard !files.isEmpty else { throw .driver(FITImportError.noFITFiles(folder: folder.path)) }
+        guard !files.isEmpty else { throw .files(.noFITFiles(folder: folder.path)) }
         return files
     }
 
@@ -81,7 +82,7 @@ extension Importer {
             let bytes: [UInt8]
             switch FileBytes.contents(ofPath: url.path) {
             case .success(let read): bytes = read
-            case .failure(let failure): throw .driver(FITImportError.unreadable(path: name(url), reason: failure.reason))
+            case .failure(let failure): throw .files(.unreadable(path: name(url), reason: failure.reason))
             }
             do throws(FITDriverError) {
                 let download = try FITDriver.session(file: bytes, name: fileName)
@@ -96,7 +97,7 @@ extension Importer {
                 }
             }
         }
-        guard !reads.isEmpty else { throw .driver(FITImportError.nothingToImport(folder: origin, skipped: skipped)) }
+        guard !reads.isEmpty else { throw .files(.nothingToImport(folder: origin, skipped: skipped)) }
         try Self.checkCancelled(context)
         let profile: UserProfile
         do {

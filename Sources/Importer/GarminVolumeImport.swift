@@ -3,7 +3,7 @@ import Foundation
 import Transport
 
 /// Why a Garmin watch's volume was not imported.
-package enum GarminVolumeError: Error, CustomStringConvertible {
+package enum GarminVolumeError: DriverError {
     case notAGarminVolume(root: String)
     /// A file could not be read (the watch unplugged, an I/O error): the `stored` files before it
     /// were stored whole, the rest wait for the next import.
@@ -44,13 +44,13 @@ extension Importer {
     package func importGarminVolume(_ root: URL, origin: String, context: ImportContext) throws(ImportError) -> ImportResult {
         let files = try Self.garminFITFiles(under: root)
         guard !files.isEmpty else {
-            throw .driver(FITImportError.noFITFiles(folder: "\(root.path) (GARMIN/Activity, GARMIN/Monitor)"))
+            throw .files(.noFITFiles(folder: "\(root.path) (GARMIN/Activity, GARMIN/Monitor)"))
         }
         logger.info("Garmin volume", metadata: ["volume": "\(root.path)", "watch": "\(origin)", "files": "\(files.count)"])
         do {
             return ImportResult(devices: try importFIT(files, origin: "\(origin) (\(root.path))", skippingOthers: true, context: context))
         } catch {
-            guard case .driver(let inner) = error, case .unreadable(let path, let reason)? = inner as? FITImportError else { throw error }
+            guard case .files(.unreadable(let path, let reason)) = error else { throw error }
             let readable = Array(files.prefix { $0.path != path })
             var stored = 0
             if !readable.isEmpty, let result = try? importFIT(readable, origin: "\(origin) (\(root.path))", skippingOthers: true, context: context) {

@@ -25,8 +25,11 @@ public enum ImportError: Error, CustomStringConvertible {
     case noGlucose(family: String)
     /// More than one device in the capture could be the one meant.
     case ambiguousDevice(capture: String, devices: [String])
-    /// The driver could not make sense of the device or the capture.
-    case driver(any Error)
+    /// The driver could not make sense of the device, the capture or the file: its family's
+    /// error, naming what was wrong and where.
+    case driver(any DriverError)
+    /// The files of a folder or a watch could not be listed or read, or none could be imported.
+    case files(FITImportError)
     case transport(TransportError)
     /// A transfer with a live device timed out or failed (a reader gone quiet, a stalled
     /// endpoint): the device as the import named it, and the transfer's error.
@@ -56,6 +59,7 @@ public enum ImportError: Error, CustomStringConvertible {
         case .ambiguousDevice(let capture, let devices):
             "\(capture) records several devices that could be meant (\(devices.joined(separator: ", "))); capture one device at a time"
         case .driver(let error): "\(error)"
+        case .files(let error): error.description
         case .transport(let error): error.description
         case .transfer(let device, let error): "reading \(device): \(error.description)"
         case .store(let error): error.description
@@ -74,7 +78,7 @@ extension ImportError {
         let carried: TransportError? =
             switch self {
             case .transport(let error): error
-            case .driver(let error): (error as? TransportErrorCarrying)?.transportError
+            case .driver(let error): error.transportError
             default: nil
             }
         guard let carried else { return self }

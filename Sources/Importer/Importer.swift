@@ -115,20 +115,20 @@ public struct Importer: Sendable {
     private func read(_ selected: SelectedDevice, deadline: ReplayDeadline?, context: ImportContext) throws(ImportError) -> (
         DriverDownload, ReplayMode
     ) {
-        let downloadContext = downloadContext(context)
-        do {
+        let downloadContext = try downloadContext(context)
+        do throws(SessionFailure) {
             let transport = ReplayUSBTransport(selected.device, deadline: deadline)
             return (try selected.driver.session(over: transport, context: downloadContext), .conversation)
-        } catch let error where Self.replayMismatch(error) != nil {
-            let replayMode = ReplayMode.passive(reason: Self.replayMismatch(error)!)
-            logger.debug("conversation replay not possible, decoding passively", metadata: ["reason": "\(replayMode)"])
-            do {
-                return (try selected.passive ?? selected.driver.session(recorded: selected.device, context: downloadContext), replayMode)
-            } catch {
-                throw Self.wrap(error)
-            }
         } catch {
-            throw Self.wrap(error)
+            guard let reason = Self.replayMismatch(error.error) else { throw Self.importError(error) }
+            let replayMode = ReplayMode.passive(reason: reason)
+            logger.debug("conversation replay not possible, decoding passively", metadata: ["reason": "\(replayMode)"])
+            do throws(SessionFailure) {
+                if let passive = selected.passive { return (passive, replayMode) }
+                return (try selected.driver.session(recorded: selected.device, context: downloadContext), replayMode)
+            } catch {
+                throw Self.importError(error)
+            }
         }
     }
 
@@ -137,22 +137,28 @@ public struct Importer: Sendable {
     /// `context.recordTo`, the session is also written there as a usbmon pcap.
     func importUSB(_ opened: OpenedUSBDevice, context: ImportContext) throws(ImportError) -> DeviceImport {
         let startedAt = Date()
+        let downloadContext = try downloadContext(context)
         let download: DriverDownload
-        do {
+        do throws(ImportError) {
             var transport = opened.transport
             if let cancellation = context.cancellation { transport = CancellableUSBTransport(transport, cancellation: cancellation) }
             var recorder: RecordingUSBTransport?
             if let recordURL = context.recordTo {
-                let recording = try RecordingUSBTransport(recording: transport, to: recordURL)
+                let recording: RecordingUSBTransport
+                do { recording = try RecordingUSBTransport(recording: transport, to: recordURL) } catch { throw .transport(error) }
                 recorder = recording
                 transport = recording
             }
             defer { transport.close() }
-            download = try opened.driver.session(over: transport, context: downloadContext(context))
-            try recorder?.finish()
+            do throws(SessionFailure) {
+                download = try opened.driver.session(over: transport, context: downloadContext)
+            } catch {
+                throw Self.importError(error)
+            }
+            do { try recorder?.finish() } catch { throw .transport(error) }
         } catch {
             if let reason = context.cancellation?.reason { throw reason }
-            throw Self.wrap(error).naming(device: opened.origin)
+            throw error.naming(device: opened.origin)
         }
         try Self.checkCancelled(context)
         let glucose = try Self.glucose(of: download)
@@ -168,8 +174,17 @@ public struct Importer: Sendable {
     }
 
     /// What a driver is given: the store's cursors and the import's progress reporter.
-    func downloadContext(_ context: ImportContext) -> DownloadContext {
-        DownloadContext(cursors: { [store] source in try store.cursors(source: source) }, progress: context.progress)
+    /// The cursors are read before the session (one query), so a store that cannot answer stops
+    /// the import before the device is asked anything.
+    func downloadContext(_ context: ImportContext) throws(ImportError) -> DownloadContext {
+        let stored: [DeviceSource: [String: Int64]]
+        do {
+            stored = try store.cursorsBySource()
+        } catch {
+            throw .store(error)
+        }
+        return DownloadContext(
+            cursors: { source in stored[DeviceSource(family: source.family, serial: source.serial)] ?? [:] }, progress: context.progress)
     }
 
     /// Fails with the cancellation's reason once the import was cancelled, before anything is written.
@@ -274,8 +289,8 @@ public struct Importer: Sendable {
 
     /// Why a conversation replay could not go on, when the cause is that the capture does not
     /// hold what the driver asked (as opposed to a fault recorded in the capture).
-    static func replayMismatch(_ error: any Error) -> String? {
-        guard let transportError = (error as? TransportErrorCarrying)?.transportError ?? (error as? TransportError) else { return nil }
+    static func replayMismatch(_ error: any DriverError) -> String? {
+        guard let transportError = error.transportError else { return nil }
         switch transportError {
         case .requestNotInCapture(let request, let packet):
             let shown = Hex.encode(Array(request.prefix(16))) + (request.count > 16 ? " …" : "")
@@ -289,12 +304,11 @@ public struct Importer: Sendable {
         }
     }
 
-    static func wrap(_ error: any Error) -> ImportError {
-        if let error = error as? ImportError { return error }
-        if let carried = (error as? TransportErrorCarrying)?.transportError, case .disconnected = carried { return .transport(carried) }
-        if let error = error as? StoreError { return .store(error) }
-        if let error = error as? TransportError { return .transport(error) }
-        return .driver(error)
+    /// A session's failure as the import reports it: a device gone is the transport's error,
+    /// anything else the family's.
+    static func importError(_ failure: SessionFailure) -> ImportError {
+        if let carried = failure.error.transportError, case .disconnected = carried { return .transport(carried) }
+        return .driver(failure.error)
     }
 }
 

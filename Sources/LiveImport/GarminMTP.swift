@@ -28,7 +28,7 @@ package enum GarminMTP {
         }
         let files = listed.filter { $0.path.last?.lowercased().hasSuffix(".fit") ?? false }
         guard !files.isEmpty else {
-            throw .driver(FITImportError.noFITFiles(folder: "the MTP watch \(watch.origin) (GARMIN/Activity, GARMIN/Monitor)"))
+            throw .files(.noFITFiles(folder: "the MTP watch \(watch.origin) (GARMIN/Activity, GARMIN/Monitor)"))
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("glucobridge-mtp-\(UUID().uuidString)")
         do {
@@ -79,3 +79,7 @@ package enum GarminMTP {
         throw .driver(GarminVolumeError.cutShort(watch: origin, file: cut.file, reason: cut.reason, stored: stored, of: files.count))
     }
 }
+
+/// An MTP watch's failures (none found, a listing or a copy refused) end its import as a
+/// driver's error does.
+extension MTPError: DriverError {}

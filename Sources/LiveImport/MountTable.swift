@@ -1,8 +1,9 @@
+import Drivers
 import Foundation
 import Transport
 
 /// Why a Garmin watch's volume could not be reached.
-package enum GarminDiskError: Error, CustomStringConvertible {
+package enum GarminDiskError: DriverError {
     /// The watch is plugged in, but none of its block devices is mounted as a Garmin volume.
     case notMounted(watch: String, blockDevices: [String], waited: Int)
     case mountTableUnreadable(reason: String)

@@ -198,9 +198,3 @@ extension TransportError {
         return "\((value * 1000).rounded() / 1000) s"
     }
 }
-
-/// An error from a layer above the transport that was caused by a transport error.
-package protocol TransportErrorCarrying: Error {
-    /// The transport error underneath, if that is what this error is.
-    var transportError: TransportError? { get }
-}

@@ -6,13 +6,14 @@ import Pipeline
 /// driver never reaches for the store or a global.
 package struct DownloadContext: Sendable {
     /// The highest record index already stored per stream for a device (its source, known once
-    /// the device has said who it is); those streams are read only as far back as needed.
-    package var cursors: @Sendable (DeviceSource) throws -> [String: Int64]
+    /// the device has said who it is); those streams are read only as far back as needed. The
+    /// pipeline reads the store's cursors before the session, so asking cannot fail.
+    package var cursors: @Sendable (DeviceSource) -> [String: Int64]
     /// Where the driver reports its progress.
     package var progress: DownloadProgress
 
     package init(
-        cursors: @escaping @Sendable (DeviceSource) throws -> [String: Int64] = { _ in [:] }, progress: DownloadProgress = .silent
+        cursors: @escaping @Sendable (DeviceSource) -> [String: Int64] = { _ in [:] }, progress: DownloadProgress = .silent
     ) {
         self.cursors = cursors
         self.progress = progress
@@ -22,7 +23,7 @@ package struct DownloadContext: Sendable {
     package static var fresh: DownloadContext { DownloadContext() }
 
     /// The highest record index stored for `stream` of `source`, or nil.
-    package func cursor(_ source: DeviceSource, stream: String) throws -> Int64? {
-        try cursors(source)[stream]
+    package func cursor(_ source: DeviceSource, stream: String) -> Int64? {
+        cursors(source)[stream]
     }
 }

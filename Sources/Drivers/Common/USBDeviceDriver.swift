@@ -26,21 +26,23 @@ package struct USBProduct: Sendable, Equatable {
 /// its session. It talks only to a `USBTransport`, so the same code reads hardware and replays
 /// captures.
 package protocol USBDeviceDriver: DeviceCoordinator, Sendable {
+    /// The family's error, naming what went wrong and where.
+    associatedtype SessionError: DriverError
     /// The products it matches, read or refused.
     static var products: [USBProduct] { get }
     /// Holds the device's conversation and returns what it read. Once the device has said who it
     /// is, the context's cursors give the highest record index already stored per stream for it;
     /// those streams are read only as far back as needed to reach it. Progress goes to the
     /// context's reporter.
-    static func download(over transport: any USBTransport, context: DownloadContext) throws -> DeviceDownload
+    static func download(over transport: any USBTransport, context: DownloadContext) throws(SessionError) -> DeviceDownload
     /// Decodes another program's recorded conversation with the device: every recorded answer is
     /// taken as the reply to the request recorded before it, whatever order and batching that
     /// program used.
-    static func decode(recorded device: RecordedUSBDevice) throws -> DeviceDownload
+    static func decode(recorded device: RecordedUSBDevice) throws(SessionError) -> DeviceDownload
     /// As ``decode(recorded:)``, but what the store already holds (the context's cursors, asked
     /// once the device has said who it is) need not be decoded again: a driver whose protocol says where
     /// its records are may skip those at or below the cursors.
-    static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws -> DeviceDownload
+    static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws(SessionError) -> DeviceDownload
 }
 
 extension USBDeviceDriver {
@@ -48,19 +50,29 @@ extension USBDeviceDriver {
     package static var matches: [DeviceMatch] { products.map(DeviceMatch.usb) }
 
     /// The contract's session: one device read over `transport` into the one download type.
-    package static func session(over transport: any USBTransport, context: DownloadContext) throws -> DriverDownload {
-        DriverDownload(family: family, glucose: try download(over: transport, context: context))
+    /// (Called on `any USBDeviceDriver.Type`: the family's error reaches the caller as a
+    /// ``SessionFailure``, opened here rather than thrown through the existential.)
+    package static func session(over transport: any USBTransport, context: DownloadContext) throws(SessionFailure) -> DriverDownload {
+        do {
+            return DriverDownload(family: family, glucose: try download(over: transport, context: context))
+        } catch {
+            throw SessionFailure(error)
+        }
     }
 
     /// The contract's passive session: another program's recorded conversation decoded into the
     /// one download type.
-    package static func session(recorded device: RecordedUSBDevice, context: DownloadContext) throws -> DriverDownload {
-        DriverDownload(family: family, glucose: try decode(recorded: device, context: context))
+    package static func session(recorded device: RecordedUSBDevice, context: DownloadContext) throws(SessionFailure) -> DriverDownload {
+        do {
+            return DriverDownload(family: family, glucose: try decode(recorded: device, context: context))
+        } catch {
+            throw SessionFailure(error)
+        }
     }
 
     /// Decodes everything: for protocols that cannot tell which records are stored before
     /// decoding them.
-    package static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws(SessionError) -> DeviceDownload {
         try decode(recorded: device)
     }
 

@@ -3,7 +3,7 @@
 /// file's bytes into the one download type.
 package protocol FileDeviceDriver: DeviceCoordinator, Sendable {
     /// The file-type error its session throws, naming the file and where in it.
-    associatedtype SessionError: Error & CustomStringConvertible
+    associatedtype SessionError: DriverError
     /// Decodes one file; `name` is how errors name it (its path).
     static func session(file bytes: [UInt8], name: String) throws(SessionError) -> DriverDownload
 }

@@ -293,7 +293,7 @@ public struct FITActivityFile: Sendable {
 }
 
 /// A FIT file glucobridge does not import.
-public enum FITActivityFileError: Error, Equatable, CustomStringConvertible {
+public enum FITActivityFileError: DriverError, Equatable {
     case noFileID(file: String)
     case noFileType(file: String)
     case unsupportedType(file: String, type: String)

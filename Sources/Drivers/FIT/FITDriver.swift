@@ -42,7 +42,7 @@ package enum FITDriver: FileDeviceDriver {
 }
 
 /// Why a FIT file's session failed: the file is damaged, or it holds no activity or monitoring.
-package enum FITDriverError: Error, CustomStringConvertible {
+package enum FITDriverError: DriverError {
     case file(FITError)
     case content(FITActivityFileError)
 

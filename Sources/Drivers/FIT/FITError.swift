@@ -1,7 +1,7 @@
 import Transport
 
 /// What is wrong with a FIT file, naming the file and the byte offset (from the file's start).
-public enum FITError: Error, Equatable, CustomStringConvertible {
+public enum FITError: DriverError, Equatable {
     /// The file does not start with a FIT header (`.FIT` at bytes 8–11): it is not a FIT file.
     case notFIT(file: String, reason: String)
     /// A FIT header after the first file of a chain is damaged; what came before it is whole.

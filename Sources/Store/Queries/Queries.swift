@@ -68,6 +68,22 @@ extension SharedStore {
         }
     }
 
+    /// Every source's cursors, keyed by the source's family and serial (its model left out).
+    package func cursorsBySource() throws(StoreError) -> [DeviceSource: [String: Int64]] {
+        try read { db in
+            var cursors: [DeviceSource: [String: Int64]] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT s.family, s.serial, c.stream, c.last_record_index FROM source_cursor c JOIN source s ON s.id = c.source_id
+                    """)
+            {
+                cursors[DeviceSource(family: row[0], serial: row[1]), default: [:]][row[2]] = row[3]
+            }
+            return cursors
+        }
+    }
+
     /// Glucose readings with `from ≤ time < to` (either bound may be omitted), ascending by time.
     public func glucose(from: Date? = nil, to: Date? = nil) throws(StoreError) -> [StoredGlucose] {
         let (bounds, arguments) = StoreTime.range("g.time", from: from, to: to)

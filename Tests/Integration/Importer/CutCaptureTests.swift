@@ -101,12 +101,8 @@ final class CutCaptureTests: XCTestCase {
         let (store, _) = try makeStore()
         let before = try tableCounts(store)
         XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: Fixtures.url("dexcom/ecc1-g4-receiver.pcap"), budget: .zero)) {
-            XCTAssertEqual(
-                ($0 as? TransportErrorCarrying)?.transportError
-                    ?? (($0 as? ImportError).flatMap {
-                        if case .driver(let error) = $0 { return (error as? TransportErrorCarrying)?.transportError }
-                        return nil
-                    }), .deadlinePassed(.zero), "\($0)")
+            guard case .driver(let error)? = $0 as? ImportError else { return XCTFail("\($0)") }
+            XCTAssertEqual(error.transportError, .deadlinePassed(.zero), "\($0)")
         }
         XCTAssertThrowsError(
             try Importer(store: store).replayOneBLE(

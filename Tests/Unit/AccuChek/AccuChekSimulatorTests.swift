@@ -121,11 +121,8 @@ final class AccuChekSimulatorTests: XCTestCase {
         do {
             _ = try AccuChekDriver.download(over: meter, context: .fresh)
             return nil
-        } catch let error as AccuChekError {
-            return error
         } catch {
-            XCTFail("\(error)")
-            return nil
+            return error
         }
     }
 

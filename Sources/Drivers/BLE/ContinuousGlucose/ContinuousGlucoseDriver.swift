@@ -93,7 +93,7 @@ package final class ContinuousGlucoseDriver: BLEDeviceDriver {
     package func download(on link: BLELink) throws(BLEDriverError) {
         guard let controlPoint, controlPoint.properties.contains(.write), measurement != nil else { return }
         var cursor: Int64?
-        if let start = startTime?.utcStart { cursor = try link.cursor(family: Self.family, stream: Self.stream(sessionStart: start)) }
+        if let start = startTime?.utcStart { cursor = link.cursor(family: Self.family, stream: Self.stream(sessionStart: start)) }
         let filter: RACPFilter = cursor.map { .timeOffsetAtLeast(UInt16(clamping: $0 + 1)) } ?? .all
         let outcome = try RACPDownload(service: Self.service, controlPoint: controlPoint, link: link)
             .run(filter, incremental: cursor != nil)

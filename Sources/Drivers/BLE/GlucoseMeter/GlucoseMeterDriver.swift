@@ -63,7 +63,7 @@ package final class GlucoseMeterDriver: BLEDeviceDriver {
 
     package func download(on link: BLELink) throws(BLEDriverError) {
         guard let controlPoint, controlPoint.properties.contains(.write), measurement != nil else { return }
-        let cursor = try link.cursor(family: Self.family, stream: Self.stream)
+        let cursor = link.cursor(family: Self.family, stream: Self.stream)
         let filter: RACPFilter = cursor.map { .sequenceNumberAtLeast(UInt16(clamping: $0 + 1)) } ?? .all
         let outcome = try RACPDownload(service: Self.service, controlPoint: controlPoint, link: link)
             .run(filter, incremental: cursor != nil)

@@ -102,8 +102,8 @@ package final class HuamiBandDriver: BLEDeviceDriver {
             return
         }
         try authenticate(link, auth)
-        cursor = try link.cursor(family: Self.activityFamily(link), stream: Self.stream)
-        workoutCursor = try link.cursor(family: Self.activityFamily(link), stream: Self.workoutStream)
+        cursor = link.cursor(family: Self.activityFamily(link), stream: Self.stream)
+        workoutCursor = link.cursor(family: Self.activityFamily(link), stream: Self.workoutStream)
         try fetchActivity(link, fetchControl)
         try fetchWorkouts(link, fetchControl)
     }

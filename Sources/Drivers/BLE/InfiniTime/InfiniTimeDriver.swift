@@ -44,8 +44,8 @@ package final class InfiniTimeDriver: BLEDeviceDriver {
         heartRate = link.database.characteristic(BLECharacteristic.heartRateMeasurement.uuid)
         let family = link.activityFamily
         stored = InfiniTimeStepCursor(
-            steps: try link.cursor(family: family, stream: InfiniTimeStepCursor.stepsStream),
-            day: try link.cursor(family: family, stream: InfiniTimeStepCursor.dayStream))
+            steps: link.cursor(family: family, stream: InfiniTimeStepCursor.stepsStream),
+            day: link.cursor(family: family, stream: InfiniTimeStepCursor.dayStream))
         if let currentTime, currentTime.properties.contains(.read),
             let value = try link.readOptional(currentTime, name: BLECharacteristic.currentTime.name)
         {

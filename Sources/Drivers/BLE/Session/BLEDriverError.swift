@@ -4,7 +4,7 @@ import Transport
 
 /// What went wrong reading a Bluetooth LE device above the ATT link. Every case names the
 /// service, characteristic or request concerned; `description` is one line.
-public enum BLEDriverError: Error, Equatable, CustomStringConvertible {
+public enum BLEDriverError: DriverError, Equatable {
     /// The link failed (the device refused a request glucobridge needs, disconnected, timed out,
     /// or — in a replay — the capture does not hold a request).
     case link(BLEError)
@@ -27,8 +27,6 @@ public enum BLEDriverError: Error, Equatable, CustomStringConvertible {
     case racpIncomplete(service: BLEService, request: RACPRequest, reason: String)
     /// CGM readings cannot be placed in time: the Session Start Time is missing or unknown.
     case noSessionStartTime(reason: String)
-    /// The store could not say which records it already holds, so none were asked for.
-    case storedPositionUnavailable(stream: String, reason: String)
     /// A Huami band's authentication or activity fetch failed, or a value it sent did not decode.
     case huami(HuamiError)
 
@@ -61,8 +59,6 @@ public enum BLEDriverError: Error, Equatable, CustomStringConvertible {
                 + "device's response code: \(reason); the records received were kept"
         case .noSessionStartTime(let reason):
             return "CGM readings cannot be placed in time: \(reason); they were counted, not stored"
-        case .storedPositionUnavailable(let stream, let reason):
-            return "the store could not give the last record stored for \(stream): \(reason)"
         case .huami(let error):
             return error.description
         }

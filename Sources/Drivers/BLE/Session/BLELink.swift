@@ -55,12 +55,8 @@ package final class BLELink {
     }
 
     /// The highest record index the store holds for `stream` of this device under `family`.
-    package func cursor(family: String, stream: String) throws(BLEDriverError) -> Int64? {
-        do {
-            return try context.cursor(identity.source(family: family), stream: stream)
-        } catch {
-            throw .storedPositionUnavailable(stream: stream, reason: "\(error)")
-        }
+    package func cursor(family: String, stream: String) -> Int64? {
+        context.cursor(identity.source(family: family), stream: stream)
     }
 
     /// The family the session's activity is stored under: the activity drivers' families, as

@@ -39,8 +39,8 @@ public enum AccuChekError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-extension AccuChekError: TransportErrorCarrying {
-    package var transportError: TransportError? {
+extension AccuChekError: DriverError {
+    public var transportError: TransportError? {
         switch self {
         case .transport(let error), .noAnswer(_, let error): error
         default: nil

@@ -30,8 +30,8 @@ public enum ContourError: Error, CustomStringConvertible {
     }
 }
 
-extension ContourError: TransportErrorCarrying {
-    package var transportError: TransportError? {
+extension ContourError: DriverError {
+    public var transportError: TransportError? {
         if case .transport(let error) = self { return error }
         return nil
     }

@@ -24,18 +24,18 @@ public enum DexcomDriver: USBDeviceDriver {
     /// not answering.
     static var maximumReadsPerReply: Int { DexcomPacket.maximumLength }
 
-    package static func download(over transport: any USBTransport, context: DownloadContext) throws -> DeviceDownload {
+    package static func download(over transport: any USBTransport, context: DownloadContext) throws(DexcomError) -> DeviceDownload {
         let session = try readSession(over: transport, context: context)
         return try normalise(session)
     }
 
-    package static func decode(recorded device: RecordedUSBDevice) throws -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice) throws(DexcomError) -> DeviceDownload {
         try normalise(decodeSession(device.exchanges))
     }
 
     /// Decodes recorded exchanges, skipping every EGV and meter page whose records are all at or
     /// below the store's cursor for its stream (told from the page header alone).
-    package static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws(DexcomError) -> DeviceDownload {
         try normalise(decodeSession(device.exchanges, context: context))
     }
 
@@ -43,7 +43,7 @@ public enum DexcomDriver: USBDeviceDriver {
     /// EGV and meter pages from the newest back to the first one holding a record newer than the
     /// cursor. Both ranges are asked before any page, so a replayed capture that cannot answer the
     /// conversation is found out before its pages are decoded.
-    package static func readSession(over transport: any USBTransport, context: DownloadContext) throws -> DexcomDownload {
+    package static func readSession(over transport: any USBTransport, context: DownloadContext) throws(DexcomError) -> DexcomDownload {
         let link = try DexcomLink(transport: transport)
         var session = DexcomDownload()
         try link.exchange(.ping, into: &session)
@@ -55,7 +55,7 @@ public enum DexcomDriver: USBDeviceDriver {
         }
         try link.exchange(.readDisplayTimeOffset, into: &session)
         try link.exchange(.readSystemTime, into: &session)
-        let stored = try session.source.map(context.cursors) ?? [:]
+        let stored = session.source.map(context.cursors) ?? [:]
         let partitions = [DexcomPartition.egvData, .meterData]
         let ranges = try partitions.map { partition throws(DexcomError) in try link.pageRange(partition, into: &session) }
         for (partition, range) in zip(partitions, ranges) {
@@ -86,13 +86,13 @@ public enum DexcomDriver: USBDeviceDriver {
     /// pages wholly at or below them are checked (frame and header CRCs) but not decoded.
     package static func decodeSession(
         _ exchanges: [USBExchange], context: DownloadContext = .fresh
-    ) throws -> DexcomDownload {
+    ) throws(DexcomError) -> DexcomDownload {
         var session = DexcomDownload()
         var asked = false
         for exchange in exchanges {
             if !asked, let source = session.source {
                 asked = true
-                for (stream, cursor) in try context.cursors(source) {
+                for (stream, cursor) in context.cursors(source) {
                     guard let partition = DexcomPartition.forStream(stream), let index = UInt32(exactly: cursor) else { continue }
                     session.storedThrough[partition.rawValue] = index
                 }

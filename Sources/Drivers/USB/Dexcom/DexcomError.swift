@@ -49,8 +49,8 @@ public enum DexcomError: Error, CustomStringConvertible {
     }
 }
 
-extension DexcomError: TransportErrorCarrying {
-    package var transportError: TransportError? {
+extension DexcomError: DriverError {
+    public var transportError: TransportError? {
         if case .transport(let error) = self { return error }
         return nil
     }

@@ -77,8 +77,8 @@ public enum FreeStyleError: Error, CustomStringConvertible {
     }
 }
 
-extension FreeStyleError: TransportErrorCarrying {
-    package var transportError: TransportError? {
+extension FreeStyleError: DriverError {
+    public var transportError: TransportError? {
         if case .transport(let error) = self { return error }
         return nil
     }

@@ -32,7 +32,7 @@ package enum VerioDriver: USBDeviceDriver {
     package static let signature = Array("LIFESCAN   FAT16".utf8)
     package static let signatureOffset = 0x2B
 
-    package static func download(over transport: any USBTransport, context: DownloadContext) throws -> DeviceDownload {
+    package static func download(over transport: any USBTransport, context: DownloadContext) throws(VerioError) -> DeviceDownload {
         let disk: BulkOnlyDisk
         do {
             disk = try BulkOnlyDisk(transport: transport)
@@ -43,7 +43,7 @@ package enum VerioDriver: USBDeviceDriver {
     }
 
     /// Reads the meter on `disk`, after checking that it is one.
-    package static func download(from disk: any SCSIDisk, context: DownloadContext) throws -> DeviceDownload {
+    package static func download(from disk: any SCSIDisk, context: DownloadContext) throws(VerioError) -> DeviceDownload {
         try identify(disk)
         var session = VerioSession()
         try ask(.query(.serial), disk, &session)
@@ -53,7 +53,7 @@ package enum VerioDriver: USBDeviceDriver {
         try ask(.recordCount, disk, &session)
         let count = session.count ?? 0
         let source = DeviceSource(family: family, serial: session.serial ?? "", model: session.model)
-        let stored = try context.cursor(source, stream: VerioSession.stream)
+        let stored = context.cursor(source, stream: VerioSession.stream)
         for position in 0..<count {
             try ask(.record(UInt16(position)), disk, &session)
             if let stored, let record = session.records[position], Int64(record.lifetimeCounter) <= stored {
@@ -104,7 +104,7 @@ package enum VerioDriver: USBDeviceDriver {
 
     /// Reads a recorded conversation passively: every WRITE(10) of a command to block 3 or 4 is
     /// paired with the READ(10) of the same block after it.
-    package static func decode(recorded device: RecordedUSBDevice) throws -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice) throws(VerioError) -> DeviceDownload {
         let name = device.description.idString
         var session = VerioSession()
         var pending: (command: VerioCommand, block: UInt32)?

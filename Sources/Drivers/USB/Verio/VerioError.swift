@@ -40,8 +40,8 @@ public enum VerioError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-extension VerioError: TransportErrorCarrying {
-    package var transportError: TransportError? {
+extension VerioError: DriverError {
+    public var transportError: TransportError? {
         switch self {
         case .transport(let error), .noAnswer(_, let error): error
         default: nil
