@@ -49,7 +49,7 @@ package final class ContourMeterSimulator: USBTransport {
 
     package func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
         guard endpoint.address == 0x01 else { throw .transferFailed(endpoint: endpoint.address, reason: "not the OUT endpoint") }
-        let payload = (try? ContourReport.payload(of: bytes, context: "from the host")).map(Array.init) ?? []
+        let payload = (try? ContourReport.payload(of: bytes, location: "from the host")).map(Array.init) ?? []
         if payload == [ASTMControl.ack.rawValue] { queueNext() }
     }
 

@@ -40,7 +40,7 @@ package final class DexcomReceiverSimulator: USBTransport {
     package private(set) var commandsReceived: [UInt8] = []
     package private(set) var claimed: Set<UInt8> = []
     private var outbox: [UInt8] = []
-    private var inbox = DexcomPacketAssembler(context: "request to the simulated receiver")
+    private var inbox = DexcomPacketAssembler(location: WireLocation(message: "request to the simulated receiver"))
 
     package init(pages: [UInt8: [UInt32: [UInt8]]], systemTime: UInt32, displayTimeOffset: Int32, hostClock: @escaping () -> Date) {
         self.pages = pages

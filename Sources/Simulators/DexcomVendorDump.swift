@@ -72,11 +72,11 @@ package enum DexcomVendorDump {
         /// The payload of the acknowledged reply to `command`.
         func ask(_ command: DexcomCommand, _ payload: [UInt8] = []) throws -> [UInt8] {
             try transport.write(DexcomPacket.request(command, payload: payload), to: out, timeout: .seconds(1))
-            var assembler = DexcomPacketAssembler(context: "reply to \(command)")
+            var assembler = DexcomPacketAssembler(location: WireLocation(message: "reply to \(command)"))
             while true {
                 if let reply = try assembler.nextPacket() {
                     guard reply.code == DexcomReplyCode.ack.rawValue else {
-                        throw DexcomError.replyRejected(command: "\(command)", code: "code \(reply.code)")
+                        throw DexcomError.replyRejected(command: "\(command)", location: "from the receiver", code: "code \(reply.code)")
                     }
                     return reply.payload
                 }

@@ -125,7 +125,7 @@ public final class FreeStyleReaderSimulator: USBTransport {
     func receive(_ report: [UInt8]) {
         let message: FreeStyleMessage
         if let sessionCipher, let type = report.first, !FreeStyleSessionCipher.isClear(type) {
-            guard let opened = try? sessionCipher.open(report, from: .host, context: "") else {
+            guard let opened = try? sessionCipher.open(report, from: .host, location: WireLocation()) else {
                 // A report that fails its MAC is not the host's: refused as unknown.
                 queue(FreeStyleMessage(type: FreeStyleMessage.Kind.unknownMessage, payload: [0x85]))
                 return
@@ -178,7 +178,7 @@ public final class FreeStyleReaderSimulator: USBTransport {
             return
         }
         guard let challenge,
-            let nonce = try? FreeStyleHandshake.hostNonce(inResponse: message, to: challenge, authorization: authorization, context: "")
+            let nonce = try? FreeStyleHandshake.hostNonce(inResponse: message, to: challenge, authorization: authorization, location: WireLocation())
         else {
             queue(refusal)
             return

@@ -42,7 +42,11 @@ package protocol ConformingUSBFamily {
 /// 6. **cursors**: after the first history, the device with newer records adds just those, reads
 ///    no more old records than its protocol needs (``ConformingUSBFamily/oldRecordsReadAgain``),
 ///    and leaves the same rows as one import of the whole;
-/// 7. **live**: the family's lab scenario exists (the lab runs it against a real kernel in CI).
+/// 7. **live**: the family's lab scenario exists (the lab runs it against a real kernel in CI);
+/// 8. **device gone**: the device unplugged after each of a spread of transfers: the session,
+///    called through the contract, throws the family's own error carrying the disconnection as
+///    its `transportError`, and the import fails with `ImportError.transport(.disconnected)`
+///    storing nothing.
 package enum DriverConformanceKit {
     /// One stored reading, as the kit compares them: record key, value, unit, tag, instant, Day.
     package struct Row: Hashable, CustomStringConvertible {
@@ -90,7 +94,7 @@ package enum DriverConformanceKit {
         XCTAssertEqual(try rows(replayed), liveRows, "\(name): the replay stores what the live import stored", file: file, line: line)
 
         // 4. Passive decode.
-        let decoded = try driver.decode(recorded: recorded)
+        let decoded = try XCTUnwrap(try driver.session(recorded: recorded, context: .fresh).glucose)
         XCTAssertEqual(decoded.source, first.source, "\(name): the passive decode finds the same device", file: file, line: line)
         XCTAssertEqual(
             Set(decoded.glucose.map { "\($0.stream):\($0.index)" }), Set(liveRows.map { String($0.key.prefix { $0 != "@" }) }),
@@ -141,6 +145,33 @@ package enum DriverConformanceKit {
             let script = Fixtures.repositoryRoot.appendingPathComponent("Lab/scenarios/\(scenario).sh")
             XCTAssertTrue(FileManager.default.fileExists(atPath: script.path), "\(name): no lab scenario \(scenario)", file: file, line: line)
         }
+
+        // 8. Device gone.
+        let counter = Unplugging(family.simulator(step: 0), after: .max)
+        _ = try driver.session(over: counter, context: .fresh)
+        XCTAssertGreaterThan(counter.transfers, 2, "\(name): a session makes transfers", file: file, line: line)
+        var cuts = [0, 1, 2]
+        while let last = cuts.last, last * 2 < counter.transfers { cuts.append(last * 2) }
+        for cut in cuts {
+            let gone = Unplugging(family.simulator(step: 0), after: cut)
+            do {
+                _ = try driver.session(over: gone, context: .fresh)
+                XCTFail("\(name), unplugged after \(cut) transfers: the session ended without the device", file: file, line: line)
+            } catch {
+                XCTAssertEqual(
+                    error.error.transportError, .disconnected(Unplugging.reason),
+                    "\(name), unplugged after \(cut) transfers: \(error.error) (\(type(of: error.error)))", file: file, line: line)
+            }
+            let target = try store(in: folder, "gone-\(cut)")
+            let device = OpenedUSBDevice(Unplugging(family.simulator(step: 0), after: cut), driver: driver, origin: "simulated \(name)")
+            XCTAssertThrowsError(try Importer(store: target).run(.usb(device)), file: file, line: line) { error in
+                guard case .transport(.disconnected(Unplugging.reason))? = error as? ImportError else {
+                    return XCTFail("\(name), unplugged after \(cut) transfers: \(error)", file: file, line: line)
+                }
+            }
+            XCTAssertEqual(try rows(target), [], "\(name), unplugged after \(cut) transfers: stored rows", file: file, line: line)
+            XCTAssertEqual(try target.importRuns(limit: 1), [], "\(name), unplugged after \(cut) transfers: logged an import", file: file, line: line)
+        }
     }
 
     private static func store(in folder: URL, _ name: String) throws -> SharedStore {
@@ -181,5 +212,40 @@ package enum DriverConformanceKit {
             for byte in 0..<4 { record[offset + byte] = UInt8(truncatingIfNeeded: less >> (8 * byte)) }
         }
         return Array(bytes[..<range.lowerBound]) + record + Array(bytes[range.upperBound...])
+    }
+}
+
+/// A device that is unplugged after `after` transfers: every later transfer fails as a device
+/// gone does (libusb's LIBUSB_ERROR_NO_DEVICE).
+final class Unplugging: USBTransport {
+    static let reason = "the simulated device was unplugged"
+    let base: any USBTransport
+    let after: Int
+    private(set) var transfers = 0
+
+    init(_ base: any USBTransport, after: Int) {
+        self.base = base
+        self.after = after
+    }
+
+    var device: USBDeviceDescription { base.device }
+    func claimInterface(_ number: UInt8) throws(TransportError) { try base.claimInterface(number) }
+    func write(_ bytes: [UInt8], to endpoint: USBEndpoint, timeout: Duration) throws(TransportError) {
+        try transfer()
+        try base.write(bytes, to: endpoint, timeout: timeout)
+    }
+    func read(from endpoint: USBEndpoint, maxLength: Int, timeout: Duration) throws(TransportError) -> USBRead {
+        try transfer()
+        return try base.read(from: endpoint, maxLength: maxLength, timeout: timeout)
+    }
+    func control(_ setup: USBControlSetup, data: [UInt8], timeout: Duration) throws(TransportError) -> USBRead {
+        try transfer()
+        return try base.control(setup, data: data, timeout: timeout)
+    }
+    func close() { base.close() }
+
+    private func transfer() throws(TransportError) {
+        guard transfers < after else { throw .disconnected(Self.reason) }
+        transfers += 1
     }
 }

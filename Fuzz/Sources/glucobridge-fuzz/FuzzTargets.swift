@@ -72,7 +72,7 @@ func astm(_ bytes: [UInt8]) {
     var session = ContourSession()
     decoder.append(bytes)
     while true {
-        guard let event = try? decoder.next(context: "fuzz") else { break }
+        guard let event = try? decoder.next(location: "fuzz") else { break }
         if case .frame(let frame) = event, (try? session.absorb(frame, hostTime: nil)) == nil { break }
     }
     attempt { try session.normalised() }
@@ -83,7 +83,7 @@ func astm(_ bytes: [UInt8]) {
 
 /// FreeStyle reports and text replies, as each records command would take them.
 func freeStyleText(_ bytes: [UInt8]) {
-    attempt { try FreeStyleMessage.decode(bytes, context: "fuzz") }
+    attempt { try FreeStyleMessage.decode(bytes, location: "fuzz") }
     for command in ["$history?", "$arresult?", "$result?", "$date?", "$time?", "$sn?"] {
         var session = FreeStyleSession(model: .libre)
         if let message = try? FreeStyleText.verifiedMessage(of: bytes, command: command) {
@@ -117,14 +117,14 @@ func freeStyleHandshake(_ bytes: [UInt8]) {
     // The handshake messages alone, as the reader and the host read them.
     let authorization = FreeStyleAuthorization(keys: fuzzKeys, serial: Array("MAGA987-J0123".utf8))
     for piece in pieces(bytes) {
-        guard let message = try? FreeStyleMessage.decode(Array(piece.dropFirst()), context: "fuzz") else { continue }
+        guard let message = try? FreeStyleMessage.decode(Array(piece.dropFirst()), location: "fuzz") else { continue }
         attempt { () throws -> Void in
-            let challenge = try FreeStyleHandshake.Challenge(message, context: "fuzz")
-            _ = try FreeStyleHandshake.hostNonce(inResponse: message, to: challenge, authorization: authorization, context: "fuzz")
+            let challenge = try FreeStyleHandshake.Challenge(message, location: "fuzz")
+            _ = try FreeStyleHandshake.hostNonce(inResponse: message, to: challenge, authorization: authorization, location: "fuzz")
         }
         attempt {
             try FreeStyleHandshake.verifyAcceptance(
-                message, readerNonce: Array(1...8), hostNonce: Array(9...16), authorization: authorization, context: "fuzz")
+                message, readerNonce: Array(1...8), hostNonce: Array(9...16), authorization: authorization, location: "fuzz")
         }
     }
 }
@@ -144,7 +144,7 @@ func freeStyleEncrypted(_ bytes: [UInt8]) {
         report.replaceSubrange(60..<64, with: mac.tagBytes(report[0..<60]).suffix(4))
     }
     let side: FreeStyleSide = flags & 1 == 1 ? .host : .reader
-    guard let message = try? cipher.open(report, from: side, context: "fuzz") else { return }
+    guard let message = try? cipher.open(report, from: side, location: "fuzz") else { return }
     if let type = report.first, !FreeStyleSessionCipher.isClear(type) {
         precondition(
             report.count == 64 && Array(mac.tagBytes(report[0..<60]).suffix(4)) == Array(report[60..<64]), "a report whose MAC fails was opened")
@@ -158,7 +158,7 @@ func freeStyleEncrypted(_ bytes: [UInt8]) {
     // Sealing what was opened gives a report that opens to the same message.
     if message.payload.count <= FreeStyleSessionCipher.maximumPayload, !FreeStyleSessionCipher.isClear(message.type) {
         precondition(
-            (try? cipher.open(cipher.seal(message, counter: 7, from: side), from: side, context: "fuzz")) == message, "seal and open disagree")
+            (try? cipher.open(cipher.seal(message, counter: 7, from: side), from: side, location: "fuzz")) == message, "seal and open disagree")
     }
 }
 
@@ -177,14 +177,14 @@ func dexcom(_ bytes: [UInt8], asPages: Bool) {
         attempt { try DexcomDriver.normalise(session) }
         return
     }
-    var assembler = DexcomPacketAssembler(context: "fuzz")
+    var assembler = DexcomPacketAssembler(location: "fuzz")
     assembler.append(bytes)
     var session = DexcomDownload()
     while let packet = try? assembler.nextPacket() {
         let request = DexcomPacket(code: packet.payload.first ?? 0, payload: Array(packet.payload.dropFirst()))
         attempt { try session.absorb(request: request, reply: packet, hostTime: nil, where: "fuzz") }
     }
-    attempt { try DexcomPacket.decode(bytes, context: "fuzz") }
+    attempt { try DexcomPacket.decode(bytes, location: "fuzz") }
 }
 
 /// IEEE 11073-20601 APDUs from an Accu-Chek meter: a byte stream cut into APDUs and read as a
@@ -354,8 +354,8 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "freestyle-handshake": freeStyleHandshake,
     "freestyle-encrypted": freeStyleEncrypted,
     "freestyle-binary": { bytes in
-        attempt { try LibreATPFrame.decode(bytes, context: "fuzz") }
-        attempt { try LibreAAPPacket.decodeAll(bytes, context: "fuzz") }
+        attempt { try LibreATPFrame.decode(bytes, location: "fuzz") }
+        attempt { try LibreAAPPacket.decodeAll(bytes, location: "fuzz") }
     },
     "astm": astm,
     "fit": { bytes in

@@ -55,7 +55,7 @@ final class ContourReplayTests: XCTestCase {
         let sent = capture.transfers.filter { $0.direction == .out }
         XCTAssertEqual(sent.count, 4)
         for transfer in sent {
-            XCTAssertEqual(Array(try ContourReport.payload(of: transfer.data, context: "test")), [ASTMControl.ack.rawValue])
+            XCTAssertEqual(Array(try ContourReport.payload(of: transfer.data, location: "test")), [ASTMControl.ack.rawValue])
         }
     }
 
@@ -70,6 +70,11 @@ final class ContourReplayTests: XCTestCase {
         let store = try SharedStore(path: folder.appendingPathComponent("s.sqlite").path, timeZone: TimeZone(identifier: "UTC")!)
         XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: damaged, driverName: "contour")) { error in
             XCTAssertTrue("\(error)".hasPrefix("ASTM frame 5 (R|3|"), "\(error)")
+            // The pipeline keeps the family's error, and its location is a packet number.
+            guard case .driver(let driverError)? = error as? ImportError, case .frameChecksumMismatch(let frame, _, _)? = driverError as? ContourError
+            else { return XCTFail("\(error)") }
+            XCTAssertNotNil(frame.packet, "\(frame)")
+            XCTAssertEqual(frame.message?.hasPrefix("5 (R|3|"), true, "\(frame)")
         }
         XCTAssertEqual(try store.glucose().count, 0)
     }

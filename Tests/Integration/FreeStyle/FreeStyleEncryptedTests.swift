@@ -335,7 +335,7 @@ final class FreeStyleEncryptedTests: XCTestCase {
         let serial = try exchange(FreeStyleMessage(type: 0x05).report).first { $0[0] == 0x06 }!
         let authorization = FreeStyleAuthorization(keys: keys, serial: Array(serial[2..<15]))
         let challengeReport = try exchange(FreeStyleHandshake.start.report).first { $0[0] == 0x33 }!
-        let challenge = try FreeStyleHandshake.Challenge(FreeStyleMessage.decode(challengeReport, context: "test"), context: "test")
+        let challenge = try FreeStyleHandshake.Challenge(FreeStyleMessage.decode(challengeReport, location: "test"), location: "test")
         let nonce: [UInt8] = [9, 8, 7, 6, 5, 4, 3, 2]
         _ = try exchange(FreeStyleHandshake.response(to: challenge, hostNonce: nonce, authorization: authorization).report)
         _ = try exchange(FreeStyleMessage(type: 0x01).report)
@@ -375,6 +375,9 @@ final class FreeStyleEncryptedTests: XCTestCase {
             XCTAssertThrowsError(try Importer(store: store).replayOne(captureAt: damaged)) { error in
                 XCTAssertTrue("\(error)".hasPrefix("the encrypted report from the reader "), "\(error)")
                 XCTAssertTrue("\(error)".contains("at capture packet \(packet) is corrupt or forged: its MAC says"), "\(error)")
+                guard case .driver(let driverError)? = error as? ImportError, case .macMismatch(let location, _, _)? = driverError as? FreeStyleError
+                else { return XCTFail("\(error)") }
+                XCTAssertEqual(location.packet, packet)
             }
             XCTAssertEqual(try counts(store), [0, 0, 0, 0, 0])
         }

@@ -89,13 +89,13 @@ final class FreeStyleReplayTests: XCTestCase {
         XCTAssertEqual(device.description.idString, "1a61:3650")
         let sent = device.conversation.filter { $0.direction == .out }
         XCTAssertTrue(sent.allSatisfy { $0.type == .control && $0.setup == HIDChannel.setReport(interface: 0, length: 64).bytes })
-        let messages = try sent.map { try FreeStyleMessage.decode($0.data, context: "test") }
+        let messages = try sent.map { try FreeStyleMessage.decode($0.data, location: "test") }
         XCTAssertEqual(messages.prefix(4).map(\.type), [0x04, 0x05, 0x15, 0x01])
         XCTAssertEqual(
             messages.dropFirst(4).map { String(decoding: $0.payload, as: UTF8.self) },
             ["$sn?\r\n", "$date?\r\n", "$time?\r\n", "$history?\r\n", "$arresult?\r\n"])
         // Keep-alives and stale bytes are in the capture and were skipped.
-        let received = try device.conversation.filter { $0.direction == .in }.map { try FreeStyleMessage.decode($0.data, context: "test") }
+        let received = try device.conversation.filter { $0.direction == .in }.map { try FreeStyleMessage.decode($0.data, location: "test") }
         XCTAssertEqual(received.filter(\.isKeepAlive).count, 3)
     }
 

@@ -69,7 +69,7 @@ final class DemoCaptureTests: XCTestCase {
         let requests = capture.transfers.filter { $0.type == .bulk && $0.direction == .out }
         XCTAssertEqual(requests.count, 10)
         for request in requests {
-            let packet = try DexcomPacket.decode(request.data, context: "request")
+            let packet = try DexcomPacket.decode(request.data, location: "request")
             XCTAssertNotNil(DexcomCommand(rawValue: packet.code), "packet \(request.packetNumber)")
         }
     }

@@ -29,7 +29,7 @@ final class FuzzFindingTests: XCTestCase {
                 var session = ContourSession()
                 decoder.append(bytes)
                 do {
-                    while let event = try decoder.next(context: "test") {
+                    while let event = try decoder.next(location: "test") {
                         if case .frame(let frame) = event { try session.absorb(frame, hostTime: nil) }
                     }
                     return "decoded: \(try session.normalised().glucose.count) readings"

@@ -166,7 +166,7 @@ final class AccuChekSimulatorTests: XCTestCase {
             meter.received.prefix(3), [AccuChekDriver.associationResponse, AccuChekDriver.associationResponse, AccuChekDriver.associationResponse])
         let stubborn = Self.meter(.milligramsPerDeciliter, Self.entries([99]))
         stubborn.lostAssociationResponses = 4
-        XCTAssertEqual(failure(stubborn), .unexpectedAPDU(context: "instead of its configuration", received: "association request (0xE200)"))
+        XCTAssertEqual(failure(stubborn), .unexpectedAPDU(location: "instead of its configuration", received: "association request (0xE200)"))
     }
 
     /// A segment-data event in answer to GET is not the exchange.
@@ -175,6 +175,6 @@ final class AccuChekSimulatorTests: XCTestCase {
         meter.replacedAPDUs[2] = PHDAPDU.releaseRequest(reason: 0).encoded()
         XCTAssertEqual(
             failure(meter),
-            .unexpectedAPDU(context: "in answer to GET of the MDS attributes (invoke-id 1)", received: "release request (0xE400)"))
+            .unexpectedAPDU(location: "in answer to GET of the MDS attributes (invoke-id 1)", received: "release request (0xE400)"))
     }
 }

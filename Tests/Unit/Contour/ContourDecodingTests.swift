@@ -13,7 +13,7 @@ final class ContourDecodingTests: XCTestCase {
         var decoder = ASTMLinkDecoder()
         decoder.append(bytes)
         var events: [ASTMEvent] = []
-        while let event = try decoder.next(context: "in the test") { events.append(event) }
+        while let event = try decoder.next(location: "in the test") { events.append(event) }
         XCTAssertEqual(decoder.pendingCount, 0)
         return events
     }
@@ -110,13 +110,13 @@ final class ContourDecodingTests: XCTestCase {
         XCTAssertEqual(reports.map { $0[3] }, [60, 60, 30])
         XCTAssertEqual(Array(reports[0].prefix(3)), Array("ABC".utf8))
         var joined: [UInt8] = []
-        for report in reports { joined += try ContourReport.payload(of: report, context: "test") }
+        for report in reports { joined += try ContourReport.payload(of: report, location: "test") }
         XCTAssertEqual(joined, payload)
-        XCTAssertThrowsError(try ContourReport.payload(of: [0x41, 0x42, 0x43, 61] + [UInt8](repeating: 0, count: 60), context: "at packet 3")) {
+        XCTAssertThrowsError(try ContourReport.payload(of: [0x41, 0x42, 0x43, 61] + [UInt8](repeating: 0, count: 60), location: "at packet 3")) {
             error in
             XCTAssertEqual("\(error)", "bad HID report at packet 3: length byte 61 does not fit a report of 64 bytes")
         }
-        XCTAssertThrowsError(try ContourReport.payload(of: [0x41, 0x42], context: "at packet 4"))
+        XCTAssertThrowsError(try ContourReport.payload(of: [0x41, 0x42], location: "at packet 4"))
     }
 
     func testRetransmittedFrameIsTakenOnce() throws {

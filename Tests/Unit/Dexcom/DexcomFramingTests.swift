@@ -37,7 +37,7 @@ final class DexcomFramingTests: XCTestCase {
     func testReplyAssemblyAcrossTransfers() throws {
         // Page range of EGV: first page 1242, last 1472 (cgm-usb.md §1.2).
         let reply = hexBytes("01 0E 00 01 DA 04 00 00 C0 05 00 00 27 85")
-        var assembler = DexcomPacketAssembler(context: "test reply")
+        var assembler = DexcomPacketAssembler(location: "test reply")
         assembler.append(Array(reply[0..<5]))
         XCTAssertNil(try assembler.nextPacket())
         XCTAssertEqual(assembler.pendingLength, 14)
@@ -51,24 +51,24 @@ final class DexcomFramingTests: XCTestCase {
     func testPacketCRCMismatchNamesBothValues() {
         var bytes = hexBytes("01 0E 00 01 DA 04 00 00 C0 05 00 00 27 85")
         bytes[5] ^= 0x01
-        XCTAssertThrowsError(try DexcomPacket.decode(bytes, context: "reply to ReadDatabasePageRange(EGVData)")) { error in
-            guard case DexcomError.packetCRCMismatch(let context, _, let found) = error else {
+        XCTAssertThrowsError(try DexcomPacket.decode(bytes, location: "reply to ReadDatabasePageRange(EGVData)")) { error in
+            guard case DexcomError.packetCRCMismatch(let location, _, let found) = error else {
                 return XCTFail("unexpected \(error)")
             }
             XCTAssertEqual(found, 0x8527)
-            XCTAssertEqual(context, "reply to ReadDatabasePageRange(EGVData)")
+            XCTAssertEqual(location, "reply to ReadDatabasePageRange(EGVData)")
             XCTAssertTrue("\(error)".contains("0x8527"), "\(error)")
         }
     }
 
     func testShortAndMalformedFrames() {
-        XCTAssertThrowsError(try DexcomPacket.decode([0x01, 0x06, 0x00, 0x01], context: "reply")) { error in
+        XCTAssertThrowsError(try DexcomPacket.decode([0x01, 0x06, 0x00, 0x01], location: "reply")) { error in
             guard case DexcomError.incompleteReply(_, 4, 6) = error else { return XCTFail("unexpected \(error)") }
         }
-        XCTAssertThrowsError(try DexcomPacket.decode([0x02, 0x06, 0x00, 0x01, 0x35, 0xD4], context: "reply")) { error in
+        XCTAssertThrowsError(try DexcomPacket.decode([0x02, 0x06, 0x00, 0x01, 0x35, 0xD4], location: "reply")) { error in
             guard case DexcomError.malformedPacket = error else { return XCTFail("unexpected \(error)") }
         }
-        XCTAssertThrowsError(try DexcomPacket.decode([0x01, 0x03, 0x00, 0x01, 0x35, 0xD4], context: "reply")) { error in
+        XCTAssertThrowsError(try DexcomPacket.decode([0x01, 0x03, 0x00, 0x01, 0x35, 0xD4], location: "reply")) { error in
             guard case DexcomError.malformedPacket = error else { return XCTFail("unexpected \(error)") }
         }
     }

@@ -15,7 +15,7 @@ final class DexcomNormaliseTests: XCTestCase {
             reply: DexcomPacket(code: 1, payload: manufacturing), hostTime: nil, where: "in the test")
         let reply = try DexcomPacket.decode(
             hexBytes(try String(contentsOf: Fixtures.url("dexcom/g4sharespy/egv-page-1416.packet.hex"), encoding: .utf8)),
-            context: "reply")
+            location: "reply")
         try session.absorb(
             request: DexcomPacket(code: DexcomCommand.readDatabasePages.rawValue, payload: [4, 0x88, 0x05, 0, 0, 1]),
             reply: reply, hostTime: nil, where: "in the test")

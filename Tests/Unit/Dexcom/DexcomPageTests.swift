@@ -62,7 +62,7 @@ final class DexcomPageTests: XCTestCase {
     func testFramedEGVReplyFromG4Share() throws {
         let bytes = hexBytes(try String(contentsOf: Fixtures.url("dexcom/g4sharespy/egv-page-1416.packet.hex"), encoding: .utf8))
         XCTAssertEqual(bytes.count, 534)
-        let packet = try DexcomPacket.decode(bytes, context: "reply")
+        let packet = try DexcomPacket.decode(bytes, location: "reply")
         XCTAssertEqual(packet.code, 1)
         let page = try decode(packet.payload)
         XCTAssertEqual(page.header.pageNumber, 1416)

@@ -13,7 +13,7 @@ final class FreeStyleProtocolTests: XCTestCase {
         report[0] = 0x06
         report[1] = 14
         report.replaceSubrange(2..<16, with: Array("JAGT241-U6242".utf8) + [0])
-        let message = try FreeStyleMessage.decode(report, context: "in the test")
+        let message = try FreeStyleMessage.decode(report, location: "in the test")
         XCTAssertEqual(message.type, 0x06)
         XCTAssertEqual(message.payload.count, 14)
         XCTAssertEqual(message.payload.last, 0)
@@ -22,17 +22,17 @@ final class FreeStyleProtocolTests: XCTestCase {
         XCTAssertEqual(command.report.count, 64)
         XCTAssertEqual(Array(command.report.prefix(10)), [0x60, 0x08] + Array("$date?\r\n".utf8))
         XCTAssertEqual(Set(command.report.dropFirst(10)), [0])
-        XCTAssertEqual(try FreeStyleMessage.decode(command.report, context: "test"), command)
+        XCTAssertEqual(try FreeStyleMessage.decode(command.report, location: "test"), command)
     }
 
     func testTruncatedAndOverlongReportsAreErrors() {
-        XCTAssertThrowsError(try FreeStyleMessage.decode([0x60], context: "at capture packet 7")) { error in
+        XCTAssertThrowsError(try FreeStyleMessage.decode([0x60], location: WireLocation(packet: 7))) { error in
             XCTAssertEqual("\(error)", "bad FreeStyle HID report at capture packet 7: 1 byte, shorter than the 2-byte header")
         }
-        XCTAssertThrowsError(try FreeStyleMessage.decode([0x60, 0x10] + Array("CKSM:".utf8), context: "at capture packet 8")) { error in
+        XCTAssertThrowsError(try FreeStyleMessage.decode([0x60, 0x10] + Array("CKSM:".utf8), location: WireLocation(packet: 8))) { error in
             XCTAssertEqual("\(error)", "bad FreeStyle HID report at capture packet 8: length byte 16 needs 18 bytes but the report has 7 (truncated)")
         }
-        XCTAssertThrowsError(try FreeStyleMessage.decode([0x60, 63] + [UInt8](repeating: 0x30, count: 62), context: "x")) { error in
+        XCTAssertThrowsError(try FreeStyleMessage.decode([0x60, 63] + [UInt8](repeating: 0x30, count: 62), location: "x")) { error in
             XCTAssertTrue("\(error)".contains("length byte 63 is more than the 62 bytes"), "\(error)")
         }
     }

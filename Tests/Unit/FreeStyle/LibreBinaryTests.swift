@@ -16,7 +16,7 @@ final class LibreBinaryTests: XCTestCase {
         XCTAssertEqual(data.count, object["dataLength"] as? Int)
         let packet = LibreAAPPacket(opcode: UInt8(try XCTUnwrap(object["opCode"] as? Int)), data: data)
         XCTAssertEqual(packet.encoded.count, object["packetLength"] as? Int)
-        XCTAssertEqual(try LibreAAPPacket.decodeAll(packet.encoded, context: "test"), [packet])
+        XCTAssertEqual(try LibreAAPPacket.decodeAll(packet.encoded, location: "test"), [packet])
         return packet
     }
 
@@ -30,22 +30,22 @@ final class LibreBinaryTests: XCTestCase {
             XCTAssertEqual(LibreBinary.atpCRC32(aap), expected, String(line))
             let frame = LibreATPFrame(sequenceReceive: 3, sequenceTransmit: 4, aap: aap)
             XCTAssertEqual(Array(frame.encoded[2..<6]), expected.littleEndianBytes)
-            XCTAssertEqual(try LibreATPFrame.decode(frame.encoded, context: "test"), frame)
+            XCTAssertEqual(try LibreATPFrame.decode(frame.encoded, location: "test"), frame)
         }
         // 81 51 01: one length byte (1), GET_CFG_DATA, table 1.
         XCTAssertEqual(
-            try LibreAAPPacket.decodeAll([0x81, 0x51, 0x01, 0x34], context: "t"),
+            try LibreAAPPacket.decodeAll([0x81, 0x51, 0x01, 0x34], location: "t"),
             [LibreAAPPacket(opcode: 0x51, data: [0x01]), LibreAAPPacket(opcode: 0x34, data: [])])
         // 81 31 06 (GET_DATABASE, table 6) carries 4CF1A7D9, as captured.
         var damaged = LibreATPFrame(sequenceReceive: 0, sequenceTransmit: 1, aap: [0x81, 0x31, 0x06]).encoded
         damaged[6] ^= 0x02
-        XCTAssertThrowsError(try LibreATPFrame.decode(damaged, context: "at capture packet 9")) { error in
+        XCTAssertThrowsError(try LibreATPFrame.decode(damaged, location: WireLocation(packet: 9))) { error in
             XCTAssertEqual(
                 "\(error)",
                 "ATP frame at capture packet 9 is corrupt: its CRC says 4CF1A7D9 but its bytes give \(String(format: "%08X", LibreBinary.atpCRC32([0x83, 0x31, 0x06])))"
             )
         }
-        XCTAssertThrowsError(try LibreAAPPacket.decodeAll([0x85, 0x31, 0x06], context: "in the test")) { error in
+        XCTAssertThrowsError(try LibreAAPPacket.decodeAll([0x85, 0x31, 0x06], location: "in the test")) { error in
             XCTAssertEqual("\(error)", "malformed binary-protocol data in the test: opcode 0x31 claims 5 data bytes but 1 remain")
         }
     }

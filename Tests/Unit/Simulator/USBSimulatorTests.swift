@@ -20,7 +20,7 @@ final class USBSimulatorTests: XCTestCase {
     ) throws -> (conversation: DeviceDownload, passive: DeviceDownload) {
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("simulated.pcap")
         let recorder = try RecordingUSBTransport(recording: simulator, to: url, clock: clock)
-        _ = try driver.download(over: recorder, context: .fresh)
+        _ = try driver.session(over: recorder, context: .fresh)
         try recorder.finish()
         let devices = RecordedUSBDevice.devices(in: try USBCaptureReader.read(contentsOf: url)).filter(\.hasDataTransfers)
         XCTAssertEqual(devices.count, 1)
@@ -28,8 +28,8 @@ final class USBSimulatorTests: XCTestCase {
         XCTAssertEqual(
             DriverRegistry.usbDriver(vendorID: device.description.vendorID, productID: device.description.productID)?.family, driver.family,
             "the recorded descriptors name the simulated product")
-        let conversation = try driver.download(over: ReplayUSBTransport(device, deadline: nil), context: .fresh)
-        return (conversation, try driver.decode(recorded: device))
+        let conversation = try XCTUnwrap(try driver.session(over: ReplayUSBTransport(device, deadline: nil), context: .fresh).glucose)
+        return (conversation, try XCTUnwrap(try driver.session(recorded: device, context: .fresh).glucose))
     }
 
     /// A clock advancing 1 ms at each reading, from `start`.

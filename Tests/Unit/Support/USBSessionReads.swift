@@ -16,10 +16,11 @@ func readRecordReplay(
 ) throws -> (downloads: [DeviceDownload], recorded: RecordedUSBDevice) {
     let url = try Fixtures.temporaryDirectory().appendingPathComponent("\(driver.family).pcap")
     let recorder = try RecordingUSBTransport(recording: device, to: url, clock: hostClock)
-    let live = try driver.download(over: recorder, context: .fresh)
+    let live = try XCTUnwrap(try driver.session(over: recorder, context: .fresh).glucose)
     try recorder.finish()
     let devices = RecordedUSBDevice.devices(in: try USBCaptureReader.read(contentsOf: url)).filter(\.hasDataTransfers)
     let recorded = try XCTUnwrap(devices.first)
-    let replay = try driver.download(over: ReplayUSBTransport(recorded, deadline: nil), context: .fresh)
-    return ([live, replay, try driver.decode(recorded: recorded)], recorded)
+    let replay = try XCTUnwrap(try driver.session(over: ReplayUSBTransport(recorded, deadline: nil), context: .fresh).glucose)
+    let passive = try XCTUnwrap(try driver.session(recorded: recorded, context: .fresh).glucose)
+    return ([live, replay, passive], recorded)
 }

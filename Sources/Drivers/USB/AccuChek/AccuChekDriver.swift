@@ -64,8 +64,8 @@ package enum AccuChekDriver: USBDeviceDriver {
     private static func apdu(_ bytes: [UInt8], packet: Int) throws(AccuChekError) -> PHDAPDU {
         do {
             return try PHDAPDU.decode(bytes)
-        } catch .malformedAPDU(let apdu, let offset, let reason) {
-            throw .malformedAPDU(apdu: "\(apdu) ending at capture packet \(packet)", offset: offset, reason: reason)
+        } catch .malformedAPDU(let apdu, let offset, let reason, _) {
+            throw .malformedAPDU(apdu: apdu, offset: offset, reason: reason, packet: packet)
         }
     }
 
@@ -84,7 +84,7 @@ package enum AccuChekDriver: USBDeviceDriver {
         var session = AccuChekSession()
         let request = try link.receive(waitingFor: "the meter's association request")
         guard case .associationRequest = request.apdu else {
-            throw .unexpectedAPDU(context: "instead of its association request", received: request.apdu.name)
+            throw .unexpectedAPDU(location: "instead of its association request", received: request.apdu.name)
         }
         try session.absorb(request.apdu, hostTime: request.hostTime)
         do {
@@ -112,7 +112,7 @@ package enum AccuChekDriver: USBDeviceDriver {
         guard case .presentation(let report) = configuration.apdu, case .eventReport(let event, _) = report.message,
             event.type == PHDEvent.configuration
         else {
-            throw .unexpectedAPDU(context: "instead of its configuration", received: configuration.apdu.name)
+            throw .unexpectedAPDU(location: "instead of its configuration", received: configuration.apdu.name)
         }
         try session.absorb(configuration.apdu, hostTime: configuration.hostTime)
         let reportID = session.configuration?.reportID ?? 0
@@ -131,7 +131,7 @@ package enum AccuChekDriver: USBDeviceDriver {
             try link.send(.presentation(DataAPDU(invokeID: invokeID, message: message)))
             let answer = try link.receive(waitingFor: "the answer to \(what)")
             guard case .presentation(let data) = answer.apdu, data.invokeID == invokeID else {
-                throw .unexpectedAPDU(context: "in answer to \(what) (invoke-id \(invokeID))", received: answer.apdu.name)
+                throw .unexpectedAPDU(location: WireLocation(place: "in answer to \(what) (invoke-id \(invokeID))"), received: answer.apdu.name)
             }
             switch data.message {
             case .error(let code, _): throw .requestFailed(request: what, reason: "error \(code)")
@@ -143,14 +143,14 @@ package enum AccuChekDriver: USBDeviceDriver {
         }
 
         guard case .getResult = try request(.get(handle: 0, attributeIDs: []), "GET of the MDS attributes") else {
-            throw .unexpectedAPDU(context: "in answer to GET of the MDS attributes", received: "another message")
+            throw .unexpectedAPDU(location: "in answer to GET of the MDS attributes", received: "another message")
         }
         guard
             case .actionResult(_, DataMessage.getAction, _) = try request(
                 .action(handle: pmStore.handle, type: DataMessage.getAction, arguments: PHDSegmentInfo.allSegments, confirmed: true),
                 "MDC_ACT_SEG_GET_INFO")
         else {
-            throw .unexpectedAPDU(context: "in answer to MDC_ACT_SEG_GET_INFO", received: "another message")
+            throw .unexpectedAPDU(location: "in answer to MDC_ACT_SEG_GET_INFO", received: "another message")
         }
         let instance = session.segmentInfo?.segments.first?.instance ?? 0
         guard
@@ -161,7 +161,7 @@ package enum AccuChekDriver: USBDeviceDriver {
                 "MDC_ACT_SEG_TRIG_XFER"),
             let transfer = session.transfer
         else {
-            throw .unexpectedAPDU(context: "in answer to MDC_ACT_SEG_TRIG_XFER", received: "another message")
+            throw .unexpectedAPDU(location: "in answer to MDC_ACT_SEG_TRIG_XFER", received: "another message")
         }
         switch transfer.result {
         case 0:
@@ -195,7 +195,7 @@ package enum AccuChekDriver: USBDeviceDriver {
             guard case .presentation(let data) = received.apdu, case .eventReport(let event, _) = data.message,
                 event.type == PHDEvent.segmentData
             else {
-                throw .unexpectedAPDU(context: "during the segment transfer", received: received.apdu.name)
+                throw .unexpectedAPDU(location: "during the segment transfer", received: received.apdu.name)
             }
             try session.absorb(received.apdu, hostTime: received.hostTime)
             let segment = try PHDSegmentData(event.info, apdu: received.apdu.name)
@@ -265,7 +265,7 @@ final class AccuChekLink {
             if let bytes = assembler.next() {
                 do {
                     return (try PHDAPDU.decode(bytes), hostTime)
-                } catch .malformedAPDU(let apdu, let offset, let reason) {
+                } catch .malformedAPDU(let apdu, let offset, let reason, _) {
                     throw .malformedAPDU(apdu: "\(apdu) from \(transport.device.idString)", offset: offset, reason: reason)
                 }
             }

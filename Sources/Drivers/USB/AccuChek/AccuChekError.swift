@@ -3,14 +3,15 @@ import Transport
 /// What went wrong reading an Accu-Chek meter (IEEE 11073-20601 over USB PHDC) or its capture.
 public enum AccuChekError: Error, CustomStringConvertible, Equatable {
     /// An APDU's bytes do not match its layout: too short, a length that disagrees with its
-    /// content, an unknown choice. `offset` counts from the APDU's first byte.
-    case malformedAPDU(apdu: String, offset: Int, reason: String)
+    /// content, an unknown choice. `offset` counts from the APDU's first byte; `packet` is the
+    /// capture packet the APDU ends in, when it was recorded.
+    case malformedAPDU(apdu: String, offset: Int, reason: String, packet: Int? = nil)
     /// The meter sent an APDU the exchange does not allow at this point.
-    case unexpectedAPDU(context: String, received: String)
+    case unexpectedAPDU(location: WireLocation, received: String)
     /// The meter answered a request with an error, a rejection or a failure result.
     case requestFailed(request: String, reason: String)
-    /// The meter aborted the association (APDU 0xE600).
-    case aborted(reason: UInt16, context: String)
+    /// The meter aborted the association (APDU 0xE600) after sending `afterResults` stored results.
+    case aborted(reason: UInt16, afterResults: Int)
     /// The meter's configuration or attributes lack something the download needs.
     case missingAttribute(String)
     /// A stored entry could not be read (bad BCD time, impossible value).
@@ -25,10 +26,11 @@ public enum AccuChekError: Error, CustomStringConvertible, Equatable {
 
     public var description: String {
         switch self {
-        case .malformedAPDU(let apdu, let offset, let reason): "malformed \(apdu) at byte \(offset): \(reason)"
-        case .unexpectedAPDU(let context, let received): "the meter sent \(received) \(context)"
+        case .malformedAPDU(let apdu, let offset, let reason, let packet):
+            "malformed \(apdu)\(packet.map { " ending at capture packet \($0)" } ?? "") at byte \(offset): \(reason)"
+        case .unexpectedAPDU(let location, let received): "the meter sent \(received) \(location)"
         case .requestFailed(let request, let reason): "the meter refused \(request): \(reason)"
-        case .aborted(let reason, let context): "the meter aborted the association (reason \(reason)) \(context)"
+        case .aborted(let reason, let results): "the meter aborted the association (reason \(reason)) after \(results) results"
         case .missingAttribute(let what): "the meter did not send \(what)"
         case .badEntry(let index, let reason): "stored result \(index): \(reason)"
         case .noDataInterface(let device): "\(device) has no PHDC interface (class 0x0F) with a bulk IN and OUT endpoint"

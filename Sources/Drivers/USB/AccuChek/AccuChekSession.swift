@@ -73,7 +73,7 @@ public struct AccuChekSession: Sendable {
             }
             systemID = phd.systemID
         case .abort(let reason):
-            throw .aborted(reason: reason, context: "after \(entries.count) results")
+            throw .aborted(reason: reason, afterResults: entries.count)
         case .releaseRequest, .releaseResponse:
             released = true
         case .associationResponse:

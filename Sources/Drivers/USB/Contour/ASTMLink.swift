@@ -62,7 +62,7 @@ public struct ASTMLinkDecoder: Sendable {
     }
 
     /// The next whole event, or nil when more bytes are needed.
-    public mutating func next(context: String) throws(ContourError) -> ASTMEvent? {
+    public mutating func next(location: WireLocation) throws(ContourError) -> ASTMEvent? {
         while let first = buffer.first {
             if first == ASTMControl.stx.rawValue { break }
             buffer.removeFirst()
@@ -72,26 +72,26 @@ public struct ASTMLinkDecoder: Sendable {
         guard buffer.count >= 2 else { return nil }
         guard let end = buffer.firstIndex(where: { $0 == ASTMControl.etb.rawValue || $0 == ASTMControl.etx.rawValue }) else {
             if buffer.count > 247 + 7 {
-                throw .malformedFrame(context: context, reason: "no ETB or ETX within \(buffer.count) bytes")
+                throw .malformedFrame(location: location, reason: "no ETB or ETX within \(buffer.count) bytes")
             }
             return nil
         }
         guard buffer.count >= end + 5 else { return nil }
         let digit = buffer[1]
         guard (0x30...0x37).contains(digit) else {
-            throw .malformedFrame(context: context, reason: "frame number byte 0x\(String(digit, radix: 16)) is not '0'…'7'")
+            throw .malformedFrame(location: location, reason: "frame number byte 0x\(String(digit, radix: 16)) is not '0'…'7'")
         }
         let number = digit - 0x30
         let text = Array(buffer[2..<end])
         let isFinal = buffer[end] == ASTMControl.etx.rawValue
         let found = String(decoding: buffer[(end + 1)...(end + 2)], as: UTF8.self)
         let expected = ASTMFrame.checksum(number: number, text: text, isFinal: isFinal)
-        let name = "\(number) (\(String(decoding: text.prefix(24), as: UTF8.self).trimmingCharacters(in: "\r"))…) \(context)"
+        let name = location.with(message: "\(number) (\(String(decoding: text.prefix(24), as: UTF8.self).trimmingCharacters(in: "\r"))…)")
         guard UInt8(found, radix: 16) == expected else {
             throw .frameChecksumMismatch(frame: name, expected: expected, found: found)
         }
         guard buffer[end + 3] == 0x0D, buffer[end + 4] == 0x0A else {
-            throw .malformedFrame(context: name, reason: "the checksum is not followed by CR LF")
+            throw .malformedFrame(location: name, reason: "the checksum is not followed by CR LF")
         }
         buffer.removeFirst(end + 5)
         return .frame(ASTMFrame(number: number, text: text, isFinal: isFinal))

@@ -41,10 +41,10 @@ package enum ContourDriver: USBDeviceDriver {
         var session = ContourSession()
         var decoder = ASTMLinkDecoder()
         for transfer in device.transfers where transfer.direction == .in && (transfer.type == .interrupt || transfer.type == .bulk) {
-            let context = "at capture packet \(transfer.packetNumber)"
+            let location = WireLocation(packet: transfer.packetNumber)
             if transfer.status != 0 { throw ContourError.transport(.recorded(status: transfer.status, in: transfer)) }
-            decoder.append(try ContourReport.payload(of: transfer.data, context: context))
-            while let event = try decoder.next(context: context) {
+            decoder.append(try ContourReport.payload(of: transfer.data, location: location))
+            while let event = try decoder.next(location: location) {
                 if case .frame(let frame) = event { try session.absorb(frame, hostTime: transfer.timestamp) }
             }
         }
@@ -77,9 +77,9 @@ package enum ContourDriver: USBDeviceDriver {
             } catch {
                 throw .transport(error)
             }
-            decoder.append(try ContourReport.payload(of: read.bytes, context: "from the meter"))
+            decoder.append(try ContourReport.payload(of: read.bytes, location: "from the meter"))
             do {
-                while let event = try decoder.next(context: "from the meter") {
+                while let event = try decoder.next(location: "from the meter") {
                     switch event {
                     case .control(.enq):
                         established = true
@@ -113,7 +113,8 @@ struct ContourLink {
 
     init(transport: any USBTransport) throws(ContourError) {
         guard let channel = HIDChannel(transport: transport) else {
-            throw .badReport(context: "on \(transport.device.idString)", reason: "the device has no HID interface with an IN endpoint")
+            throw .badReport(
+                location: WireLocation(place: "on \(transport.device.idString)"), reason: "the device has no HID interface with an IN endpoint")
         }
         self.channel = channel
         do {

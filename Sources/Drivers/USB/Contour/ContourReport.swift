@@ -7,13 +7,13 @@ package enum ContourReport {
 
     /// The payload bytes of one report. The three header letters are not checked: Tidepool sends
     /// zeros there and meters accept it, so meters may answer the same way.
-    package static func payload(of report: [UInt8], context: String) throws(ContourError) -> ArraySlice<UInt8> {
+    package static func payload(of report: [UInt8], location: WireLocation) throws(ContourError) -> ArraySlice<UInt8> {
         guard report.count >= 4 else {
-            throw .badReport(context: context, reason: "\(report.count) bytes, shorter than the 4-byte header")
+            throw .badReport(location: location, reason: "\(report.count) bytes, shorter than the 4-byte header")
         }
         let length = Int(report[3])
         guard length <= maximumPayload, 4 + length <= report.count else {
-            throw .badReport(context: context, reason: "length byte \(length) does not fit a report of \(report.count) bytes")
+            throw .badReport(location: location, reason: "length byte \(length) does not fit a report of \(report.count) bytes")
         }
         return report[4..<(4 + length)]
     }

@@ -63,7 +63,7 @@ public enum DexcomDriver: USBDeviceDriver {
             let cursor = partition.stream.flatMap { stored[$0] }
             guard range.upperBound - range.lowerBound < maximumPagesPerPartition else {
                 throw DexcomError.unexpectedReply(
-                    context: "reply to ReadDatabasePageRange(\(partition))",
+                    location: WireLocation(message: "reply to ReadDatabasePageRange(\(partition))"),
                     reason: "pages \(range.lowerBound)–\(range.upperBound) are more than the \(maximumPagesPerPartition) a receiver holds")
             }
             var page = range.upperBound
@@ -99,8 +99,8 @@ public enum DexcomDriver: USBDeviceDriver {
             }
             // Texts for errors are only worked out for one: a long capture has thousands of exchanges.
             let packetNumber = exchange.request.packetNumber
-            let location = { @Sendable in "at capture packet \(packetNumber)" }
-            let request = try DexcomPacket.decode(exchange.request.data, context: "request \(location())")
+            let location = { @Sendable in WireLocation(packet: packetNumber) }
+            let request = try DexcomPacket.decode(exchange.request.data, location: location().with(message: "request"))
             guard !exchange.replies.isEmpty else {
                 session.noteUnanswered(request: request, where: location())
                 continue
@@ -109,15 +109,15 @@ public enum DexcomDriver: USBDeviceDriver {
                 let name =
                     DexcomCommand(rawValue: request.code).map { DexcomDownload.describe($0, request.payload) }
                     ?? "command 0x\(String(request.code, radix: 16, uppercase: true))"
-                return "reply to \(name) \(location())"
+                return location().with(message: "reply to \(name)")
             }
             if let failed = exchange.replies.first(where: { $0.status != 0 }) {
                 throw DexcomError.transport(.recorded(status: failed.status, in: failed))
             }
-            var assembler = DexcomPacketAssembler(context: context())
+            var assembler = DexcomPacketAssembler(location: context())
             for reply in exchange.replies { assembler.append(reply.data) }
             guard let reply = try assembler.nextPacket() else {
-                throw DexcomError.incompleteReply(context: context(), received: assembler.bufferedCount, expected: assembler.pendingLength)
+                throw DexcomError.incompleteReply(location: context(), received: assembler.bufferedCount, expected: assembler.pendingLength)
             }
             try session.absorb(request: request, reply: reply, hostTime: exchange.replies.last?.timestamp, where: location())
         }
@@ -236,8 +236,8 @@ struct DexcomLink {
     /// Sends one request and folds the reply into `session`.
     func exchange(_ command: DexcomCommand, _ payload: [UInt8] = [], into session: inout DexcomDownload) throws(DexcomError) {
         let name = DexcomDownload.describe(command, payload)
-        let context = "reply to \(name)"
-        var assembler = DexcomPacketAssembler(context: context)
+        let context = WireLocation(message: "reply to \(name)")
+        var assembler = DexcomPacketAssembler(location: context)
         var hostTime: Date?
         do {
             try transport.write(DexcomPacket.request(command, payload: payload), to: outEndpoint, timeout: DexcomDriver.readTimeout)
@@ -252,10 +252,10 @@ struct DexcomLink {
                 hostTime = read.hostTime
                 assembler.append(read.bytes)
             }
-            throw DexcomError.incompleteReply(context: context, received: assembler.bufferedCount, expected: assembler.pendingLength)
+            throw DexcomError.incompleteReply(location: context, received: assembler.bufferedCount, expected: assembler.pendingLength)
         } catch let error as TransportError {
             if case .timeout = error, assembler.bufferedCount > 0 {
-                throw .incompleteReply(context: context, received: assembler.bufferedCount, expected: assembler.pendingLength)
+                throw .incompleteReply(location: context, received: assembler.bufferedCount, expected: assembler.pendingLength)
             }
             throw .transport(error)
         } catch let error as DexcomError {

@@ -4,15 +4,15 @@ import Transport
 /// command, page or record involved, so the person reading it can tell where the bytes went bad.
 public enum DexcomError: Error, CustomStringConvertible {
     /// A packet's CRC-16 does not match its bytes.
-    case packetCRCMismatch(context: String, expected: UInt16, found: UInt16)
+    case packetCRCMismatch(location: WireLocation, expected: UInt16, found: UInt16)
     /// A packet is not a valid frame (bad start byte, impossible length).
-    case malformedPacket(context: String, reason: String)
+    case malformedPacket(location: WireLocation, reason: String)
     /// The receiver answered with something other than ACK.
-    case replyRejected(command: String, code: String)
+    case replyRejected(command: String, location: WireLocation, code: String)
     /// A reply's payload does not have the shape its command calls for.
-    case unexpectedReply(context: String, reason: String)
+    case unexpectedReply(location: WireLocation, reason: String)
     /// The bytes stopped before a whole reply packet arrived.
-    case incompleteReply(context: String, received: Int, expected: Int?)
+    case incompleteReply(location: WireLocation, received: Int, expected: Int?)
     case pageCRCMismatch(partition: String, page: UInt32, expected: UInt16, found: UInt16)
     case recordCRCMismatch(partition: String, page: UInt32, record: UInt32, expected: UInt16, found: UInt16)
     case malformedPage(partition: String, page: UInt32, reason: String)
@@ -27,13 +27,13 @@ public enum DexcomError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .packetCRCMismatch(let context, let expected, let found):
-            "CRC mismatch in the \(context): the packet says \(Hex.literal(found)) but its bytes give \(Hex.literal(expected))"
-        case .malformedPacket(let context, let reason): "malformed packet in the \(context): \(reason)"
-        case .replyRejected(let command, let code): "the receiver refused \(command): it answered \(code)"
-        case .unexpectedReply(let context, let reason): "unexpected \(context): \(reason)"
-        case .incompleteReply(let context, let received, let expected):
-            "the \(context) is incomplete: \(received) bytes arrived" + (expected.map { " of \($0)" } ?? "")
+        case .packetCRCMismatch(let location, let expected, let found):
+            "CRC mismatch in the \(location): the packet says \(Hex.literal(found)) but its bytes give \(Hex.literal(expected))"
+        case .malformedPacket(let location, let reason): "malformed packet in the \(location): \(reason)"
+        case .replyRejected(let command, let location, let code): "the receiver refused \(command) \(location): it answered \(code)"
+        case .unexpectedReply(let location, let reason): "unexpected \(location): \(reason)"
+        case .incompleteReply(let location, let received, let expected):
+            "the \(location) is incomplete: \(received) bytes arrived" + (expected.map { " of \($0)" } ?? "")
         case .pageCRCMismatch(let partition, let page, let expected, let found):
             "\(partition) page \(page): header CRC is \(Hex.literal(found)) but its bytes give \(Hex.literal(expected)); the page is corrupt"
         case .recordCRCMismatch(let partition, let page, let record, let expected, let found):

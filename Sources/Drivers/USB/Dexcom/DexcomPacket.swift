@@ -35,16 +35,16 @@ public struct DexcomPacket: Sendable, Equatable {
         return bytes
     }
 
-    /// Decodes exactly one frame, which must fill `bytes`. `context` names it in errors (and is
+    /// Decodes exactly one frame, which must fill `bytes`. `location` names it in errors (and is
     /// only worked out for one).
-    public static func decode(_ bytes: [UInt8], context: @autoclosure @escaping @Sendable () -> String) throws(DexcomError) -> DexcomPacket {
-        var assembler = DexcomPacketAssembler(context: context())
+    public static func decode(_ bytes: [UInt8], location: @autoclosure @escaping @Sendable () -> WireLocation) throws(DexcomError) -> DexcomPacket {
+        var assembler = DexcomPacketAssembler(location: location())
         assembler.append(bytes)
         guard let packet = try assembler.nextPacket() else {
-            throw .incompleteReply(context: context(), received: bytes.count, expected: assembler.pendingLength)
+            throw .incompleteReply(location: location(), received: bytes.count, expected: assembler.pendingLength)
         }
         guard assembler.bufferedCount == 0 else {
-            throw .malformedPacket(context: context(), reason: "\(assembler.bufferedCount) bytes follow the frame")
+            throw .malformedPacket(location: location(), reason: "\(assembler.bufferedCount) bytes follow the frame")
         }
         return packet
     }
@@ -54,10 +54,10 @@ public struct DexcomPacket: Sendable, Equatable {
 public struct DexcomPacketAssembler: Sendable {
     private var buffer: [UInt8] = []
     /// Names the stream in errors; only worked out for one.
-    private var context: @Sendable () -> String
+    private var location: @Sendable () -> WireLocation
 
-    public init(context: @autoclosure @escaping @Sendable () -> String) {
-        self.context = context
+    public init(location: @autoclosure @escaping @Sendable () -> WireLocation) {
+        self.location = location
     }
 
     /// Bytes received and not yet consumed by a frame.
@@ -76,17 +76,17 @@ public struct DexcomPacketAssembler: Sendable {
     public mutating func nextPacket() throws(DexcomError) -> DexcomPacket? {
         guard let first = buffer.first else { return nil }
         guard first == DexcomPacket.startOfFrame else {
-            throw .malformedPacket(context: context(), reason: "expected start byte 0x01, found \(Hex.preview(buffer))")
+            throw .malformedPacket(location: location(), reason: "expected start byte 0x01, found \(Hex.preview(buffer))")
         }
         guard let length = pendingLength else { return nil }
         guard length >= DexcomPacket.overhead, length <= DexcomPacket.maximumLength else {
-            throw .malformedPacket(context: context(), reason: "impossible frame length \(length) in \(Hex.preview(buffer))")
+            throw .malformedPacket(location: location(), reason: "impossible frame length \(length) in \(Hex.preview(buffer))")
         }
         guard buffer.count >= length else { return nil }
         let found = buffer.u16le(at: length - 2)
         let expected = CRC16.xmodem.checksum(buffer[0..<(length - 2)])
         guard found == expected else {
-            throw .packetCRCMismatch(context: context(), expected: expected, found: found)
+            throw .packetCRCMismatch(location: location(), expected: expected, found: found)
         }
         let packet = DexcomPacket(code: buffer[3], payload: Array(buffer[4..<(length - 2)]))
         buffer.removeFirst(length)

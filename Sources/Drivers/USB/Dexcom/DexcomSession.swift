@@ -63,10 +63,10 @@ public struct DexcomDownload: Sendable {
     ///   - request: the request frame as sent.
     ///   - reply: the receiver's reply frame.
     ///   - hostTime: the host's clock when the reply arrived.
-    ///   - where: a phrase locating the exchange in errors, e.g. "at capture packet 119".
+    ///   - where: where the exchange is, for errors (e.g. capture packet 119).
     ///   (Error texts are only worked out for an error.)
     public mutating func absorb(
-        request: DexcomPacket, reply: DexcomPacket, hostTime: Date?, where location: @autoclosure () -> String
+        request: DexcomPacket, reply: DexcomPacket, hostTime: Date?, where location: @autoclosure () -> WireLocation
     ) throws(DexcomError) {
         guard let command = DexcomCommand(rawValue: request.code) else {
             undecodedCommands[request.code, default: 0] += 1
@@ -74,10 +74,10 @@ public struct DexcomDownload: Sendable {
         }
         guard reply.code == DexcomReplyCode.ack.rawValue else {
             let code = DexcomReplyCode(rawValue: reply.code)?.description ?? "code \(reply.code)"
-            throw .replyRejected(command: "\(Self.describe(command, request.payload)) \(location())", code: code)
+            throw .replyRejected(command: Self.describe(command, request.payload), location: location(), code: code)
         }
         let payload = reply.payload
-        var context: String { "reply to \(Self.describe(command, request.payload)) \(location())" }
+        var context: WireLocation { location().with(message: "reply to \(Self.describe(command, request.payload))") }
         switch command {
         case .readFirmwareHeader:
             firmware = DexcomXML.attributes(of: payload)
@@ -91,18 +91,18 @@ public struct DexcomDownload: Sendable {
             }
         case .readDatabasePageRange:
             guard payload.count == 8, let partition = request.payload.first else {
-                throw .unexpectedReply(context: context, reason: "\(payload.count) bytes instead of 8")
+                throw .unexpectedReply(location: context, reason: "\(payload.count) bytes instead of 8")
             }
             let first = payload.u32le(at: 0)
             let last = payload.u32le(at: 4)
             pageRanges[partition] = first == 0xFFFF_FFFF || last < first ? .some(nil) : first...last
         case .readDatabasePages:
             guard request.payload.count == 6 else {
-                throw .unexpectedReply(context: context, reason: "the request has \(request.payload.count) parameter bytes instead of 6")
+                throw .unexpectedReply(location: context, reason: "the request has \(request.payload.count) parameter bytes instead of 6")
             }
             let count = Int(request.payload[5])
             guard payload.count == count * DexcomPage.size else {
-                throw .unexpectedReply(context: context, reason: "\(payload.count) bytes for \(count) pages of \(DexcomPage.size)")
+                throw .unexpectedReply(location: context, reason: "\(payload.count) bytes for \(count) pages of \(DexcomPage.size)")
             }
             for i in 0..<count {
                 let bytes = payload[(i * DexcomPage.size)..<((i + 1) * DexcomPage.size)]
@@ -114,11 +114,11 @@ public struct DexcomDownload: Sendable {
                 absorb(page)
             }
         case .readSystemTime:
-            guard payload.count == 4 else { throw .unexpectedReply(context: context, reason: "\(payload.count) bytes instead of 4") }
+            guard payload.count == 4 else { throw .unexpectedReply(location: context, reason: "\(payload.count) bytes instead of 4") }
             systemTime = payload.u32le(at: 0)
             systemTimeHostTime = hostTime
         case .readDisplayTimeOffset:
-            guard payload.count == 4 else { throw .unexpectedReply(context: context, reason: "\(payload.count) bytes instead of 4") }
+            guard payload.count == 4 else { throw .unexpectedReply(location: context, reason: "\(payload.count) bytes instead of 4") }
             displayTimeOffset = payload.i32le(at: 0)
         default:
             break
@@ -126,7 +126,7 @@ public struct DexcomDownload: Sendable {
     }
 
     /// Notes a request that the receiver never answered.
-    package mutating func noteUnanswered(request: DexcomPacket, where location: String) {
+    package mutating func noteUnanswered(request: DexcomPacket, where location: WireLocation) {
         let name =
             DexcomCommand(rawValue: request.code).map { Self.describe($0, request.payload) }
             ?? "command 0x\(String(request.code, radix: 16, uppercase: true))"

@@ -100,13 +100,13 @@ public enum FreeStyleDriver: USBDeviceDriver {
         let authorization = FreeStyleAuthorization(keys: keys, serial: serial)
         try link.send(FreeStyleHandshake.start)
         let (challengeMessage, _) = try link.receive(answering: "the start of the handshake (14 01 11)")
-        let challenge = try FreeStyleHandshake.Challenge(challengeMessage, context: "answering the start of the handshake (14 01 11)")
+        let challenge = try FreeStyleHandshake.Challenge(challengeMessage, location: "answering the start of the handshake (14 01 11)")
         let nonce = hostNonce(serial)
         try link.send(FreeStyleHandshake.response(to: challenge, hostNonce: nonce, authorization: authorization))
         let (acceptance, _) = try link.receive(answering: "the challenge response (14 1A 17)")
         try FreeStyleHandshake.verifyAcceptance(
             acceptance, readerNonce: challenge.readerNonce, hostNonce: nonce, authorization: authorization,
-            context: "answering the challenge response (14 1A 17) of reader \(session.hidSerial ?? "")")
+            location: WireLocation(place: "answering the challenge response (14 1A 17) of reader \(session.hidSerial ?? "")"))
         _ = try link.request(FreeStyleMessage.Kind.ready, expecting: FreeStyleMessage.Kind.readyReply)
         link.cipher = FreeStyleSessionCipher(keys: keys, serial: serial, readerNonce: challenge.readerNonce, hostNonce: nonce)
         session.encrypted = true
@@ -142,10 +142,10 @@ public enum FreeStyleDriver: USBDeviceDriver {
         var reply: [UInt8] = []
         var replyEnd: Date?
         for transfer in device.conversation {
-            let context = "at capture packet \(transfer.packetNumber)"
+            let location = WireLocation(packet: transfer.packetNumber)
             if transfer.direction == .out {
-                guard let message = try handshake.host(transfer.data, context: "sent \(context)", keys: keys) else { continue }
-                lastRequest = FreeStyleLink.describe(message) + " " + context
+                guard let message = try handshake.host(transfer.data, location: location.with(message: "sent"), keys: keys) else { continue }
+                lastRequest = FreeStyleLink.describe(message) + " " + location.description
                 if message.type == FreeStyleMessage.Kind.text || message.type == FreeStyleMessage.Kind.textAlternative {
                     waiting.append(FreeStyleText.commandName(message.payload))
                 }
@@ -153,7 +153,7 @@ public enum FreeStyleDriver: USBDeviceDriver {
             }
             // A poll the program cancelled or that failed carries no report.
             guard transfer.status == 0, !transfer.data.isEmpty else { continue }
-            guard let message = try handshake.reader(transfer.data, context: "from the reader \(context)", keys: keys) else {
+            guard let message = try handshake.reader(transfer.data, location: location.with(message: "from the reader"), keys: keys) else {
                 session.encrypted = handshake.cipher != nil
                 continue
             }
@@ -176,7 +176,7 @@ public enum FreeStyleDriver: USBDeviceDriver {
             case FreeStyleMessage.Kind.binaryResponse, FreeStyleMessage.Kind.binaryDeviceAck:
                 session.binaryMessages += 1
             default:
-                throw FreeStyleLink.refusal(message, context: context, request: lastRequest, expected: "a reply of the shared HID protocol")
+                throw FreeStyleLink.refusal(message, location: location, request: lastRequest, expected: "a reply of the shared HID protocol")
             }
         }
         try handshake.finish()
@@ -225,9 +225,9 @@ final class FreeStyleLink {
             } catch {
                 throw .transport(error)
             }
-            var context = "from the reader answering \(request)"
-            if let packet = (channel.transport as? any RecordedUSBTransport)?.lastReadPacketNumber { context += " at capture packet \(packet)" }
-            let message = try FreeStyleSessionCipher.open(read.bytes, with: cipher, from: .reader, context: context)
+            let location = WireLocation(
+                message: "from the reader answering \(request)", packet: (channel.transport as? any RecordedUSBTransport)?.lastReadPacketNumber)
+            let message = try FreeStyleSessionCipher.open(read.bytes, with: cipher, from: .reader, location: location)
             if !message.isKeepAlive { return (message, read.hostTime) }
         }
         throw .transport(
@@ -243,7 +243,7 @@ final class FreeStyleLink {
         try send(request)
         let (reply, _) = try receive(answering: name)
         guard reply.type == replyType else {
-            throw Self.refusal(reply, context: "answering \(name)", request: name, expected: "0x\(Hex.encode([replyType]))")
+            throw Self.refusal(reply, location: WireLocation(place: "answering \(name)"), request: name, expected: "0x\(Hex.encode([replyType]))")
         }
         return reply
     }
@@ -264,7 +264,7 @@ final class FreeStyleLink {
                 throw .incompleteReply(command: command, received: reply.count)
             }
             guard message.type == FreeStyleMessage.Kind.text else {
-                throw Self.refusal(message, context: "answering \(command)", request: command, expected: "text replies (0x60)")
+                throw Self.refusal(message, location: WireLocation(place: "answering \(command)"), request: command, expected: "text replies (0x60)")
             }
             if message.payload.isEmpty {
                 empty += 1
@@ -285,11 +285,11 @@ final class FreeStyleLink {
 
     /// The error a message out of place stands for: the reader's refusal (unknown message,
     /// encryption not set up), or a type that does not belong here.
-    static func refusal(_ message: FreeStyleMessage, context: String, request: String, expected: String) -> FreeStyleError {
+    static func refusal(_ message: FreeStyleMessage, location: WireLocation, request: String, expected: String) -> FreeStyleError {
         switch message.type {
         case FreeStyleMessage.Kind.unknownMessage: .unknownMessage(request: request)
         case FreeStyleMessage.Kind.encryption: .encryptedReader(reader: "FreeStyle Libre 2 / Libre 3")
-        default: .unexpectedMessage(context: context, type: message.type, expected: expected)
+        default: .unexpectedMessage(location: location, type: message.type, expected: expected)
         }
     }
 

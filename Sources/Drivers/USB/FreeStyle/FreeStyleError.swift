@@ -4,9 +4,9 @@ import Transport
 /// command or row involved.
 public enum FreeStyleError: Error, CustomStringConvertible {
     /// A HID report too short for its header, or whose length byte does not fit it.
-    case badReport(context: String, reason: String)
+    case badReport(location: WireLocation, reason: String)
     /// A message of a type that does not belong where it came.
-    case unexpectedMessage(context: String, type: UInt8, expected: String)
+    case unexpectedMessage(location: WireLocation, type: UInt8, expected: String)
     /// The reader answered `30 01 85`: it does not know the message it was sent.
     case unknownMessage(request: String)
     /// A checksum in a text reply does not match the bytes it covers (`part` is `CKSM` for the
@@ -32,11 +32,11 @@ public enum FreeStyleError: Error, CustomStringConvertible {
     /// A key file that cannot be used.
     case keys(reason: String)
     /// The encrypted session's handshake failed or stopped: `context` names the packet or step.
-    case handshake(context: String, reason: String)
+    case handshake(location: WireLocation, reason: String)
     /// An encrypted report whose MAC does not match its bytes.
-    case macMismatch(context: String, stated: [UInt8], computed: [UInt8])
+    case macMismatch(location: WireLocation, stated: [UInt8], computed: [UInt8])
     /// A binary-protocol (ATP/AAP) frame, packet or record that cannot be read.
-    case malformedBinary(context: String, reason: String)
+    case malformedBinary(location: WireLocation, reason: String)
     /// A binary-protocol CRC (ATP CRC32, record CRC16) that does not match its bytes.
     case binaryChecksumMismatch(what: String, stated: UInt32, computed: UInt32)
     /// The device has no HID interface with an IN endpoint.
@@ -47,9 +47,9 @@ public enum FreeStyleError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .badReport(let context, let reason): "bad FreeStyle HID report \(context): \(reason)"
-        case .unexpectedMessage(let context, let type, let expected):
-            "unexpected FreeStyle message type 0x\(Hex.encode([type])) \(context); expected \(expected)"
+        case .badReport(let location, let reason): "bad FreeStyle HID report \(location): \(reason)"
+        case .unexpectedMessage(let location, let type, let expected):
+            "unexpected FreeStyle message type 0x\(Hex.encode([type])) \(location); expected \(expected)"
         case .unknownMessage(let request): "the reader does not know the message \(request) (it answered 30 01 85)"
         case .checksumMismatch(let command, let part, let stated, let computed):
             "the reply to \(command) is corrupt: its \(part) checksum says \(Hex.digits(stated, count: 8)) but its bytes sum to \(Hex.digits(computed, count: 8)); nothing from this reply was stored"
@@ -64,10 +64,10 @@ public enum FreeStyleError: Error, CustomStringConvertible {
         case .keysMissing(let searched):
             "FreeStyle Libre 2 / Libre 3 readers need keys, found in none of: \(searched.joined(separator: ", ")). Nothing was sent to the reader: \(FreeStyleKeys.howToGet)"
         case .keys(let reason): "the FreeStyle Libre 2 / Libre 3 keys cannot be used: \(reason)"
-        case .handshake(let context, let reason): "the encrypted session's handshake failed \(context): \(reason); nothing was stored"
-        case .macMismatch(let context, let stated, let computed):
-            "the encrypted report \(context) is corrupt or forged: its MAC says \(Hex.encode(stated)) but its bytes give \(Hex.encode(computed)); nothing was stored"
-        case .malformedBinary(let context, let reason): "malformed binary-protocol data \(context): \(reason)"
+        case .handshake(let location, let reason): "the encrypted session's handshake failed \(location): \(reason); nothing was stored"
+        case .macMismatch(let location, let stated, let computed):
+            "the encrypted report \(location) is corrupt or forged: its MAC says \(Hex.encode(stated)) but its bytes give \(Hex.encode(computed)); nothing was stored"
+        case .malformedBinary(let location, let reason): "malformed binary-protocol data \(location): \(reason)"
         case .binaryChecksumMismatch(let what, let stated, let computed):
             "\(what) is corrupt: its CRC says \(Hex.digits(stated, count: 8)) but its bytes give \(Hex.digits(computed, count: 8))"
         case .noHIDInterface(let device): "the device \(device) has no HID interface with an IN endpoint; is it a FreeStyle reader?"

@@ -54,17 +54,17 @@ public struct FreeStyleMessage: Sendable, Equatable {
 
     /// The message in a report, honouring its length byte. `context` says where the report came
     /// from, for the error.
-    public static func decode(_ report: [UInt8], context: String) throws(FreeStyleError) -> FreeStyleMessage {
+    public static func decode(_ report: [UInt8], location: WireLocation) throws(FreeStyleError) -> FreeStyleMessage {
         guard report.count >= 2 else {
-            throw .badReport(context: context, reason: "\(report.count) byte\(report.count == 1 ? "" : "s"), shorter than the 2-byte header")
+            throw .badReport(location: location, reason: "\(report.count) byte\(report.count == 1 ? "" : "s"), shorter than the 2-byte header")
         }
         let length = Int(report[1])
         guard length <= maximumPayload else {
-            throw .badReport(context: context, reason: "length byte \(length) is more than the 62 bytes a report can carry")
+            throw .badReport(location: location, reason: "length byte \(length) is more than the 62 bytes a report can carry")
         }
         guard 2 + length <= report.count else {
             throw .badReport(
-                context: context, reason: "length byte \(length) needs \(2 + length) bytes but the report has \(report.count) (truncated)")
+                location: location, reason: "length byte \(length) needs \(2 + length) bytes but the report has \(report.count) (truncated)")
         }
         return FreeStyleMessage(type: report[0], payload: Array(report[2..<(2 + length)]))
     }

@@ -65,15 +65,15 @@ public struct LibreATPFrame: Sendable, Equatable {
     }
 
     /// Reads a frame and checks its CRC32.
-    public static func decode(_ bytes: [UInt8], context: String) throws(FreeStyleError) -> LibreATPFrame {
+    public static func decode(_ bytes: [UInt8], location: WireLocation) throws(FreeStyleError) -> LibreATPFrame {
         guard bytes.count >= 6 else {
-            throw .malformedBinary(context: context, reason: "\(bytes.count) bytes, shorter than the 6-byte ATP header")
+            throw .malformedBinary(location: location, reason: "\(bytes.count) bytes, shorter than the 6-byte ATP header")
         }
         let aap = Array(bytes[6...])
         let stated = bytes.u32le(at: 2)
         let computed = LibreBinary.atpCRC32(aap)
         guard stated == computed else {
-            throw .binaryChecksumMismatch(what: "ATP frame \(context)", stated: stated, computed: computed)
+            throw .binaryChecksumMismatch(what: "ATP frame \(location)", stated: stated, computed: computed)
         }
         return LibreATPFrame(sequenceReceive: bytes[0], sequenceTransmit: bytes[1], aap: aap)
     }
@@ -101,24 +101,24 @@ public struct LibreAAPPacket: Sendable, Equatable {
     }
 
     /// The packets in `bytes`, in order; a packet running past the end is an error.
-    public static func decodeAll(_ bytes: [UInt8], context: String) throws(FreeStyleError) -> [LibreAAPPacket] {
+    public static func decodeAll(_ bytes: [UInt8], location: WireLocation) throws(FreeStyleError) -> [LibreAAPPacket] {
         var packets: [LibreAAPPacket] = []
         var index = 0
         while index < bytes.count {
             var length = 0
             var shift = 0
             while index < bytes.count, bytes[index] & 0x80 != 0 {
-                guard shift < 21 else { throw .malformedBinary(context: context, reason: "more than 3 length bytes at byte \(index)") }
+                guard shift < 21 else { throw .malformedBinary(location: location, reason: "more than 3 length bytes at byte \(index)") }
                 length |= Int(bytes[index] & 0x7F) << shift
                 shift += 7
                 index += 1
             }
-            guard index < bytes.count else { throw .malformedBinary(context: context, reason: "the packet ends before its opcode") }
+            guard index < bytes.count else { throw .malformedBinary(location: location, reason: "the packet ends before its opcode") }
             let opcode = bytes[index]
             index += 1
             guard index + length <= bytes.count else {
                 throw .malformedBinary(
-                    context: context, reason: "opcode 0x\(String(opcode, radix: 16)) claims \(length) data bytes but \(bytes.count - index) remain")
+                    location: location, reason: "opcode 0x\(String(opcode, radix: 16)) claims \(length) data bytes but \(bytes.count - index) remain")
             }
             packets.append(LibreAAPPacket(opcode: opcode, data: Array(bytes[index..<(index + length)])))
             index += length
@@ -137,10 +137,10 @@ package struct LibreFactoryConfiguration: Sendable, Equatable {
 
     /// Reads the data of a GET_CFG_DATA reply for table 1 (table id first).
     package init(configData data: [UInt8]) throws(FreeStyleError) {
-        guard data.first == 1 else { throw .malformedBinary(context: "in the factory configuration", reason: "it is not configuration table 1") }
+        guard data.first == 1 else { throw .malformedBinary(location: "in the factory configuration", reason: "it is not configuration table 1") }
         guard data.count >= 1 + 160 else {
             throw .malformedBinary(
-                context: "in the factory configuration", reason: "\(data.count) bytes, too short for the time conversion at offset 156")
+                location: "in the factory configuration", reason: "\(data.count) bytes, too short for the time conversion at offset 156")
         }
         displaysMilligrams = data[1 + 133] == 1
         timeConversion = data.u32le(at: 1 + 156)
@@ -163,7 +163,7 @@ package struct LibreDatabaseRecord: Sendable, Equatable {
     /// Reads the data of a GET_DATABASE reply holding one record (table id first).
     package init(databaseData data: [UInt8]) throws(FreeStyleError) {
         guard data.count >= 1 + 12 + 2 else {
-            throw .malformedBinary(context: "in a database record", reason: "\(data.count) bytes, too short for a record")
+            throw .malformedBinary(location: "in a database record", reason: "\(data.count) bytes, too short for a record")
         }
         table = data[0]
         number = data.u16le(at: 1)

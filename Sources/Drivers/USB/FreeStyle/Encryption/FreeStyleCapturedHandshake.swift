@@ -18,13 +18,13 @@ struct FreeStyleCapturedHandshake {
     }
 
     private(set) var step = Step.none
-    private var serial: (bytes: [UInt8], context: String)?
+    private var serial: (bytes: [UInt8], location: WireLocation)?
     private var challenge: FreeStyleHandshake.Challenge?
     private(set) var hostNonce: [UInt8]?
     private var authorization: FreeStyleAuthorization?
     private var keys: FreeStyleKeys?
     private(set) var cipher: FreeStyleSessionCipher?
-    private var lastContext = "at the start of the capture"
+    private var lastLocation: WireLocation = "at the start of the capture"
     /// Whether the device is known to encrypt (a Libre 2 or Libre 3 by its descriptors).
     let encrypted: Bool
 
@@ -41,42 +41,42 @@ struct FreeStyleCapturedHandshake {
     }
 
     /// A report the host sent: its message, or nil for a handshake message (consumed here).
-    mutating func host(_ report: [UInt8], context: String, keys: () throws(FreeStyleError) -> FreeStyleKeys) throws(FreeStyleError)
+    mutating func host(_ report: [UInt8], location: WireLocation, keys: () throws(FreeStyleError) -> FreeStyleKeys) throws(FreeStyleError)
         -> FreeStyleMessage?
     {
-        lastContext = context
+        lastLocation = location
         if let type = report.first, step != .accepted, step != .none || encrypted, !FreeStyleSessionCipher.isClear(type) {
             throw .handshake(
-                context: context,
+                location: location,
                 reason: "an encrypted report (type 0x\(Hex.encode([type]))) comes \(step.rawValue): the capture holds no complete handshake before it"
             )
         }
-        let message = try FreeStyleSessionCipher.open(report, with: cipher, from: .host, context: context)
+        let message = try FreeStyleSessionCipher.open(report, with: cipher, from: .host, location: location)
         guard message.type == FreeStyleHandshake.request else { return message }
         if message.payload == [FreeStyleHandshake.startAuthorization] {
             guard step == .none else {
-                throw .handshake(context: context, reason: "a second handshake starts \(step.rawValue)")
+                throw .handshake(location: location, reason: "a second handshake starts \(step.rawValue)")
             }
             step = .started
             return nil
         }
         guard message.payload.first == FreeStyleHandshake.responseCommand else {
-            throw .handshake(context: context, reason: "unknown handshake message 14 \(Hex.encode(Array(message.payload.prefix(3))))")
+            throw .handshake(location: location, reason: "unknown handshake message 14 \(Hex.encode(Array(message.payload.prefix(3))))")
         }
         guard step == .challenged, let challenge else {
-            throw .handshake(context: context, reason: "a challenge response comes \(step.rawValue), not after the reader's challenge")
+            throw .handshake(location: location, reason: "a challenge response comes \(step.rawValue), not after the reader's challenge")
         }
         guard let serial else {
-            throw .handshake(context: context, reason: "the capture holds no serial number (06) before the handshake, and the keys derive from it")
+            throw .handshake(location: location, reason: "the capture holds no serial number (06) before the handshake, and the keys derive from it")
         }
         let authorization = FreeStyleAuthorization(keys: try masterKeys(keys), serial: serial.bytes)
         do {
-            hostNonce = try FreeStyleHandshake.hostNonce(inResponse: message, to: challenge, authorization: authorization, context: context)
+            hostNonce = try FreeStyleHandshake.hostNonce(inResponse: message, to: challenge, authorization: authorization, location: location)
         } catch .macMismatch {
             throw .handshake(
-                context: context,
+                location: location,
                 reason:
-                    "the challenge response's CMAC does not match under the keys of serial \"\(String(decoding: serial.bytes, as: UTF8.self))\" (\(serial.context)): the serial number, the response or the keys are not the reader's"
+                    "the challenge response's CMAC does not match under the keys of serial \"\(String(decoding: serial.bytes, as: UTF8.self))\" (\(serial.location)): the serial number, the response or the keys are not the reader's"
             )
         }
         self.authorization = authorization
@@ -85,22 +85,22 @@ struct FreeStyleCapturedHandshake {
     }
 
     /// A report the reader sent: its message, or nil for a handshake message (consumed here).
-    mutating func reader(_ report: [UInt8], context: String, keys: () throws(FreeStyleError) -> FreeStyleKeys) throws(FreeStyleError)
+    mutating func reader(_ report: [UInt8], location: WireLocation, keys: () throws(FreeStyleError) -> FreeStyleKeys) throws(FreeStyleError)
         -> FreeStyleMessage?
     {
-        lastContext = context
+        lastLocation = location
         if let type = report.first, step != .accepted, step != .none || encrypted, !FreeStyleSessionCipher.isClear(type),
             type != FreeStyleMessage.Kind.unknownMessage
         {
             throw .handshake(
-                context: context,
+                location: location,
                 reason: "an encrypted report (type 0x\(Hex.encode([type]))) comes \(step.rawValue): the capture holds no complete handshake before it"
             )
         }
-        let message = try FreeStyleSessionCipher.open(report, with: cipher, from: .reader, context: context)
+        let message = try FreeStyleSessionCipher.open(report, with: cipher, from: .reader, location: location)
         switch message.type {
         case FreeStyleMessage.Kind.serialReply:
-            serial = (Array(message.payload.prefix(FreeStyleHandshake.serialLength)), context)
+            serial = (Array(message.payload.prefix(FreeStyleHandshake.serialLength)), location)
             return message
         case FreeStyleHandshake.reply:
             break
@@ -110,19 +110,19 @@ struct FreeStyleCapturedHandshake {
         if message.payload == [0x15] { throw .encryptedReader(reader: "FreeStyle Libre 2 / Libre 3") }
         switch message.payload.first {
         case FreeStyleHandshake.challengeCommand:
-            guard step == .started else { throw .handshake(context: context, reason: "a challenge comes \(step.rawValue)") }
-            challenge = try FreeStyleHandshake.Challenge(message, context: context)
+            guard step == .started else { throw .handshake(location: location, reason: "a challenge comes \(step.rawValue)") }
+            challenge = try FreeStyleHandshake.Challenge(message, location: location)
             step = .challenged
         case FreeStyleHandshake.acceptedCommand, 0x14:
             guard step == .answered, let challenge, let hostNonce, let authorization, let serial, let keys = self.keys else {
-                throw .handshake(context: context, reason: "the reader's acceptance comes \(step.rawValue)")
+                throw .handshake(location: location, reason: "the reader's acceptance comes \(step.rawValue)")
             }
             try FreeStyleHandshake.verifyAcceptance(
-                message, readerNonce: challenge.readerNonce, hostNonce: hostNonce, authorization: authorization, context: context)
+                message, readerNonce: challenge.readerNonce, hostNonce: hostNonce, authorization: authorization, location: location)
             cipher = FreeStyleSessionCipher(keys: keys, serial: serial.bytes, readerNonce: challenge.readerNonce, hostNonce: hostNonce)
             step = .accepted
         default:
-            throw .handshake(context: context, reason: "unknown handshake reply 33 \(Hex.encode(Array(message.payload.prefix(3))))")
+            throw .handshake(location: location, reason: "unknown handshake reply 33 \(Hex.encode(Array(message.payload.prefix(3))))")
         }
         return nil
     }
@@ -131,7 +131,8 @@ struct FreeStyleCapturedHandshake {
     func finish() throws(FreeStyleError) {
         guard step == .none || step == .accepted else {
             throw .handshake(
-                context: "at the end of the capture (last packet \(lastContext))", reason: "the capture stops \(step.rawValue): the handshake is cut")
+                location: WireLocation(place: "at the end of the capture (last packet \(lastLocation))"),
+                reason: "the capture stops \(step.rawValue): the handshake is cut")
         }
     }
 
@@ -142,10 +143,10 @@ struct FreeStyleCapturedHandshake {
         let source = { () throws(FreeStyleError) -> FreeStyleKeys in keys }
         for transfer in device.conversation {
             if transfer.direction == .out {
-                _ = try tracker.host(transfer.data, context: "sent at capture packet \(transfer.packetNumber)", keys: source)
+                _ = try tracker.host(transfer.data, location: WireLocation(message: "sent", packet: transfer.packetNumber), keys: source)
                 if let nonce = tracker.hostNonce, let serial = tracker.serial { return (serial.bytes, nonce) }
             } else if transfer.status == 0, !transfer.data.isEmpty {
-                _ = try tracker.reader(transfer.data, context: "from the reader at capture packet \(transfer.packetNumber)", keys: source)
+                _ = try tracker.reader(transfer.data, location: WireLocation(message: "from the reader", packet: transfer.packetNumber), keys: source)
             }
         }
         return nil

@@ -63,9 +63,9 @@ public enum FreeStyleHandshake {
         }
 
         /// Reads a `33 10 16 …` message; `context` names the packet in the error.
-        public init(_ message: FreeStyleMessage, context: String) throws(FreeStyleError) {
+        public init(_ message: FreeStyleMessage, location: WireLocation) throws(FreeStyleError) {
             guard message.type == reply, message.payload.first == challengeCommand, message.payload.count >= 16 else {
-                throw .handshake(context: context, reason: "expected the reader's challenge (33 10 16, nonce and IV), got \(Self.show(message))")
+                throw .handshake(location: location, reason: "expected the reader's challenge (33 10 16, nonce and IV), got \(Self.show(message))")
             }
             readerNonce = Array(message.payload[1..<9])
             iv = Array(message.payload[9..<16])
@@ -90,21 +90,21 @@ public enum FreeStyleHandshake {
     /// The host nonce in the host's response, after its CMAC is checked and its reader nonce is
     /// found to be the challenge's (the reader's check, and a passive decoder's).
     public static func hostNonce(
-        inResponse message: FreeStyleMessage, to challenge: Challenge, authorization: FreeStyleAuthorization, context: String
+        inResponse message: FreeStyleMessage, to challenge: Challenge, authorization: FreeStyleAuthorization, location: WireLocation
     ) throws(FreeStyleError) -> [UInt8] {
         let payload = message.payload
         guard message.type == request, payload.count == responseLength, payload[0] == responseCommand, payload[17] == 0x01 else {
-            throw .handshake(context: context, reason: "expected the host's challenge response (14 1A 17 …), got \(Challenge.show(message))")
+            throw .handshake(location: location, reason: "expected the host's challenge response (14 1A 17 …), got \(Challenge.show(message))")
         }
         let signed = [request, UInt8(responseLength)] + payload[0..<18]
         let computed = authorization.mac.tagBytes(signed)
         guard computed.elementsEqual(payload[18..<26]) else {
-            throw .macMismatch(context: context, stated: Array(payload[18..<26]), computed: computed)
+            throw .macMismatch(location: location, stated: Array(payload[18..<26]), computed: computed)
         }
         let nonces = authorization.encryption.applyKeystream(counter: FreeStyleAuthorization.counter(iv: challenge.iv), to: payload[1..<17])
         guard Array(nonces[0..<8]) == challenge.readerNonce else {
             throw .handshake(
-                context: context,
+                location: location,
                 reason: "the challenge response does not carry the reader's nonce: the keys or the serial number are not the reader's")
         }
         return Array(nonces[8..<16])
@@ -119,24 +119,24 @@ public enum FreeStyleHandshake {
 
     /// Checks the reader's acceptance: its CMAC, then that it returns both nonces.
     public static func verifyAcceptance(
-        _ message: FreeStyleMessage, readerNonce: [UInt8], hostNonce: [UInt8], authorization: FreeStyleAuthorization, context: String
+        _ message: FreeStyleMessage, readerNonce: [UInt8], hostNonce: [UInt8], authorization: FreeStyleAuthorization, location: WireLocation
     ) throws(FreeStyleError) {
         let payload = message.payload
         if message.type == reply, payload == [0x14] {
-            throw .handshake(context: context, reason: "the reader refused the challenge response (33 01 14): the keys are not the reader's")
+            throw .handshake(location: location, reason: "the reader refused the challenge response (33 01 14): the keys are not the reader's")
         }
         guard message.type == reply, payload.count >= 32, payload[0] == acceptedCommand else {
-            throw .handshake(context: context, reason: "expected the reader's acceptance (33 22 18 …), got \(Challenge.show(message))")
+            throw .handshake(location: location, reason: "expected the reader's acceptance (33 22 18 …), got \(Challenge.show(message))")
         }
         let signed = [reply, UInt8(payload.count)] + payload[0..<24]
         let computed = authorization.mac.tagBytes(signed)
         guard computed.elementsEqual(payload[24..<32]) else {
-            throw .macMismatch(context: context, stated: Array(payload[24..<32]), computed: computed)
+            throw .macMismatch(location: location, stated: Array(payload[24..<32]), computed: computed)
         }
         let nonces = authorization.encryption.applyKeystream(
             counter: FreeStyleAuthorization.counter(iv: Array(payload[17..<24])), to: payload[1..<17])
         guard nonces == hostNonce + readerNonce else {
-            throw .handshake(context: context, reason: "the reader's acceptance does not return both nonces")
+            throw .handshake(location: location, reason: "the reader's acceptance does not return both nonces")
         }
     }
 }
@@ -187,27 +187,27 @@ public struct FreeStyleSessionCipher: Sendable {
     }
 
     /// The message in a report: opened with `cipher` when there is one, else read in the clear.
-    package static func open(_ report: [UInt8], with cipher: FreeStyleSessionCipher?, from side: FreeStyleSide, context: String)
+    package static func open(_ report: [UInt8], with cipher: FreeStyleSessionCipher?, from side: FreeStyleSide, location: WireLocation)
         throws(FreeStyleError) -> FreeStyleMessage
     {
-        if let cipher { return try cipher.open(report, from: side, context: context) }
-        return try FreeStyleMessage.decode(report, context: context)
+        if let cipher { return try cipher.open(report, from: side, location: location) }
+        return try FreeStyleMessage.decode(report, location: location)
     }
 
     /// The message in a report from `side`: a clear type is read as it is; any other is checked
     /// against its MAC and then decrypted. `context` names the report in errors.
-    public func open(_ report: [UInt8], from side: FreeStyleSide, context: String) throws(FreeStyleError) -> FreeStyleMessage {
-        guard let type = report.first, !Self.isClear(type) else { return try FreeStyleMessage.decode(report, context: context) }
+    public func open(_ report: [UInt8], from side: FreeStyleSide, location: WireLocation) throws(FreeStyleError) -> FreeStyleMessage {
+        guard let type = report.first, !Self.isClear(type) else { return try FreeStyleMessage.decode(report, location: location) }
         guard report.count == FreeStyleMessage.reportSize else {
-            throw .badReport(context: context, reason: "an encrypted report is 64 bytes; this one has \(report.count)")
+            throw .badReport(location: location, reason: "an encrypted report is 64 bytes; this one has \(report.count)")
         }
         let computed = Array(mac.tagBytes(report[0..<60]).suffix(4))
         guard computed.elementsEqual(report[60..<64]) else {
-            throw .macMismatch(context: context, stated: Array(report[60..<64]), computed: computed)
+            throw .macMismatch(location: location, stated: Array(report[60..<64]), computed: computed)
         }
         let plain = encryption.applyKeystream(counter: Self.counterBlock(report[56..<60], from: side), to: report[1..<56])
         guard Int(plain[0]) <= Self.maximumPayload else {
-            throw .badReport(context: context, reason: "decrypted length byte \(plain[0]) is more than the 54 bytes an encrypted report carries")
+            throw .badReport(location: location, reason: "decrypted length byte \(plain[0]) is more than the 54 bytes an encrypted report carries")
         }
         return FreeStyleMessage(type: type, payload: Array(plain[1..<(1 + Int(plain[0]))]))
     }
