@@ -145,9 +145,10 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Importer", "LiveImport", "Store", "Transport", "TransportLibUSB", "Drivers", "CProgramLayout",
+                "Importer", "LiveImport", "Store", "Transport", "TransportLibUSB", "Drivers", "CProgramLayout", "CConcurrencyHooks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             // The release program's code is laid out by Linker/glucobridge.order (below), with a
             // toolchain that has been checked to lay it out so (`codeLayoutIsVerified`).
@@ -161,8 +162,6 @@ let package = Package(
                 "Model", "Pipeline", "Setup", "Daemon", "GlucoseMetrics", "Report", "Sync", "Export",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                "CConcurrencyHooks",
             ],
             // A release build carries the Swift runtime and Foundation inside the program (as
             // `swift build --static-swift-stdlib` does): a command starts in about half the time,

@@ -1,10 +1,7 @@
 import ArgumentParser
-import CConcurrencyHooks
 import Daemon
 import Foundation
 import Logging
-import NIOCore
-import NIOPosix
 import Transport
 
 struct DaemonCommand: AsyncParsableCommand {
@@ -133,43 +130,5 @@ extension DaemonCommand {
     @discardableResult
     static func takeOverConcurrencyExecutor() -> Bool {
         DaemonExecutor.isInstalled
-    }
-}
-
-/// The event loop the daemon's tasks run on (see `DaemonCommand.takeOverConcurrencyExecutor`).
-enum DaemonExecutor {
-    static let loop: any EventLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
-
-    /// Whether the runtime's global executor hooks send jobs to `loop`: decided once, the first
-    /// time it is read.
-    static let isInstalled: Bool = {
-        #if compiler(>=6.0) && compiler(<6.4)
-            _ = loop
-            return glucobridge_install_global_executor(
-                { job in DaemonExecutor.run(job) },
-                { nanoseconds, job in DaemonExecutor.run(job, after: nanoseconds) }) == 0
-        #else
-            return false
-        #endif
-    }()
-
-    /// Whether a task started now runs on `loop`'s thread: asked of a detached task, so that the
-    /// answer is where the runtime really put it, not what was installed.
-    static func tasksRunOnTheLoop() async -> Bool {
-        guard isInstalled else { return false }
-        return await Task.detached { loop.inEventLoop }.value
-    }
-
-    /// Runs a job the Swift runtime handed to its global executor.
-    static func run(_ job: UnsafeMutableRawPointer?, after nanoseconds: UInt64 = 0) {
-        guard let job else { return }
-        let unowned = unsafeBitCast(job, to: UnownedJob.self)
-        let loop = self.loop
-        let executor = loop.executor.asUnownedSerialExecutor()
-        if nanoseconds == 0 {
-            loop.execute { unowned.runSynchronously(on: executor) }
-        } else {
-            loop.scheduleTask(in: .nanoseconds(Int64(clamping: nanoseconds))) { unowned.runSynchronously(on: executor) }
-        }
     }
 }
