@@ -137,7 +137,13 @@ public struct Importer: Sendable {
     /// `context.recordTo`, the session is also written there as a usbmon pcap.
     func importUSB(_ opened: OpenedUSBDevice, context: ImportContext) throws(ImportError) -> DeviceImport {
         let startedAt = Date()
-        let downloadContext = try downloadContext(context)
+        let downloadContext: DownloadContext
+        do throws(ImportError) {
+            downloadContext = try self.downloadContext(context)
+        } catch {
+            opened.transport.close()
+            throw error
+        }
         let download: DriverDownload
         do throws(ImportError) {
             var transport = opened.transport
@@ -168,7 +174,7 @@ public struct Importer: Sendable {
     }
 
     /// The glucose a USB family's session read (every USB family reads glucose).
-    static func glucose(of download: DriverDownload) throws(ImportError) -> DeviceDownload {
+    static func glucose(of download: DriverDownload) throws(ImportError) -> GlucoseDownload {
         guard let glucose = download.glucose else { throw .noGlucose(family: download.family) }
         return glucose
     }
@@ -193,7 +199,7 @@ public struct Importer: Sendable {
     }
 
     private func write(
-        _ download: DeviceDownload, mode: ImportMode, origin: String?, startedAt: Date, window: PlausibleWindow
+        _ download: GlucoseDownload, mode: ImportMode, origin: String?, startedAt: Date, window: PlausibleWindow
     ) throws(ImportError) -> GlucoseImport {
         let batch = try normalise(download, mode: mode, origin: origin, startedAt: startedAt, window: window)
         let summary: ImportSummary
@@ -207,7 +213,7 @@ public struct Importer: Sendable {
 
     /// A device's download as the batch the store takes, its times placed by the device's clock.
     private func normalise(
-        _ download: DeviceDownload, mode: ImportMode, origin: String?, startedAt: Date, window: PlausibleWindow
+        _ download: GlucoseDownload, mode: ImportMode, origin: String?, startedAt: Date, window: PlausibleWindow
     ) throws(ImportError) -> ImportBatch {
         do {
             return try Normaliser.batch(

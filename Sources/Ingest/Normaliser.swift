@@ -22,7 +22,7 @@ package enum Normaliser {
     ///
     /// Throws when the device's clock would put every reading outside `window`.
     package static func batch(
-        from download: DeviceDownload, mode: ImportMode, origin: String?, startedAt: Date, timeZone: TimeZone,
+        from download: GlucoseDownload, mode: ImportMode, origin: String?, startedAt: Date, timeZone: TimeZone,
         window: PlausibleWindow
     ) throws(ImplausibleClockError) -> ImportBatch {
         var clock = download.clock
@@ -118,7 +118,7 @@ package enum Normaliser {
 
     /// Places a wall clock's records with the host's clock at download (see ``WallClock``).
     static func placeWallClock(
-        _ download: DeviceDownload, clock: DeviceClock, hostNow: Date, deviceNow: Int64, timeZone: TimeZone
+        _ download: GlucoseDownload, clock: DeviceClock, hostNow: Date, deviceNow: Int64, timeZone: TimeZone
     ) -> (report: ClockReport, instant: (_ deviceSeconds: Int64, _ recordKey: String) -> Date, notes: [String]) {
         let epoch = Int64(clock.epoch.timeIntervalSince1970)
         let deviceWall = epoch + deviceNow

@@ -13,7 +13,7 @@ extension Normaliser {
     /// Only readings inside `window` are kept; an implausible time base (a CGM's Session Start
     /// Time) that would put all of them outside is an error.
     package static func batch(
-        timedByDevice download: DeviceDownload, mode: ImportMode, origin: String?, startedAt: Date, timeZone: TimeZone,
+        timedByDevice download: GlucoseDownload, mode: ImportMode, origin: String?, startedAt: Date, timeZone: TimeZone,
         window: PlausibleWindow
     ) throws(ImplausibleClockError) -> ImportBatch {
         let clock = download.clock

@@ -34,15 +34,15 @@ package protocol USBDeviceDriver: DeviceCoordinator, Sendable {
     /// is, the context's cursors give the highest record index already stored per stream for it;
     /// those streams are read only as far back as needed to reach it. Progress goes to the
     /// context's reporter.
-    static func download(over transport: any USBTransport, context: DownloadContext) throws(SessionError) -> DeviceDownload
+    static func download(over transport: any USBTransport, context: DownloadContext) throws(SessionError) -> GlucoseDownload
     /// Decodes another program's recorded conversation with the device: every recorded answer is
     /// taken as the reply to the request recorded before it, whatever order and batching that
     /// program used.
-    static func decode(recorded device: RecordedUSBDevice) throws(SessionError) -> DeviceDownload
+    static func decode(recorded device: RecordedUSBDevice) throws(SessionError) -> GlucoseDownload
     /// As ``decode(recorded:)``, but what the store already holds (the context's cursors, asked
     /// once the device has said who it is) need not be decoded again: a driver whose protocol says where
     /// its records are may skip those at or below the cursors.
-    static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws(SessionError) -> DeviceDownload
+    static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws(SessionError) -> GlucoseDownload
 }
 
 extension USBDeviceDriver {
@@ -72,7 +72,7 @@ extension USBDeviceDriver {
 
     /// Decodes everything: for protocols that cannot tell which records are stored before
     /// decoding them.
-    package static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws(SessionError) -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws(SessionError) -> GlucoseDownload {
         try decode(recorded: device)
     }
 

@@ -13,7 +13,7 @@ package struct DriverDownload: Sendable {
     /// Activity samples, timed by the host clock at each notification or by the file.
     package var samples: [ActivitySample]
     /// Glucose records with the clock they are timed by.
-    package var glucose: DeviceDownload?
+    package var glucose: GlucoseDownload?
     /// Exercise the device logged itself (a meter's measurement context), timed by the clock of
     /// `glucose`.
     package var exercise: [DeviceExercise]
@@ -38,7 +38,7 @@ package struct DriverDownload: Sendable {
     package var file: DecodedFile?
 
     package init(
-        family: String, service: BLEService? = nil, samples: [ActivitySample] = [], glucose: DeviceDownload? = nil,
+        family: String, service: BLEService? = nil, samples: [ActivitySample] = [], glucose: GlucoseDownload? = nil,
         exercise: [DeviceExercise] = [], workouts: [LoggedWorkout] = [], events: [ImportEvent] = [], problems: [BLEDriverError] = [],
         notes: [String] = [],
         cursors: [String: Int64] = [:], clock: ClockReport? = nil, file: DecodedFile? = nil

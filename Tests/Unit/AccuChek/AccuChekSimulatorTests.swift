@@ -37,13 +37,13 @@ final class AccuChekSimulatorTests: XCTestCase {
     }
 
     /// Reads `meter` while recording it, then the recording replayed and decoded passively.
-    func readRecordReplay(_ meter: AccuChekMeterSimulator) throws -> [DeviceDownload] {
+    func readRecordReplay(_ meter: AccuChekMeterSimulator) throws -> [GlucoseDownload] {
         let (downloads, device) = try UnitTests.readRecordReplay(AccuChekDriver.self, meter, hostClock: meter.hostClock)
         XCTAssertEqual(DriverRegistry.usbDriver(vendorID: device.description.vendorID, productID: device.description.productID)?.family, "accuchek")
         return downloads
     }
 
-    private func summary(_ download: DeviceDownload) -> [String] {
+    private func summary(_ download: GlucoseDownload) -> [String] {
         download.glucose.map {
             "\($0.recordKey) \(CivilDate.wallClock($0.deviceSeconds)) \($0.value) \($0.unit.rawValue) \($0.flag?.rawValue ?? "-") \($0.note ?? "-")"
         }

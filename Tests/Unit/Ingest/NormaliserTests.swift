@@ -9,8 +9,8 @@ final class NormaliserTests: XCTestCase {
     let pacific = TimeZone(identifier: "America/Los_Angeles")!
     let window = PlausibleWindow(captureTime: Date())
 
-    func download(clock: DeviceClock, records: [DeviceGlucoseRecord]) -> DeviceDownload {
-        DeviceDownload(
+    func download(clock: DeviceClock, records: [DeviceGlucoseRecord]) -> GlucoseDownload {
+        GlucoseDownload(
             source: DeviceSource(family: "dexcom", serial: "SM1"), clock: clock, glucose: records,
             recordsRead: records.count, cursors: ["egv": records.map(\.index).max() ?? 0])
     }

@@ -17,7 +17,7 @@ final class USBSimulatorTests: XCTestCase {
     /// in it, replayed to the driver and decoded passively.
     func recordAndReplay(
         _ simulator: any USBTransport, driver: any USBDeviceDriver.Type, clock: @escaping () -> Date
-    ) throws -> (conversation: DeviceDownload, passive: DeviceDownload) {
+    ) throws -> (conversation: GlucoseDownload, passive: GlucoseDownload) {
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("simulated.pcap")
         let recorder = try RecordingUSBTransport(recording: simulator, to: url, clock: clock)
         _ = try driver.session(over: recorder, context: .fresh)

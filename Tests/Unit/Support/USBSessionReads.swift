@@ -13,7 +13,7 @@ import XCTest
 /// passively. Returns the three downloads and the recorded device.
 func readRecordReplay(
     _ driver: any USBDeviceDriver.Type, _ device: any USBTransport, hostClock: @escaping () -> Date
-) throws -> (downloads: [DeviceDownload], recorded: RecordedUSBDevice) {
+) throws -> (downloads: [GlucoseDownload], recorded: RecordedUSBDevice) {
     let url = try Fixtures.temporaryDirectory().appendingPathComponent("\(driver.family).pcap")
     let recorder = try RecordingUSBTransport(recording: device, to: url, clock: hostClock)
     let live = try XCTUnwrap(try driver.session(over: recorder, context: .fresh).glucose)

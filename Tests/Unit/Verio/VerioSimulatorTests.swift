@@ -30,11 +30,11 @@ final class VerioSimulatorTests: XCTestCase {
             })
     }
 
-    func readRecordReplay(_ meter: VerioMeterSimulator) throws -> [DeviceDownload] {
+    func readRecordReplay(_ meter: VerioMeterSimulator) throws -> [GlucoseDownload] {
         try UnitTests.readRecordReplay(VerioDriver.self, meter, hostClock: meter.hostClock).downloads
     }
 
-    private func summary(_ download: DeviceDownload) -> [String] {
+    private func summary(_ download: GlucoseDownload) -> [String] {
         download.glucose.map {
             "\($0.recordKey) \(CivilDate.wallClock($0.deviceSeconds)) \($0.value) \($0.unit.rawValue) \($0.flag?.rawValue ?? "-") \($0.note ?? "-")"
         }

@@ -186,7 +186,7 @@ package final class ContinuousGlucoseDriver: BLEDeviceDriver {
             epoch: utcStart ?? Date(timeIntervalSince1970: 0), basis: .universal,
             deviceNow: currentStatus.map { Int64($0.status.timeOffsetMinutes) * 60 }, hostNow: currentStatus?.hostTime,
             resolution: 60, epochName: utcStart == nil ? nil : "Session Start Time")
-        let download = DeviceDownload(
+        let download = GlucoseDownload(
             source: identity.source(family: Self.family), clock: clock, glucose: readings, recordsRead: records.count + badRecords,
             events: events.events,
             cursors: cursors, notes: notes)

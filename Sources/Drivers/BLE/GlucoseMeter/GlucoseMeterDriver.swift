@@ -154,7 +154,7 @@ package final class GlucoseMeterDriver: BLEDeviceDriver {
             cursors[Self.stream] = Int64(last)
         }
         if !readings.isEmpty { notes.append("meter times are its own wall clock (base time + offset), read in the store's time zone") }
-        let download = DeviceDownload(
+        let download = GlucoseDownload(
             source: identity.source(family: Self.family), clock: DeviceClock(epoch: Date(timeIntervalSince1970: 0), basis: .localWallClock),
             glucose: readings, recordsRead: measurements.count + badValues, events: events.events, cursors: cursors, notes: notes)
         return DriverDownload(family: Self.family, service: Self.service, glucose: download, exercise: exercise, problems: problems)

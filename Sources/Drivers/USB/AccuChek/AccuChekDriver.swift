@@ -40,11 +40,11 @@ package enum AccuChekDriver: USBDeviceDriver {
     /// The host's own EUI-64 system id, sent in its association response.
     static let managerSystemID: [UInt8] = Array("GLUCOBRG".utf8)
 
-    package static func download(over transport: any USBTransport, context: DownloadContext) throws(AccuChekError) -> DeviceDownload {
+    package static func download(over transport: any USBTransport, context: DownloadContext) throws(AccuChekError) -> GlucoseDownload {
         try readSession(over: transport, progress: context.progress).normalised()
     }
 
-    package static func decode(recorded device: RecordedUSBDevice) throws(AccuChekError) -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice) throws(AccuChekError) -> GlucoseDownload {
         var session = AccuChekSession()
         var assembler = PHDAPDUAssembler()
         for transfer in device.transfers where transfer.direction == .in && (transfer.type == .bulk || transfer.type == .interrupt) {

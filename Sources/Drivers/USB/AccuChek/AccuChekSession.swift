@@ -163,7 +163,7 @@ public struct AccuChekSession: Sendable {
 
     /// The results as device-neutral records: control-solution results and special values are
     /// counted, not stored; ±INF become HI/LO; a status other than 0 is kept as the note.
-    public func normalised() throws(AccuChekError) -> DeviceDownload {
+    public func normalised() throws(AccuChekError) -> GlucoseDownload {
         guard let serial else { throw .missingAttribute("its system id or serial number") }
         var notes: [String] = []
         let unit: GlucoseUnit
@@ -212,7 +212,7 @@ public struct AccuChekSession: Sendable {
         }
         if transfer?.result == 3 { notes.append("the meter's memory is empty") }
         if !released { notes.append("the meter did not confirm the release") }
-        return DeviceDownload(
+        return GlucoseDownload(
             source: DeviceSource(family: AccuChekDriver.family, serial: serial, model: model),
             clock: DeviceClock(
                 epoch: Date(timeIntervalSince1970: 0), basis: .localWallClock, deviceNow: clock?.seconds, hostNow: clockHostTime,

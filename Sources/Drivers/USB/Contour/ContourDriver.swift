@@ -33,11 +33,11 @@ package enum ContourDriver: USBDeviceDriver {
     /// keeps talking past twice that is not ending its transfer.
     static let maximumReports = 10_000
 
-    package static func download(over transport: any USBTransport, context: DownloadContext) throws(ContourError) -> DeviceDownload {
+    package static func download(over transport: any USBTransport, context: DownloadContext) throws(ContourError) -> GlucoseDownload {
         try readSession(over: transport, progress: context.progress).normalised()
     }
 
-    package static func decode(recorded device: RecordedUSBDevice) throws(ContourError) -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice) throws(ContourError) -> GlucoseDownload {
         var session = ContourSession()
         var decoder = ASTMLinkDecoder()
         for transfer in device.transfers where transfer.direction == .in && (transfer.type == .interrupt || transfer.type == .bulk) {

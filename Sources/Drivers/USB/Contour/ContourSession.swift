@@ -55,7 +55,7 @@ public struct ContourSession: Sendable {
 
     /// The glucose results as device-neutral records: control-solution results and carb/insulin
     /// entries are counted, not stored; `<`/`>` become LO/HI flags.
-    public func normalised() throws(ContourError) -> DeviceDownload {
+    public func normalised() throws(ContourError) -> GlucoseDownload {
         guard let header else { throw .noHeader }
         var glucose: [DeviceGlucoseRecord] = []
         var events: [String: Int] = [:]
@@ -87,7 +87,7 @@ public struct ContourSession: Sendable {
             notes.append("\(retransmittedFrames) retransmitted frame\(retransmittedFrames == 1 ? "" : "s") recognised and skipped")
         }
         if !terminated { notes.append("the transfer ended without the terminator record") }
-        return DeviceDownload(
+        return GlucoseDownload(
             source: DeviceSource(family: ContourDriver.family, serial: header.serial, model: header.product),
             clock: DeviceClock(
                 epoch: Date(timeIntervalSince1970: 0), basis: .localWallClock, deviceNow: header.clock, hostNow: headerHostTime,

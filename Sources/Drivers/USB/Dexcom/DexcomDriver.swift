@@ -24,18 +24,18 @@ public enum DexcomDriver: USBDeviceDriver {
     /// not answering.
     static var maximumReadsPerReply: Int { DexcomPacket.maximumLength }
 
-    package static func download(over transport: any USBTransport, context: DownloadContext) throws(DexcomError) -> DeviceDownload {
+    package static func download(over transport: any USBTransport, context: DownloadContext) throws(DexcomError) -> GlucoseDownload {
         let session = try readSession(over: transport, context: context)
         return try normalise(session)
     }
 
-    package static func decode(recorded device: RecordedUSBDevice) throws(DexcomError) -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice) throws(DexcomError) -> GlucoseDownload {
         try normalise(decodeSession(device.exchanges))
     }
 
     /// Decodes recorded exchanges, skipping every EGV and meter page whose records are all at or
     /// below the store's cursor for its stream (told from the page header alone).
-    package static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws(DexcomError) -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice, context: DownloadContext) throws(DexcomError) -> GlucoseDownload {
         try normalise(decodeSession(device.exchanges, context: context))
     }
 
@@ -126,7 +126,7 @@ public enum DexcomDriver: USBDeviceDriver {
 
     /// Turns a session into device-neutral records: display-only records and special values
     /// become counted events; LO/HI become flags.
-    public static func normalise(_ session: DexcomDownload) throws(DexcomError) -> DeviceDownload {
+    public static func normalise(_ session: DexcomDownload) throws(DexcomError) -> GlucoseDownload {
         guard let source = session.source else { throw .noSerialNumber }
         let egv = session.egv.inIndexOrder()
         let meter = session.meter.inIndexOrder()
@@ -165,7 +165,7 @@ public enum DexcomDriver: USBDeviceDriver {
         for (code, count) in session.undecodedCommands.sorted(by: { $0.key < $1.key }) {
             notes.append("\(count) request\(count == 1 ? "" : "s") with command 0x\(String(code, radix: 16, uppercase: true)) not decoded")
         }
-        return DeviceDownload(
+        return GlucoseDownload(
             source: source,
             clock: DeviceClock(
                 epoch: Date(timeIntervalSince1970: TimeInterval(dexcomEpochOffsetFrom1970)), basis: .universal,

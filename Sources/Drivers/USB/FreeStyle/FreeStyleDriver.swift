@@ -37,12 +37,12 @@ public enum FreeStyleDriver: USBDeviceDriver {
     /// Reads the reader and keeps only the records after the store's cursors for it (the text
     /// protocol has no query for newer records, so the reader sends all of them). A Libre 2 or
     /// Libre 3 needs the keys (`FreeStyleKeys.locate()`): without them nothing is sent.
-    package static func download(over transport: any USBTransport, context: DownloadContext) throws(FreeStyleError) -> DeviceDownload {
+    package static func download(over transport: any USBTransport, context: DownloadContext) throws(FreeStyleError) -> GlucoseDownload {
         let session = try readSession(over: transport, progress: context.progress)
         return try session.normalised(after: context.cursors(try session.source()))
     }
 
-    package static func decode(recorded device: RecordedUSBDevice) throws(FreeStyleError) -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice) throws(FreeStyleError) -> GlucoseDownload {
         try decodeSession(device).normalised()
     }
 

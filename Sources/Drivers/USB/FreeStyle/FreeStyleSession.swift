@@ -158,7 +158,7 @@ public struct FreeStyleSession: Sendable {
     /// With `cursors` (the highest record number stored per stream), only the rows after them
     /// are taken: a re-import reads only new records. Rows without a record number are always
     /// counted.
-    public func normalised(after cursors: [String: Int64] = [:]) throws(FreeStyleError) -> DeviceDownload {
+    public func normalised(after cursors: [String: Int64] = [:]) throws(FreeStyleError) -> GlucoseDownload {
         let source = try source()
         var glucose: [DeviceGlucoseRecord] = []
         var events: [String: Int] = [:]
@@ -203,7 +203,7 @@ public struct FreeStyleSession: Sendable {
         if binaryMessages > 0 {
             notes.append("\(binaryMessages) binary-protocol message\(binaryMessages == 1 ? "" : "s") not decoded")
         }
-        return DeviceDownload(
+        return GlucoseDownload(
             source: source,
             clock: DeviceClock(
                 epoch: Date(timeIntervalSince1970: 0), basis: .localWallClock, deviceNow: deviceNow,

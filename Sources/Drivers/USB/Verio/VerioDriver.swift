@@ -32,7 +32,7 @@ package enum VerioDriver: USBDeviceDriver {
     package static let signature = Array("LIFESCAN   FAT16".utf8)
     package static let signatureOffset = 0x2B
 
-    package static func download(over transport: any USBTransport, context: DownloadContext) throws(VerioError) -> DeviceDownload {
+    package static func download(over transport: any USBTransport, context: DownloadContext) throws(VerioError) -> GlucoseDownload {
         let disk: BulkOnlyDisk
         do {
             disk = try BulkOnlyDisk(transport: transport)
@@ -43,7 +43,7 @@ package enum VerioDriver: USBDeviceDriver {
     }
 
     /// Reads the meter on `disk`, after checking that it is one.
-    package static func download(from disk: any SCSIDisk, context: DownloadContext) throws(VerioError) -> DeviceDownload {
+    package static func download(from disk: any SCSIDisk, context: DownloadContext) throws(VerioError) -> GlucoseDownload {
         try identify(disk)
         var session = VerioSession()
         try ask(.query(.serial), disk, &session)
@@ -104,7 +104,7 @@ package enum VerioDriver: USBDeviceDriver {
 
     /// Reads a recorded conversation passively: every WRITE(10) of a command to block 3 or 4 is
     /// paired with the READ(10) of the same block after it.
-    package static func decode(recorded device: RecordedUSBDevice) throws(VerioError) -> DeviceDownload {
+    package static func decode(recorded device: RecordedUSBDevice) throws(VerioError) -> GlucoseDownload {
         let name = device.description.idString
         var session = VerioSession()
         var pending: (command: VerioCommand, block: UInt32)?

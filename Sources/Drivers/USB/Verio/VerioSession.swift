@@ -81,7 +81,7 @@ public struct VerioSession: Sendable {
 
     /// The download: every blood result once, keyed by its lifetime counter; control-solution
     /// results counted.
-    public func normalised() throws(VerioError) -> DeviceDownload {
+    public func normalised() throws(VerioError) -> GlucoseDownload {
         guard let serial, !serial.isEmpty else { throw .incomplete(reason: "the meter's serial number was not read") }
         guard let count else { throw .incomplete(reason: "the meter's record count was not read") }
         // Without the meter's clock its records cannot be placed in time the way a whole read
@@ -113,7 +113,7 @@ public struct VerioSession: Sendable {
         if displayUnit == .millimolesPerLiter {
             notes.append("the meter displays mmol/L; its records are in mg/dL and are stored as it sent them")
         }
-        return DeviceDownload(
+        return GlucoseDownload(
             source: DeviceSource(family: VerioDriver.family, serial: serial, model: model),
             clock: DeviceClock(
                 epoch: Date(timeIntervalSince1970: 0), basis: .localWallClock, deviceNow: clock.map { Int64($0) + Self.epochOffset },

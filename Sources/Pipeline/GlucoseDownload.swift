@@ -133,8 +133,9 @@ public struct DeviceClockChange: Sendable, Equatable {
     public var delta: Int64 { to - from }
 }
 
-/// Everything a driver read in one session, device-neutral.
-public struct DeviceDownload: Sendable {
+/// The glucose a driver read in one session (a `DriverDownload`'s glucose part): the records
+/// with the clock that times them, device-neutral.
+public struct GlucoseDownload: Sendable {
     public var source: DeviceSource
     public var clock: DeviceClock
     public var glucose: [DeviceGlucoseRecord]
