@@ -29,9 +29,10 @@ extension Importer {
             return []
         }
         let startedAt = Date()
+        let downloadContext = try downloadContext(context)
         var sessions: [(BLESessionResult, ReplayMode)] = []
         for connection in capture.attConnections {
-            sessions.append(try replayConnection(connection, in: capture, deadline: deadline, context: context))
+            sessions.append(try replayConnection(connection, in: capture, deadline: deadline, context: downloadContext))
         }
         try Self.check(deadline)
         try Self.checkCancelled(context)
@@ -64,7 +65,7 @@ extension Importer {
     /// Replays one connection: conversation first, passively when the capture does not hold what
     /// the drivers ask.
     private func replayConnection(
-        _ connection: LEConnection, in capture: LECapture, deadline: ReplayDeadline?, context: ImportContext
+        _ connection: LEConnection, in capture: LECapture, deadline: ReplayDeadline?, context: DownloadContext
     ) throws(ImportError) -> (BLESessionResult, ReplayMode) {
         do {
             return (
@@ -133,15 +134,14 @@ extension Importer {
 
     private func replaySession(
         _ connection: LEConnection, in capture: LECapture, pacing: ReplayATTBearer.Pacing, mode: BLESessionMode,
-        deadline: ReplayDeadline?, context: ImportContext
+        deadline: ReplayDeadline?, context: DownloadContext
     ) throws(ImportError) -> BLESessionResult {
         let bearer = ReplayATTBearer(
             connection: connection, file: capture.name, name: capture.localName(of: connection.peerAddress), pacing: pacing,
             deadline: deadline)
-        let downloadContext = try downloadContext(context)
         do {
             return try BLESession.run(
-                ATTClient(bearer: bearer), mode: mode, limits: .replay, context: downloadContext,
+                ATTClient(bearer: bearer), mode: mode, limits: .replay, context: context,
                 willListen: { bearer.pacing = .followDevice })
         } catch {
             throw .session(error)

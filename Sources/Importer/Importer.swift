@@ -67,10 +67,11 @@ public struct Importer: Sendable {
         // written in one transaction: a capture is stored whole or not at all.
         var reads: [(device: SelectedDevice, batch: ImportBatch, mode: ReplayMode)] = []
         let window = PlausibleWindow.forCapture(timestamps: capture.transfers.compactMap { $0.timestamp })
+        let downloadContext = try downloadContext(context)
         for (position, device) in selected.enumerated() {
             do throws(ImportError) {
                 let startedAt = Date()
-                let (download, replayMode) = try read(device, deadline: deadline, context: context)
+                let (download, replayMode) = try read(device, deadline: deadline, context: downloadContext)
                 let mode: ImportMode = replayMode == .conversation ? .replayConversation : .replayPassive
                 let batch = try normalise(try Self.glucose(of: download), mode: mode, origin: url.path, startedAt: startedAt, window: window)
                 reads.append((device, batch, replayMode))
@@ -112,10 +113,9 @@ public struct Importer: Sendable {
 
     /// Reads one captured device: conversation replay first; when the capture cannot answer the
     /// driver's requests, a passive decode.
-    private func read(_ selected: SelectedDevice, deadline: ReplayDeadline?, context: ImportContext) throws(ImportError) -> (
+    private func read(_ selected: SelectedDevice, deadline: ReplayDeadline?, context downloadContext: DownloadContext) throws(ImportError) -> (
         DriverDownload, ReplayMode
     ) {
-        let downloadContext = try downloadContext(context)
         do throws(SessionFailure) {
             let transport = ReplayUSBTransport(selected.device, deadline: deadline)
             return (try selected.driver.session(over: transport, context: downloadContext), .conversation)
@@ -189,8 +189,7 @@ public struct Importer: Sendable {
         } catch {
             throw .store(error)
         }
-        return DownloadContext(
-            cursors: { source in stored[DeviceSource(family: source.family, serial: source.serial)] ?? [:] }, progress: context.progress)
+        return DownloadContext(stored: stored, progress: context.progress)
     }
 
     /// Fails with the cancellation's reason once the import was cancelled, before anything is written.

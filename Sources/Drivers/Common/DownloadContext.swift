@@ -19,6 +19,12 @@ package struct DownloadContext: Sendable {
         self.progress = progress
     }
 
+    /// The cursors a store holds (`SharedStore.cursorsBySource()`: keyed by family and serial,
+    /// the model left out), asked by the source a device says it is.
+    package init(stored: [DeviceSource: [String: Int64]], progress: DownloadProgress = .silent) {
+        self.init(cursors: { source in stored[DeviceSource(family: source.family, serial: source.serial)] ?? [:] }, progress: progress)
+    }
+
     /// Nothing stored yet, no progress shown: a first download, as a simulator records one.
     package static var fresh: DownloadContext { DownloadContext() }
 

@@ -46,12 +46,12 @@ final class LargeDumpReplayTests: XCTestCase {
         // The same decode, page by page: the manufacturing page alone is decoded.
         var asked: [DeviceSource] = []
         let recorded = AskedSources()
-        let stored = try store.cursorsBySource()
+        let stored = DownloadContext(stored: try store.cursorsBySource())
         let session = try DexcomDriver.decodeSession(
             device.exchanges,
             context: DownloadContext { source in
                 recorded.append(source)
-                return stored[DeviceSource(family: source.family, serial: source.serial)] ?? [:]
+                return stored.cursors(source)
             })
         asked = recorded.sources
         XCTAssertEqual(asked.map(\.serial), [DexcomVendorDump.serial])
