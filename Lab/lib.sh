@@ -95,11 +95,13 @@ exercise_rows() {
         FROM exercise e JOIN day d ON d.id = e.day_id ORDER BY e.device_record_key"
 }
 
-# Every activity minute: its source, and each value the sensors gave it.
+# Every activity minute: its source (a Bluetooth device's by the services it was read through,
+# its family being the bus's), and each value the sensors gave it.
 activity_rows() {
-    sqlite3 -separator ' | ' "$1" "SELECT m.minute, s.family, coalesce(m.heart_rate_bpm, '-'), coalesce(m.step_cadence_spm, '-'),
+    sqlite3 -separator ' | ' "$1" "SELECT m.minute, coalesce((SELECT group_concat(service, ',') FROM (SELECT service FROM source_service
+            WHERE source_id = s.id ORDER BY service)), s.family) AS label, coalesce(m.heart_rate_bpm, '-'), coalesce(m.step_cadence_spm, '-'),
         coalesce(m.crank_cadence_rpm, '-'), coalesce(m.speed_mps, '-'), coalesce(m.distance_m, '-'), coalesce(m.energy_kj, '-'),
-        coalesce(m.gait, '-'), m.sensors, m.sample_count FROM activity_minute m JOIN source s ON s.id = m.source_id ORDER BY m.minute, s.family"
+        coalesce(m.gait, '-'), m.sensors, m.sample_count FROM activity_minute m JOIN source s ON s.id = m.source_id ORDER BY m.minute, label"
 }
 
 count() { sqlite3 "$1" "SELECT count(*) FROM $2"; }

@@ -120,8 +120,8 @@ check)
         || fail "the sport store's activity minutes come from $(cut -d '|' -f 2 "$out/sport.rows" | sort -u | tr '\n' ' ')"
     same_rows "activity minutes of the sport sensors imported live and of replays of their recordings" "$out/sport.rows" "$out/replay-sport.rows"
     # What the sensors sent, decoded: 2 × 2.096 m of wheel and 80 crank revolutions a minute; 8.50 km/h.
-    decoded="$(sqlite3 "$out/sport.sqlite" "SELECT group_concat(v, ' ') FROM (SELECT DISTINCT s.family || ':' || coalesce(round(m.crank_cadence_rpm, 6), '-') || ':' || round(m.speed_mps, 6) AS v
-        FROM activity_minute m JOIN source s ON s.id = m.source_id WHERE s.family IN ('ble-csc', 'ble-ftms') ORDER BY v)")"
+    decoded="$(sqlite3 "$out/sport.sqlite" "SELECT group_concat(v, ' ') FROM (SELECT DISTINCT v.service || ':' || coalesce(round(m.crank_cadence_rpm, 6), '-') || ':' || round(m.speed_mps, 6) AS v
+        FROM activity_minute m JOIN source_service v ON v.source_id = m.source_id WHERE v.service IN ('ble-csc', 'ble-ftms') ORDER BY v)")"
     [ "$decoded" = "ble-csc:80.0:4.192 ble-ftms:-:2.361111" ] || fail "the bike and the treadmill imported live stored $decoded"
     exercise_rows "$out/sport.sqlite" > "$out/sport-exercise.rows"
     exercise_rows "$out/replay-sport.sqlite" > "$out/replay-sport-exercise.rows"

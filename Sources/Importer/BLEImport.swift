@@ -167,7 +167,7 @@ extension Importer {
     }
 
     /// Writes what the session read: the activity of every activity service as one source (the
-    /// device's, under the joined family names), each glucose service's readings under its own
+    /// device's, under the bus's family `ble`, its services listed), each glucose service's readings under its own
     /// family, and a meter's own exercise notes — all in one store transaction. Everything was
     /// read, normalised and checked before anything is written.
     private func write(
@@ -186,7 +186,6 @@ extension Importer {
         let plausible = window.filter(activityReports.flatMap(\.samples))
         let workouts = activityReports.flatMap(\.workouts)
         if !plausible.samples.isEmpty || !workouts.isEmpty {
-            let family = activityReports.map(\.family).joined(separator: "+")
             let profile: UserProfile
             do {
                 profile = try store.userProfile()
@@ -194,11 +193,13 @@ extension Importer {
                 throw .store(error)
             }
             var batch = ExerciseDetector(profile: profile).batch(
-                from: plausible.samples, source: result.identity.source(family: family), startedAt: startedAt, mode: mode, origin: origin,
+                from: plausible.samples, source: result.identity.source(family: BLELink.activityFamily), startedAt: startedAt, mode: mode,
+                origin: origin,
                 clock: activityReports.lazy.compactMap(\.clock).first
                     ?? ClockReport(hostTime: result.lastHostTime, deviceTime: nil, method: .hostAnchored))
             batch.events = activityReports.flatMap(\.events) + [plausible.event].compactMap { $0 } + batch.events
             batch.notes = activityReports.flatMap(\.notes) + [plausible.note].compactMap { $0 } + batch.notes
+            batch.services = activityReports.map(\.family)
             batch.cursors = activityReports.reduce(into: [:]) { cursors, report in cursors.merge(report.cursors) { max($0, $1) } }
             if !workouts.isEmpty {
                 // The device's own workouts, and the sessions detected outside them. A workout
@@ -274,7 +275,8 @@ extension Importer {
         var activitySummaries = summary.activity[...]
         if hasActivity, let batch = activity.first, let stored = activitySummaries.popFirst() {
             outcome.activity = ActivityImport(
-                source: batch.source, summary: stored, sessions: batch.sessions, events: batch.events, notes: batch.notes)
+                source: batch.source, services: batch.services, summary: stored, sessions: batch.sessions, events: batch.events,
+                notes: batch.notes)
         }
         if let batch = meterExercise, let stored = activitySummaries.popFirst() {
             outcome.meterExercise = ActivityImport(source: batch.source, summary: stored, sessions: batch.sessions, events: [], notes: [])

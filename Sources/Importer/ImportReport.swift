@@ -146,7 +146,8 @@ package struct ImportReport: Sendable {
         if let activity = outcome.activity {
             let summary = activity.summary
             lines.append(
-                "activity (\(activity.source)): \(summary.samplesRead) samples; " + Self.minutes(summary)
+                "activity (\(activity.source)\(activity.services.isEmpty ? "" : " via " + activity.services.joined(separator: ", "))): "
+                    + "\(summary.samplesRead) samples; " + Self.minutes(summary)
                     + "; exercise sessions: \(summary.sessionsAdded) new, \(summary.sessionsAlreadyStored) already stored")
             lines += activity.sessions.map { session in
                 session.measuredDuration == nil
@@ -308,8 +309,10 @@ private struct Summary {
         var sources: [String] = []
         counts = []
         if let activity = outcome.activity {
-            sources.append(activity.source.family)
-            counts.append("\(activity.summary.samplesRead) \(activity.source.family) samples read: \(activity.summary)")
+            // A device's activity source is the bus's (`ble`): name the services read instead.
+            let services = activity.services.isEmpty ? [activity.source.family] : activity.services
+            sources += services
+            counts.append("\(activity.summary.samplesRead) \(services.joined(separator: ",")) samples read: \(activity.summary)")
         }
         for glucose in outcome.glucose {
             sources.append(glucose.source.family)

@@ -240,6 +240,9 @@ public struct ActivityBatch: Sendable {
     /// How far the device's stored history was read (stream → last record index), raised in the
     /// store with the minutes (a band's per-minute history: the next read starts after it).
     public var cursors: [String: Int64]
+    /// The services the device's activity was read through (`ble-hrs`, `huami`), kept in the
+    /// store as the source's services when the source's family is the bus's (`ble`).
+    public var services: [String] = []
 
     public init(
         source: DeviceSource, startedAt: Date, mode: ImportMode, origin: String?, clock: ClockReport,

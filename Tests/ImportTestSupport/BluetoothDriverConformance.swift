@@ -46,12 +46,17 @@ extension DriverConformanceKit {
         let recording = folder.appendingPathComponent("\(name).btsnoop")
         let live = try store(folder, "live")
         let first = try importPeripheral(device, step: 0, into: live, recordTo: recording)
-        let stored = Set(
-            first.glucose.map(\.source.family)
-                + [first.activity?.source.family].compactMap { $0 }.flatMap { $0.split(separator: "+").map(String.init) })
+        let stored = Set(first.glucose.map(\.source.family) + (first.activity?.services ?? []))
         XCTAssertTrue(
             Set(device.families).isSubset(of: stored), "\(name): the import stores under \(device.families), not \(stored.sorted())",
             file: file, line: line)
+        if let activity = first.activity {
+            XCTAssertEqual(activity.source.family, "ble", "\(name): a device's activity is stored under the bus's family", file: file, line: line)
+            XCTAssertEqual(
+                try sqlite3(
+                    live.path, "SELECT service FROM source_service JOIN source ON source.id = source_id WHERE family = 'ble' ORDER BY service;"),
+                activity.services.sorted().joined(separator: "\n"), "\(name): the store lists the services read", file: file, line: line)
+        }
         XCTAssertEqual(first.problems, [], "\(name): the simulated device's session has no problem", file: file, line: line)
         let liveRows = try rows(live)
         XCTAssertFalse(liveRows.isEmpty, file: file, line: line)

@@ -56,6 +56,7 @@ extension SharedStore {
     static func insert(_ checked: CheckedActivityBatch, zone: TimeZone, _ db: Database) throws -> ActivityImportSummary {
         let batch = checked.batch
         let sourceID = try ImportRows.upsertSource(batch.source, db)
+        try ImportRows.addServices(batch.services, sourceID: sourceID, db)
         let runID = try ImportRows.insertRun(
             sourceID: sourceID, startedAt: batch.startedAt, mode: batch.mode, origin: batch.origin,
             recordsRead: batch.samplesRead, skipped: batch.events.reduce(0) { $0 + $1.count },

@@ -18,6 +18,15 @@ enum ImportRows {
         return id
     }
 
+    /// Adds `services` to the services of source `sourceID` (`source_service`) that are not there.
+    static func addServices(_ services: [String], sourceID: Int64, _ db: Database) throws {
+        guard !services.isEmpty else { return }
+        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO source_service (source_id, service) VALUES (?, ?)")
+        for service in services {
+            try insert.execute(arguments: [sourceID, service])
+        }
+    }
+
     /// Inserts an `import_run` row with no records added yet; ``finish(_:added:alreadyStored:_:)``
     /// completes it.
     static func insertRun(

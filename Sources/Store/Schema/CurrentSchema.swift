@@ -191,6 +191,11 @@ extension Migrations {
             PRIMARY KEY (source_id, minute, first_sample, last_sample),
             FOREIGN KEY (source_id, minute) REFERENCES activity_minute(source_id, minute)
         ) WITHOUT ROWID;
+        CREATE TABLE source_service (
+            source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+            service TEXT NOT NULL CHECK (service <> ''),
+            PRIMARY KEY (source_id, service)
+        ) WITHOUT ROWID;
         CREATE INDEX favourite_by_name ON favourite(name COLLATE NOCASE);
         CREATE INDEX day_by_favourite ON day(favourite_id);
         CREATE INDEX import_run_by_source ON import_run(source_id);

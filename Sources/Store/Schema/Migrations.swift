@@ -26,6 +26,7 @@ package enum Migrations {
         Step(identifier: "v10-activity-minute-parts", sql: v10),
         Step(identifier: "v11-device-minute-values", sql: v11),
         Step(identifier: "v12-exercise-distance-energy", sql: v12),
+        Step(identifier: "v13-ble-activity-source", sql: v13, rows: mergeBluetoothActivitySources),
     ]
 
     package static var migrator: DatabaseMigrator {

@@ -136,12 +136,13 @@ final class DaemonEndToEndTests: XCTestCase {
                 """
                 device: C0:FF:EE:00:00:01, random; serial SIM-HR-0001; glucobridge simulator HR band
                 services: Generic Access (0x1800), Device Information (0x180A), Heart Rate (0x180D)
-                activity (ble-hrs:SIM-HR-0001): 3000 samples; 51 minutes: 51 new, 0 already stored; exercise sessions: 1 new, 0 already stored
+                activity (ble:SIM-HR-0001 via ble-hrs): 3000 samples; 51 minutes: 51 new, 0 already stored; exercise sessions: 1 new, 0 already stored
                 """), first)
         let again = try String(contentsOf: spool.appendingPathComponent("done/again.btsnoop.report.txt"), encoding: .utf8)
         XCTAssertTrue(
             again.contains(
-                "activity (ble-hrs:SIM-HR-0001): 3000 samples; 51 minutes: 0 new, 51 already stored; exercise sessions: 0 new, 1 already stored"),
+                "activity (ble:SIM-HR-0001 via ble-hrs): 3000 samples; 51 minutes: 0 new, 51 already stored; exercise sessions: 0 new, 1 already stored"
+            ),
             again)
         let reason = try String(contentsOf: spool.appendingPathComponent("failed/cut-short.btsnoop.reason.txt"), encoding: .utf8)
         XCTAssertTrue(
@@ -164,7 +165,7 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertTrue(statusLines.contains { $0.hasSuffix(" bluetooth C0:FF:EE:00:00:01: \(noBluetooth)") }, status.stdout)
         XCTAssertTrue(
             statusLines.contains {
-                $0.hasPrefix("  ble-hrs SIM-HR-0001 (glucobridge simulator HR band): ")
+                $0.hasPrefix("  ble SIM-HR-0001 (glucobridge simulator HR band): ")
                     && $0.hasSuffix(" replay-conversation from \(spool.path)/again.btsnoop: 3000 records read: 0 new, 51 already stored")
             }, status.stdout)
 

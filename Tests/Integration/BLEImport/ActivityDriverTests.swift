@@ -42,7 +42,12 @@ final class ActivityDriverTests: XCTestCase {
         let store = try freshStore(zone: "UTC")
         let outcome = try Importer(store: store).importOneBLE(over: watch, origin: "sim")
         let activity = try XCTUnwrap(outcome.activity)
-        XCTAssertEqual(activity.source.family, "ble-hrs+ble-rsc")
+        XCTAssertEqual(activity.source.family, "ble")
+        XCTAssertEqual(activity.services, ["ble-hrs", "ble-rsc"])
+        XCTAssertEqual(
+            try sqlite3(
+                store.path, "SELECT s.family || ' ' || v.service FROM source s JOIN source_service v ON v.source_id = s.id ORDER BY v.service;"),
+            "ble ble-hrs\nble ble-rsc")
         XCTAssertEqual(activity.summary.samplesRead, 2700)
         XCTAssertEqual(activity.sessions.map { "\($0.kind.rawValue) \($0.minutes) \($0.intensity.rawValue)" }, ["Walking 30 moderate"])
         let minute = try XCTUnwrap(try store.activityMinutes().first { $0.minute.start == start.addingTimeInterval(600) }?.minute)
@@ -66,7 +71,8 @@ final class ActivityDriverTests: XCTestCase {
         let store = try freshStore(zone: "UTC")
         let outcome = try Importer(store: store).importOneBLE(over: bike, origin: "sim")
         let activity = try XCTUnwrap(outcome.activity)
-        XCTAssertEqual(activity.source.family, "ble-csc")
+        XCTAssertEqual(activity.source.family, "ble")
+        XCTAssertEqual(activity.services, ["ble-csc"])
         XCTAssertEqual(activity.summary.samplesRead, 1199, "the first notification only sets the counters")
         XCTAssertEqual(activity.sessions.map { "\($0.kind.rawValue) \($0.minutes) \($0.intensity.rawValue)" }, ["Cycling 20 moderate"])
         let minutes = try store.activityMinutes().map(\.minute)
@@ -95,7 +101,8 @@ final class ActivityDriverTests: XCTestCase {
         let treadmill = device("C0:FF:EE:00:00:06", [SportSensorDemo.fitnessMachineService], schedule)
         let store = try freshStore(zone: "UTC")
         let outcome = try Importer(store: store).importOneBLE(over: treadmill, origin: "sim")
-        XCTAssertEqual(outcome.activity?.source.family, "ble-ftms")
+        XCTAssertEqual(outcome.activity?.source.family, "ble")
+        XCTAssertEqual(outcome.activity?.services, ["ble-ftms"])
         XCTAssertEqual(outcome.activity?.summary.samplesRead, 300)
         XCTAssertEqual(outcome.activity?.sessions.count, 0)
         let minutes = try store.activityMinutes().map(\.minute)
@@ -107,15 +114,16 @@ final class ActivityDriverTests: XCTestCase {
     /// The lab's demo sensors (`glucobridge-lab-device ble running-pod|bike|treadmill`), two
     /// minutes each: the minutes carry the values their notifications were made from.
     func testDemoSportSensors() throws {
-        func minutes(_ sensor: SportSensorDemo.Sensor) throws -> (family: String?, samples: Int?, minutes: [ActivityMinute]) {
+        func minutes(_ sensor: SportSensorDemo.Sensor) throws -> (services: [String]?, samples: Int?, minutes: [ActivityMinute]) {
             let store = try freshStore(zone: "UTC")
             let demo = SportSensorDemo.device(sensor, seconds: 120, start: start, clock: SimulatedClock(start))
             let outcome = try Importer(store: store).importOneBLE(over: demo, origin: "sim")
             XCTAssertEqual(outcome.problems, [], "\(sensor)")
-            return (outcome.activity?.source.family, outcome.activity?.summary.samplesRead, try store.activityMinutes().map(\.minute))
+            XCTAssertEqual(outcome.activity?.source.family, "ble")
+            return (outcome.activity?.services, outcome.activity?.summary.samplesRead, try store.activityMinutes().map(\.minute))
         }
         let pod = try minutes(.runningPod)
-        XCTAssertEqual(pod.family, "ble-rsc")
+        XCTAssertEqual(pod.services, ["ble-rsc"])
         XCTAssertEqual(pod.samples, 120)
         XCTAssertEqual(pod.minutes.map(\.gait), [.walking, .running])
         XCTAssertEqual(pod.minutes.map(\.stepCadence), [110, 165])
@@ -123,7 +131,7 @@ final class ActivityDriverTests: XCTestCase {
         XCTAssertEqual(pod.minutes.compactMap(\.distance), [88.5, 190.3], "the first sample's total only sets the base")
 
         let bike = try minutes(.bike)
-        XCTAssertEqual(bike.family, "ble-csc")
+        XCTAssertEqual(bike.services, ["ble-csc"])
         XCTAssertEqual(bike.samples, 119, "the first notification only sets the counters")
         XCTAssertEqual(bike.minutes.count, 2)
         for minute in bike.minutes {
@@ -132,7 +140,7 @@ final class ActivityDriverTests: XCTestCase {
         }
 
         let treadmill = try minutes(.treadmill)
-        XCTAssertEqual(treadmill.family, "ble-ftms")
+        XCTAssertEqual(treadmill.services, ["ble-ftms"])
         XCTAssertEqual(treadmill.samples, 120)
         XCTAssertEqual(treadmill.minutes.map(\.sensors), [[.fitnessMachine], [.fitnessMachine]])
         XCTAssertEqual(try XCTUnwrap(treadmill.minutes.first?.speed), 8.5 / 3.6, accuracy: 1e-12)

@@ -13,7 +13,7 @@ import XCTest
 /// end to end: btsnoop → replay → ATT client → Heart Rate driver → exercise detection → store.
 final class HeartRateWalkTests: XCTestCase {
     let fixture = Fixtures.url("ble/hr-40min-walk.btsnoop")
-    let band = DeviceSource(family: "ble-hrs", serial: "SIM-HR-0001", model: "glucobridge simulator HR band")
+    let band = DeviceSource(family: "ble", serial: "SIM-HR-0001", model: "glucobridge simulator HR band")
 
     /// The committed capture is exactly what the simulator records (set GLUCOBRIDGE_WRITE_FIXTURES=1
     /// to write it anew).

@@ -68,7 +68,8 @@ final class HuamiBandImportTests: XCTestCase {
         XCTAssertEqual(outcome.problems, [])
         // 29 March 00:00 CET to 1 April 00:00 CEST: 24 + 24 + 23 hours, one row a minute.
         XCTAssertEqual(outcome.activity?.summary.minutesAdded, 4260)
-        XCTAssertEqual(outcome.activity?.source.family, "huami")
+        XCTAssertEqual(outcome.activity?.source.family, "ble")
+        XCTAssertEqual(outcome.activity?.services, ["huami"])
         XCTAssertEqual(outcome.activity?.source.serial, "SIM-HUAMI-0005")
         // The first fetch asks from 2000-01-01 00:00 UTC; then after each fetch's last minute
         // (1440 minutes a fetch): 30 March 23:00Z, 31 March 23:00Z... in UTC, zone byte 0.
@@ -83,17 +84,17 @@ final class HuamiBandImportTests: XCTestCase {
         // 01:59 CET and 03:00 CEST are consecutive minutes: 00:59Z and 01:00Z, asleep.
         XCTAssertEqual(
             try minuteRow(store, "2024-03-31 00:59:00"),
-            "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 00:59:00.000\" | 55.0 | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
+            "\"ble\" | \"SIM-HUAMI-0005\" | \"2024-03-31 00:59:00.000\" | 55.0 | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
         )
         XCTAssertEqual(
             try minuteRow(store, "2024-03-31 01:00:00"),
-            "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 01:00:00.000\" | 56.0 | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
+            "\"ble\" | \"SIM-HUAMI-0005\" | \"2024-03-31 01:00:00.000\" | 56.0 | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
         )
         // The walk at 07:30 CEST on the day of the change is 05:30Z: minute 3270 of the history,
         // 107 steps, 114 bpm; at noon the band was off the wrist (no heart rate).
         XCTAssertEqual(
             try minuteRow(store, "2024-03-31 05:30:00"),
-            "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 05:30:00.000\" | 114.0 | 107.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
+            "\"ble\" | \"SIM-HUAMI-0005\" | \"2024-03-31 05:30:00.000\" | 114.0 | 107.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
         )
         // The band's kind and intensity bytes as sent: 0x01 and 60 + 1 on that walk, 0x70 and
         // minute 2999 mod 7 = 3 asleep at 00:59Z.
@@ -101,7 +102,7 @@ final class HuamiBandImportTests: XCTestCase {
         XCTAssertEqual(try deviceValues(store, "2024-03-31 00:59"), [0x70, 3])
         XCTAssertEqual(
             try minuteRow(store, "2024-03-31 10:05:00"),
-            "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-31 10:05:00.000\" | NULL | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
+            "\"ble\" | \"SIM-HUAMI-0005\" | \"2024-03-31 10:05:00.000\" | NULL | 0.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
         )
         // Each morning's walk is an exercise log.
         XCTAssertEqual(
@@ -111,7 +112,7 @@ final class HuamiBandImportTests: XCTestCase {
                 "\"2024-03-31\" \"2024-03-31 05:30:00.000\" \"Walking\"",
             ])
         // The cursor: the UTC minute number of 2024-03-31T21:59Z.
-        XCTAssertEqual(try storeContent(store, [.cursors]), ["\"huami\" | \"activity\" | 28532039"])
+        XCTAssertEqual(try storeContent(store, [.cursors]), ["\"ble\" | \"activity\" | 28532039"])
     }
 
     func testNextImportStartsAfterTheLastMinuteStored() throws {
@@ -123,7 +124,7 @@ final class HuamiBandImportTests: XCTestCase {
         XCTAssertEqual(startCommands(peripheral).first, hexBytes("01 01 E8 07 03 1F 16 00 00 00"))
         XCTAssertEqual(second.activity?.summary.minutesAdded, 1440)
         XCTAssertEqual(second.activity?.summary.minutesAlreadyStored, 0)
-        XCTAssertEqual(try storeContent(store, [.cursors]), ["\"huami\" | \"activity\" | 28533479"])
+        XCTAssertEqual(try storeContent(store, [.cursors]), ["\"ble\" | \"activity\" | 28533479"])
         let whole = try self.store()
         _ = try importBand(band(days: 4), days: 4, into: whole)
         XCTAssertEqual(
@@ -216,7 +217,7 @@ final class HuamiBandImportTests: XCTestCase {
         XCTAssertEqual(sessions.map(\.intensity), [.moderate, .moderate, .moderate])
         XCTAssertEqual(outcome.activity?.summary.sessionsAdded, 3)
         XCTAssertEqual(
-            try storeContent(store, [.cursors]), ["\"huami\" | \"activity\" | 28532039", "\"huami\" | \"workouts\" | 28531050"])
+            try storeContent(store, [.cursors]), ["\"ble\" | \"activity\" | 28532039", "\"ble\" | \"workouts\" | 28531050"])
 
         let again = band(address: "C8:0F:10:00:00:95")
         again.workouts = HuamiBandDemo.workouts(days: 3)
@@ -354,7 +355,7 @@ final class HuamiBandImportTests: XCTestCase {
         // 29 March 07:30 CET, 06:30Z: minute 450, 104 + 3 × (450 mod 7 = 2) steps, 112 + 2 × 2 bpm.
         XCTAssertEqual(
             try minuteRow(store, "2024-03-29 06:30:00"),
-            "\"huami\" | \"SIM-HUAMI-0005\" | \"2024-03-29 06:30:00.000\" | 116.0 | 110.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
+            "\"ble\" | \"SIM-HUAMI-0005\" | \"2024-03-29 06:30:00.000\" | 116.0 | 110.0 | NULL | NULL | NULL | NULL | NULL | \"[\\\"heart-rate-band\\\"]\" | 1"
         )
         // The 4-byte form's kind and intensity bytes: 0x01 and 60 + 2.
         XCTAssertEqual(try deviceValues(store, "2024-03-29 06:30"), [0x01, 62])

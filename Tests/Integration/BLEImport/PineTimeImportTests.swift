@@ -36,7 +36,8 @@ final class PineTimeImportTests: XCTestCase {
         // 14:00:05 on the watch: 5230 steps, then 11 notifications to 5329 at 12:03:50Z.
         let first = try read(PineTimeDemo.watch(notifications: 11), at: PineTimeDemo.connected, into: store)
         XCTAssertEqual(first.problems, [])
-        XCTAssertEqual(first.activity?.source.family, "ble-hrs+infinitime")
+        XCTAssertEqual(first.activity?.source.family, "ble")
+        XCTAssertEqual(first.activity?.services, ["ble-hrs", "infinitime"])
         var stored = try steps(store)
         // From the watch's midnight (22:00Z) to 12:03Z: the count of the last read in 12:00 (5248)
         // over 841 minutes, then 27 steps in each of 12:01–12:03.
@@ -50,7 +51,7 @@ final class PineTimeImportTests: XCTestCase {
         XCTAssertEqual(walk.minute.heartRate, 99)
         XCTAssertEqual(
             try storeContent(store, [.cursors]),
-            ["\"ble-hrs+infinitime\" | \"steps\" | \(28_576_083 << 32 | 5329)", "\"ble-hrs+infinitime\" | \"steps-day\" | 19844"])
+            ["\"ble\" | \"steps\" | \(28_576_083 << 32 | 5329)", "\"ble\" | \"steps-day\" | 19844"])
         // The watch's clock is kept beside the host's.
         let run = try XCTUnwrap(try storeContent(store, [.importRuns]).first)
         XCTAssertTrue(run.contains("\"2024-05-01 14:00:05.000\""), run)
@@ -76,7 +77,7 @@ final class PineTimeImportTests: XCTestCase {
         XCTAssertEqual(stored.values.reduce(0, +), 5329 + 120 + 300)
         XCTAssertEqual(stored.keys.filter { $0 >= instant("2024-05-01T22:00:00Z") }.count, 31)
         XCTAssertNil(stored[instant("2024-05-01T21:59:00Z")])
-        XCTAssertEqual(try storeContent(store, [.cursors]).last, "\"ble-hrs+infinitime\" | \"steps-day\" | 19845")
+        XCTAssertEqual(try storeContent(store, [.cursors]).last, "\"ble\" | \"steps-day\" | 19845")
     }
 
     func testTheRecordingReplaysToTheSameRows() throws {

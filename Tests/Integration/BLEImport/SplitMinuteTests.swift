@@ -100,7 +100,7 @@ final class SplitMinuteTests: XCTestCase {
         let report = ImportReport(try importer.run(.capture(partB)), store: store).text.split(separator: "\n").map(String.init)
         XCTAssertTrue(
             report.contains(
-                "activity (ble-hrs:SIM-HR-0001): 60 samples; 2 minutes: 1 new, 1 merged with a stored part of it, 0 already stored; "
+                "activity (ble:SIM-HR-0001 via ble-hrs): 60 samples; 2 minutes: 1 new, 1 merged with a stored part of it, 0 already stored; "
                     + "exercise sessions: 0 new, 0 already stored"), "\(report)")
     }
 

@@ -35,7 +35,7 @@ final class BLEImportCommandTests: XCTestCase {
             replayed \(fixture.path) (btsnoop) by conversation replay
             device: C0:FF:EE:00:00:01, random; serial SIM-HR-0001; glucobridge simulator HR band
             services: Generic Access (0x1800), Device Information (0x180A), Heart Rate (0x180D)
-            activity (ble-hrs:SIM-HR-0001): 3000 samples; 51 minutes: 51 new, 0 already stored; exercise sessions: 1 new, 0 already stored
+            activity (ble:SIM-HR-0001 via ble-hrs): 3000 samples; 51 minutes: 51 new, 0 already stored; exercise sessions: 1 new, 0 already stored
             exercise: 2024-05-01 23:00 (America/Los_Angeles) Activity 40 min moderate
             exercise days: 2024-05-01 (1 day in America/Los_Angeles)
             note: heart rate sensor worn: chest
@@ -71,7 +71,8 @@ final class BLEImportCommandTests: XCTestCase {
         XCTAssertTrue(lines.contains("days: 2024-01-15 (1 day in Europe/Berlin)"))
         XCTAssertTrue(
             lines.contains(
-                "activity (ble-hrs:C0:11:22:33:44:55): 7 samples; 1 minute: 1 new, 0 already stored; exercise sessions: 0 new, 0 already stored"))
+                "activity (ble:C0:11:22:33:44:55 via ble-hrs): 7 samples; 1 minute: 1 new, 0 already stored; exercise sessions: 0 new, 0 already stored"
+            ))
         XCTAssertTrue(lines.contains("samples left out: heart-rate-without-contact 1"))
         XCTAssertTrue(lines.contains("note: Continuous Glucose Monitoring: the device holds 2 stored records for filter 01"))
     }

@@ -12,7 +12,7 @@ import XCTest
 /// stores (issue 36, item 2): a heart-rate band and a running pod on one device, their samples
 /// cut at 06:01:31, inside minute 06:01.
 final class MinuteMergeTests: XCTestCase {
-    let device = DeviceSource(family: "ble-rsc", serial: "POD-1", model: "Pod")
+    let device = DeviceSource(family: "ble", serial: "POD-1", model: "Pod")
     let start = utc("2024-05-02T06:00:00Z")
     var cut: Date { start.addingTimeInterval(91) }
 

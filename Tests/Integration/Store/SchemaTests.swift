@@ -17,7 +17,8 @@ final class SchemaTests: XCTestCase {
             tables,
             [
                 "activity_minute", "activity_minute_part", "day", "exercise", "favourite", "glucose", "grdb_migrations", "illness", "import_run",
-                "insulin", "meal", "migration_note", "source", "source_cursor", "sqlite_sequence", "store_config", "stress", "sync_change",
+                "insulin", "meal", "migration_note", "source", "source_cursor", "source_service", "sqlite_sequence", "store_config", "stress",
+                "sync_change",
                 "sync_store", "user_profile",
             ])
         let applied = try sqlite3(file.path, "SELECT identifier FROM grdb_migrations;").split(separator: "\n").map(String.init)

@@ -102,8 +102,8 @@ package final class HuamiBandDriver: BLEDeviceDriver {
             return
         }
         try authenticate(link, auth)
-        cursor = link.cursor(family: Self.activityFamily(link), stream: Self.stream)
-        workoutCursor = link.cursor(family: Self.activityFamily(link), stream: Self.workoutStream)
+        cursor = link.cursor(family: BLELink.activityFamily, stream: Self.stream)
+        workoutCursor = link.cursor(family: BLELink.activityFamily, stream: Self.workoutStream)
         try fetchActivity(link, fetchControl)
         try fetchWorkouts(link, fetchControl)
     }
@@ -300,12 +300,6 @@ package final class HuamiBandDriver: BLEDeviceDriver {
             rates.append(LoggedWorkout.HeartRate(time: workout.start.addingTimeInterval(TimeInterval(second)), beatsPerMinute: Double(rate)))
         }
         return rates
-    }
-
-    /// The family the session's activity is stored under: the activity drivers' families, as
-    /// the import joins them.
-    static func activityFamily(_ link: BLELink) -> String {
-        link.activityFamily.isEmpty ? family : link.activityFamily
     }
 
     private func authenticate(_ link: BLELink, _ auth: GATTCharacteristic) throws(BLEDriverError) {

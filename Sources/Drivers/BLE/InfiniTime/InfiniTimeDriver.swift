@@ -42,7 +42,7 @@ package final class InfiniTimeDriver: BLEDeviceDriver {
     package func start(on link: BLELink) throws(BLEDriverError) {
         currentTime = link.database.characteristic(InfiniTimeUUID.currentTime)
         heartRate = link.database.characteristic(BLECharacteristic.heartRateMeasurement.uuid)
-        let family = link.activityFamily
+        let family = BLELink.activityFamily
         stored = InfiniTimeStepCursor(
             steps: link.cursor(family: family, stream: InfiniTimeStepCursor.stepsStream),
             day: link.cursor(family: family, stream: InfiniTimeStepCursor.dayStream))

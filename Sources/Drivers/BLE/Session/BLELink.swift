@@ -59,12 +59,9 @@ package final class BLELink {
         context.cursor(identity.source(family: family), stream: stream)
     }
 
-    /// The family the session's activity is stored under: the activity drivers' families, as
-    /// the import joins them.
-    package var activityFamily: String {
-        let glucose = [ContinuousGlucoseDriver.family, GlucoseMeterDriver.family]
-        return families.filter { !glucose.contains($0) }.joined(separator: "+")
-    }
+    /// The family a Bluetooth device's activity is stored under, whichever activity services
+    /// it serves (the import lists them with the source): the bus.
+    package static let activityFamily = "ble"
 
     /// Reads a characteristic glucobridge needs; any failure is the session's.
     package func read(_ characteristic: GATTCharacteristic) throws(BLEDriverError) -> GATTValue {
