@@ -27,7 +27,7 @@ enum CentralSchema {
         """
 
     /// Each migration is a list of statements (one statement per query in the extended protocol).
-    static let migrations: [[String]] = [v1, v2, v3, v4, v5]
+    static let migrations: [[String]] = [v1, v2, v3, v4, v5, v6]
 
     private static func partitioned(_ table: String) -> [String] {
         (0..<partitions).map { remainder in
@@ -67,6 +67,64 @@ enum CentralSchema {
         "ALTER TABLE activity_session ADD COLUMN energy_kj double precision",
         "ALTER TABLE exercise_log ADD COLUMN distance_m double precision",
         "ALTER TABLE exercise_log ADD COLUMN energy_kj double precision",
+    ]
+
+    /// A Bluetooth device's activity source is the bus's, `ble` (the store's migration
+    /// `v13-ble-activity-source`): each patient's sources stored before under activity services'
+    /// families, alone or joined with `+`, become the device's one `ble` source. Of a minute or
+    /// a session two sources of one device held, the minute of more samples and the favourite
+    /// session are kept; the store's migration sends the minutes it merged again, which replace
+    /// what this kept.
+    private static let v6: [String] = [
+        """
+        CREATE TEMPORARY TABLE v6_activity_source ON COMMIT DROP AS
+        SELECT id AS old_id, patient_id, serial, NULL::bigint AS new_id FROM source
+        WHERE family <> 'ble' AND family <> ''
+            AND string_to_array(family, '+') <@ ARRAY['ble-hrs', 'ble-csc', 'ble-rsc', 'ble-ftms', 'huami', 'infinitime']
+        """,
+        """
+        INSERT INTO source (patient_id, family, serial, model)
+        SELECT DISTINCT ON (s.patient_id, s.serial) s.patient_id, 'ble', s.serial, s.model
+        FROM source s JOIN v6_activity_source m ON m.old_id = s.id
+        ORDER BY s.patient_id, s.serial, s.model IS NULL, s.id
+        ON CONFLICT (patient_id, family, serial) DO NOTHING
+        """,
+        """
+        UPDATE v6_activity_source m SET new_id = s.id FROM source s
+        WHERE s.patient_id = m.patient_id AND s.family = 'ble' AND s.serial = m.serial
+        """,
+        "UPDATE import_run r SET source_id = m.new_id FROM v6_activity_source m WHERE r.source_id = m.old_id",
+        """
+        INSERT INTO activity_minute (
+            patient_id, source_id, minute, heart_rate_bpm, step_cadence_spm, crank_cadence_rpm, speed_mps, distance_m,
+            energy_kj, gait, sensors, sample_count, device_activity_kind, device_intensity)
+        SELECT DISTINCT ON (a.patient_id, m.new_id, a.minute)
+            a.patient_id, m.new_id, a.minute, a.heart_rate_bpm, a.step_cadence_spm, a.crank_cadence_rpm, a.speed_mps,
+            a.distance_m, a.energy_kj, a.gait, a.sensors, a.sample_count, a.device_activity_kind, a.device_intensity
+        FROM activity_minute a JOIN v6_activity_source m ON a.patient_id = m.patient_id AND a.source_id = m.old_id
+        ORDER BY a.patient_id, m.new_id, a.minute, a.sample_count DESC, m.old_id
+        ON CONFLICT (patient_id, source_id, minute) DO NOTHING
+        """,
+        """
+        DELETE FROM activity_minute a USING v6_activity_source m
+        WHERE a.patient_id = m.patient_id AND a.source_id = m.old_id
+        """,
+        """
+        INSERT INTO activity_session (
+            patient_id, source_id, device_record_key, day, time, name, duration_seconds, intensity, favourite,
+            device_time, device_display_time, distance_m, energy_kj)
+        SELECT DISTINCT ON (a.patient_id, m.new_id, a.device_record_key)
+            a.patient_id, m.new_id, a.device_record_key, a.day, a.time, a.name, a.duration_seconds, a.intensity,
+            a.favourite, a.device_time, a.device_display_time, a.distance_m, a.energy_kj
+        FROM activity_session a JOIN v6_activity_source m ON a.patient_id = m.patient_id AND a.source_id = m.old_id
+        ORDER BY a.patient_id, m.new_id, a.device_record_key, a.favourite DESC, m.old_id
+        ON CONFLICT (patient_id, source_id, device_record_key) DO NOTHING
+        """,
+        """
+        DELETE FROM activity_session a USING v6_activity_source m
+        WHERE a.patient_id = m.patient_id AND a.source_id = m.old_id
+        """,
+        "DELETE FROM source s USING v6_activity_source m WHERE s.id = m.old_id",
     ]
 
     private static let v1: [String] =

@@ -385,7 +385,7 @@ final class SyncRetagTests: XCTestCase {
             "ALTER TABLE activity_minute DROP COLUMN device_activity_kind, DROP COLUMN device_intensity",
             "ALTER TABLE activity_session DROP COLUMN distance_m, DROP COLUMN energy_kj",
             "ALTER TABLE exercise_log DROP COLUMN distance_m, DROP COLUMN energy_kj",
-            "DELETE FROM sync_schema_version WHERE version IN (3, 4, 5)",
+            "DELETE FROM sync_schema_version WHERE version IN (3, 4, 5, 6)",
             "UPDATE glucose_reading SET tag = NULL WHERE device_record_key LIKE 'egv:1%'",
             "UPDATE glucose_reading SET tag = 'hyper-l2' WHERE device_record_key LIKE 'edge:%'",
             "UPDATE glucose_log SET tag = 'in-range'",
@@ -401,7 +401,7 @@ final class SyncRetagTests: XCTestCase {
 
         let report = try await database.sync(local.store, patient: "p-old", batchSize: 100)
         let versions = try await database.rows("SELECT string_agg(version::text, ',' ORDER BY version) FROM sync_schema_version")
-        XCTAssertEqual(versions, [["1,2,3,4,5"]])
+        XCTAssertEqual(versions, [["1,2,3,4,5,6"]])
         XCTAssertEqual(report.retagged["glucose_reading"], nulls + localEdgesNotHyper2, report.summary)
         XCTAssertEqual(report.retagged["glucose_log"], localLogsOutOfRange, report.summary)
         XCTAssertEqual(report.rowsWritten, 0, report.summary)
