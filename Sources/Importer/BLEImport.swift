@@ -193,7 +193,7 @@ extension Importer {
                 throw .store(error)
             }
             var batch = ExerciseDetector(profile: profile).batch(
-                from: plausible.samples, source: result.identity.source(family: BLELink.activityFamily), startedAt: startedAt, mode: mode,
+                from: plausible.samples, source: result.identity.source(family: DeviceFamily.bluetoothActivity), startedAt: startedAt, mode: mode,
                 origin: origin,
                 clock: activityReports.lazy.compactMap(\.clock).first
                     ?? ClockReport(hostTime: result.lastHostTime, deviceTime: nil, method: .hostAnchored))

@@ -40,7 +40,7 @@ extension Importer {
     }
 
     /// The family of the file driver whose signature the file at `url` shows, by its content.
-    static func fileDriver(_ url: URL) -> String? {
+    static func fileDriver(_ url: URL) -> DeviceFamily? {
         FileBytes.prefix(ofPath: url.path, count: DriverRegistry.fileHeadLength).flatMap { DriverRegistry.fileDriver(head: $0)?.family }
     }
 

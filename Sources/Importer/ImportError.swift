@@ -22,7 +22,7 @@ public enum ImportError: Error, CustomStringConvertible {
     case driverNotDetected(capture: String)
     case unknownDriver(String, known: [String])
     /// A glucose family's session returned no glucose download (a driver that breaks the contract).
-    case noGlucose(family: String)
+    case noGlucose(family: DeviceFamily)
     /// More than one device in the capture could be the one meant.
     case ambiguousDevice(capture: String, devices: [String])
     /// The driver could not make sense of the device, the capture or the file: its family's

@@ -146,7 +146,7 @@ package struct ImportReport: Sendable {
         if let activity = outcome.activity {
             let summary = activity.summary
             lines.append(
-                "activity (\(activity.source)\(activity.services.isEmpty ? "" : " via " + activity.services.joined(separator: ", "))): "
+                "activity (\(activity.source)\(activity.services.isEmpty ? "" : " via " + activity.services.map(\.rawValue).joined(separator: ", "))): "
                     + "\(summary.samplesRead) samples; " + Self.minutes(summary)
                     + "; exercise sessions: \(summary.sessionsAdded) new, \(summary.sessionsAlreadyStored) already stored")
             lines += activity.sessions.map { session in
@@ -306,13 +306,13 @@ private struct Summary {
             ]
             return
         }
-        var sources: [String] = []
+        var sources: [DeviceFamily] = []
         counts = []
         if let activity = outcome.activity {
             // A device's activity source is the bus's (`ble`): name the services read instead.
             let services = activity.services.isEmpty ? [activity.source.family] : activity.services
             sources += services
-            counts.append("\(activity.summary.samplesRead) \(services.joined(separator: ",")) samples read: \(activity.summary)")
+            counts.append("\(activity.summary.samplesRead) \(services.map(\.rawValue).joined(separator: ",")) samples read: \(activity.summary)")
         }
         for glucose in outcome.glucose {
             sources.append(glucose.source.family)
@@ -323,7 +323,7 @@ private struct Summary {
         }
         if counts.isEmpty { counts = ["nothing stored: the session held no readings or activity glucobridge decodes"] }
         let model = outcome.activity?.source.model ?? outcome.glucose.first?.source.model ?? identity.peer.name
-        let families = sources.isEmpty ? "bluetooth" : sources.joined(separator: ",")
+        let families = sources.isEmpty ? "bluetooth" : sources.map(\.rawValue).joined(separator: ",")
         device = "\(families) \(identity.serialOrAddress)" + (model.map { " (\($0))" } ?? "")
         let readingsAdded = outcome.glucose.reduce(0) { $0 + $1.summary.added }
         let readingsAlreadyStored = outcome.glucose.reduce(0) { $0 + $1.summary.alreadyStored }

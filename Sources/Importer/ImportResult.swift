@@ -81,7 +81,7 @@ package struct DeviceImport: Sendable {
 package struct ActivityImport: Sendable {
     package var source: DeviceSource
     /// The services the activity was read through, when the source is a Bluetooth device's.
-    package var services: [String] = []
+    package var services: [DeviceFamily] = []
     package var summary: ActivityImportSummary
     /// The sessions offered to the store (new or already stored), by start.
     package var sessions: [ExerciseSession]

@@ -252,7 +252,7 @@ public struct Importer: Sendable {
         guard !devices.isEmpty else { throw .noConversation(capture: captureName) }
         if let driverName {
             guard let driver = DriverRegistry.usbDriver(named: driverName) else {
-                throw .unknownDriver(driverName, known: DriverRegistry.usb.map { $0.family })
+                throw .unknownDriver(driverName, known: DriverRegistry.usb.map { $0.family.rawValue })
             }
             let candidates = devices.filter {
                 !$0.hasDescriptors || driver.supports(vendorID: $0.description.vendorID, productID: $0.description.productID)

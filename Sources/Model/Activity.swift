@@ -242,7 +242,7 @@ public struct ActivityBatch: Sendable {
     public var cursors: [String: Int64]
     /// The services the device's activity was read through (`ble-hrs`, `huami`), kept in the
     /// store as the source's services when the source's family is the bus's (`ble`).
-    public var services: [String] = []
+    public var services: [DeviceFamily] = []
 
     public init(
         source: DeviceSource, startedAt: Date, mode: ImportMode, origin: String?, clock: ClockReport,

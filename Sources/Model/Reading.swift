@@ -32,13 +32,13 @@ public enum Trend: String, Sendable, Codable, CaseIterable {
 /// The device a reading came from: its family (driver) and serial number.
 public struct DeviceSource: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The device family, e.g. `dexcom`.
-    public var family: String
+    public var family: DeviceFamily
     /// The device's own serial number.
     public var serial: String
     /// The model as the device names itself, e.g. `G4Receiver`, when known.
     public var model: String?
 
-    public init(family: String, serial: String, model: String? = nil) {
+    public init(family: DeviceFamily, serial: String, model: String? = nil) {
         self.family = family
         self.serial = serial
         self.model = model

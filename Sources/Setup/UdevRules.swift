@@ -40,7 +40,7 @@ package enum UdevRules {
     package static var expectedReaders: [USBID: String] {
         var expected: [USBID: String] = [:]
         for driver in DriverRegistry.usb {
-            for product in driver.products { expected[USBID(vendor: product.vendorID, product: product.productID)] = driver.family }
+            for product in driver.products { expected[USBID(vendor: product.vendorID, product: product.productID)] = driver.family.rawValue }
         }
         return expected
     }

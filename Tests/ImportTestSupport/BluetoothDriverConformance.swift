@@ -15,7 +15,7 @@ import XCTest
 /// `DriverRegistry.ble` that no registered device serves).
 package protocol ConformingBLEDevice {
     /// The driver families (`ble-cgms`) whose services the device serves.
-    static var families: [String] { get }
+    static var families: [DeviceFamily] { get }
     /// A simulated peripheral and its clock: `step` 0 holds a history (stored records, or a
     /// session of notifications); `step` 1 the same and newer ones. Each call makes a fresh one.
     static func peripheral(step: Int) -> (bearer: any ATTBearer, clock: () -> Date)
@@ -39,7 +39,7 @@ extension DriverConformanceKit {
     ///    rows as one import of the whole, storing nothing twice;
     /// 7. **live**: the device's lab scenario exists.
     package static func check(_ device: any ConformingBLEDevice.Type, file: StaticString = #filePath, line: UInt = #line) throws {
-        let name = device.families.joined(separator: "+")
+        let name = device.families.map(\.rawValue).joined(separator: "-")
         let folder = try Fixtures.temporaryDirectory()
 
         // 1. Simulator.
@@ -55,7 +55,8 @@ extension DriverConformanceKit {
             XCTAssertEqual(
                 try sqlite3(
                     live.path, "SELECT service FROM source_service JOIN source ON source.id = source_id WHERE family = 'ble' ORDER BY service;"),
-                activity.services.sorted().joined(separator: "\n"), "\(name): the store lists the services read", file: file, line: line)
+                activity.services.map(\.rawValue).sorted().joined(separator: "\n"), "\(name): the store lists the services read", file: file,
+                line: line)
         }
         XCTAssertEqual(first.problems, [], "\(name): the simulated device's session has no problem", file: file, line: line)
         let liveRows = try rows(live)

@@ -15,8 +15,9 @@ extension DriverConformanceKit {
         _ coordinator: any DeviceCoordinator.Type, sample: DeviceEvidence, file: StaticString = #filePath, line: UInt = #line
     ) {
         let name = coordinator.family
-        XCTAssertFalse(name.isEmpty, "a family has a name", file: file, line: line)
-        XCTAssertEqual(name, name.lowercased(), "\(name): family names are lower case", file: file, line: line)
+        XCTAssertFalse(name.rawValue.isEmpty, "a family has a name", file: file, line: line)
+        XCTAssertEqual(name.rawValue, name.rawValue.lowercased(), "\(name): family names are lower case", file: file, line: line)
+        XCTAssertNotEqual(name, .bluetoothActivity, "\(name): the bus's activity family is no driver's", file: file, line: line)
         XCTAssertFalse(coordinator.summary.isEmpty, "\(name): the coordinator has a summary", file: file, line: line)
         XCTAssertFalse(coordinator.capabilities.isEmpty, "\(name): the coordinator says what it reads", file: file, line: line)
         XCTAssertFalse(
@@ -24,7 +25,7 @@ extension DriverConformanceKit {
             file: file, line: line)
         XCTAssertFalse(coordinator.matches.isEmpty, "\(name): the coordinator matches some device", file: file, line: line)
         XCTAssertEqual(
-            DriverRegistry.family(named: name.uppercased())?.family, name, "\(name): the registry finds it by name", file: file, line: line)
+            DriverRegistry.family(named: name.rawValue.uppercased())?.family, name, "\(name): the registry finds it by name", file: file, line: line)
         for match in coordinator.matches {
             let picked = DriverRegistry.families(matching: evidence(for: match)).map { $0.family }
             XCTAssertEqual(picked, [name], "\(name): \(match) picks this family and no other", file: file, line: line)

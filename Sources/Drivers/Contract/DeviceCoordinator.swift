@@ -1,3 +1,4 @@
+import Model
 import Transport
 
 /// What a family's devices are recognised by: the one thing the registry compares with what a
@@ -98,7 +99,7 @@ package struct DeviceCapabilities: OptionSet, Sendable, Hashable {
 /// ``FileDeviceDriver`` (a file's bytes). Every session returns a ``DriverDownload``.
 package protocol DeviceCoordinator {
     /// The family name kept with every record its driver yields (e.g. `dexcom`, `ble-hrs`).
-    static var family: String { get }
+    static var family: DeviceFamily { get }
     /// What its devices are recognised by; the registry picks the family whose match a device shows.
     static var matches: [DeviceMatch] { get }
     /// What it reads.

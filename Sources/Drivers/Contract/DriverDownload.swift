@@ -7,7 +7,7 @@ import Pipeline
 /// pipeline normalises and stores it; nothing in it is written by the driver.
 package struct DriverDownload: Sendable {
     /// The family of the driver that read it (``DeviceCoordinator/family``).
-    package var family: String
+    package var family: DeviceFamily
     /// The GATT service it came from; nil off Bluetooth.
     package var service: BLEService?
     /// Activity samples, timed by the host clock at each notification or by the file.
@@ -38,7 +38,7 @@ package struct DriverDownload: Sendable {
     package var file: DecodedFile?
 
     package init(
-        family: String, service: BLEService? = nil, samples: [ActivitySample] = [], glucose: GlucoseDownload? = nil,
+        family: DeviceFamily, service: BLEService? = nil, samples: [ActivitySample] = [], glucose: GlucoseDownload? = nil,
         exercise: [DeviceExercise] = [], workouts: [LoggedWorkout] = [], events: [ImportEvent] = [], problems: [BLEDriverError] = [],
         notes: [String] = [],
         cursors: [String: Int64] = [:], clock: ClockReport? = nil, file: DecodedFile? = nil
@@ -58,5 +58,5 @@ package struct DriverDownload: Sendable {
     }
 
     /// How the import report names where it came from: its GATT service's name, or its family.
-    package var serviceName: String { service?.name ?? family }
+    package var serviceName: String { service?.name ?? family.rawValue }
 }

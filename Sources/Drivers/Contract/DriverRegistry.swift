@@ -36,12 +36,12 @@ package enum DriverRegistry {
 
     /// The family called `name`, case-insensitively.
     package static func family(named name: String) -> (any DeviceCoordinator.Type)? {
-        families.first { $0.family.caseInsensitiveCompare(name) == .orderedSame }
+        families.first { $0.family.rawValue.caseInsensitiveCompare(name) == .orderedSame }
     }
 
     /// The USB driver for a family name, case-insensitively.
     package static func usbDriver(named name: String) -> (any USBDeviceDriver.Type)? {
-        usb.first { $0.family.caseInsensitiveCompare(name) == .orderedSame }
+        usb.first { $0.family.rawValue.caseInsensitiveCompare(name) == .orderedSame }
     }
 
     /// The USB driver for a device's ids.

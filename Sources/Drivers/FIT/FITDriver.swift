@@ -5,7 +5,7 @@ import Model
 /// `.FIT` at bytes 8–11 of a header of at least 12 bytes (FIT SDK, "FIT File Header"). The
 /// session decodes a file, checks both CRCs and keeps its activity or monitoring content.
 package enum FITDriver: FileDeviceDriver {
-    package static let family = "fit"
+    package static let family: DeviceFamily = "fit"
     package static let matches: [DeviceMatch] = [
         .fileSignature(FileSignature(offset: 8, bytes: Array(".FIT".utf8)) { FITDecoder.isFIT(prefix: $0) })
     ]

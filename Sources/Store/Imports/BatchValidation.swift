@@ -60,7 +60,7 @@ struct ValidatedBatch {
 enum BatchChecks {
     /// The source must name a family and a serial number.
     static func source(_ source: DeviceSource) throws(StoreError) {
-        guard !source.family.isEmpty, !source.serial.isEmpty else {
+        guard !source.family.rawValue.isEmpty, !source.serial.isEmpty else {
             throw .invalidBatch(reason: "the source \"\(source)\" needs a family and a serial number")
         }
     }

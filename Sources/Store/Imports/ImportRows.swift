@@ -13,17 +13,17 @@ enum ImportRows {
                 ON CONFLICT (family, serial) DO UPDATE SET model = coalesce(excluded.model, source.model)
                 RETURNING id
                 """,
-            arguments: [source.family, source.serial, source.model])
+            arguments: [source.family.rawValue, source.serial, source.model])
         guard let id else { throw StoreError.database("the source \(source) could not be stored") }
         return id
     }
 
     /// Adds `services` to the services of source `sourceID` (`source_service`) that are not there.
-    static func addServices(_ services: [String], sourceID: Int64, _ db: Database) throws {
+    static func addServices(_ services: [DeviceFamily], sourceID: Int64, _ db: Database) throws {
         guard !services.isEmpty else { return }
         let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO source_service (source_id, service) VALUES (?, ?)")
         for service in services {
-            try insert.execute(arguments: [sourceID, service])
+            try insert.execute(arguments: [sourceID, service.rawValue])
         }
     }
 

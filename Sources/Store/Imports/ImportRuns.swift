@@ -86,7 +86,7 @@ extension SharedStore {
         let eventsJSON: String = row[16]
         let notesJSON: String = row[17]
         return ImportRun(
-            id: row[0], source: DeviceSource(family: row[1], serial: row[2], model: row[3]),
+            id: row[0], source: DeviceSource(family: DeviceFamily(row[1] as String), serial: row[2], model: row[3]),
             startedAt: try Decode.instant(row, 4, "import_run.started_at"),
             finishedAt: try Decode.instant(row, 5, "import_run.finished_at"),
             mode: try Decode.value(row, 6, "import_run.mode"), origin: row[7], recordsRead: row[8], added: row[9], alreadyStored: row[10],

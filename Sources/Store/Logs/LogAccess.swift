@@ -136,7 +136,7 @@ extension SharedStore {
         if let family: String = row[0] {
             let serial: String = row[1]
             throw StoreError.importedLogIsReadOnly(
-                kind: kind, id: id.rawValue, source: DeviceSource(family: family, serial: serial).description)
+                kind: kind, id: id.rawValue, source: DeviceSource(family: DeviceFamily(family), serial: serial).description)
         }
     }
 
@@ -159,7 +159,7 @@ extension SharedStore {
                 id: LogID(row[LogQuery.id]), day: try Decode.day(row, LogQuery.day, "day.date"),
                 log: try Log.columns.read(row),
                 source: family.flatMap { family in
-                    serial.map { DeviceSource(family: family, serial: $0, model: row[LogQuery.model]) }
+                    serial.map { DeviceSource(family: DeviceFamily(family), serial: $0, model: row[LogQuery.model]) }
                 },
                 recordKey: row[LogQuery.recordKey])
         }

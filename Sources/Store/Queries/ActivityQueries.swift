@@ -20,7 +20,7 @@ extension SharedStore {
             if let source {
                 guard
                     let id = try Int64.fetchOne(
-                        db, sql: "SELECT id FROM source WHERE family = ? AND serial = ?", arguments: [source.family, source.serial])
+                        db, sql: "SELECT id FROM source WHERE family = ? AND serial = ?", arguments: [source.family.rawValue, source.serial])
                 else { return [] }
                 conditions.insert("m.source_id = ?", at: 0)
                 arguments = [id] + arguments
@@ -36,7 +36,8 @@ extension SharedStore {
                     crankCadence: row[6], speed: row[7], distance: row[8], energy: row[9],
                     gait: try Decode.optionalValue(row, 10, "activity_minute.gait"), sensors: sensors, sampleCount: row[12],
                     device: ActivityColumns.device(kind: row[13], intensity: row[14]))
-                return StoredActivityMinute(source: DeviceSource(family: row[0], serial: row[1], model: row[2]), minute: minute)
+                return StoredActivityMinute(
+                    source: DeviceSource(family: DeviceFamily(row[0] as String), serial: row[1], model: row[2]), minute: minute)
             }
         }
     }

@@ -46,7 +46,7 @@ extension SharedStore {
                     SELECT c.last_record_index FROM source_cursor c JOIN source s ON s.id = c.source_id
                     WHERE s.family = ? AND s.serial = ? AND c.stream = ?
                     """,
-                arguments: [source.family, source.serial, stream])
+                arguments: [source.family.rawValue, source.serial, stream])
         }
     }
 
@@ -60,7 +60,7 @@ extension SharedStore {
                     SELECT c.stream, c.last_record_index FROM source_cursor c JOIN source s ON s.id = c.source_id
                     WHERE s.family = ? AND s.serial = ?
                     """,
-                arguments: [source.family, source.serial])
+                arguments: [source.family.rawValue, source.serial])
             {
                 cursors[row[0]] = row[1]
             }
@@ -78,7 +78,7 @@ extension SharedStore {
                     SELECT s.family, s.serial, c.stream, c.last_record_index FROM source_cursor c JOIN source s ON s.id = c.source_id
                     """)
             {
-                cursors[DeviceSource(family: row[0], serial: row[1]), default: [:]][row[2]] = row[3]
+                cursors[DeviceSource(family: DeviceFamily(row[0] as String), serial: row[1]), default: [:]][row[2]] = row[3]
             }
             return cursors
         }

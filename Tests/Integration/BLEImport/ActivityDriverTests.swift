@@ -114,7 +114,7 @@ final class ActivityDriverTests: XCTestCase {
     /// The lab's demo sensors (`glucobridge-lab-device ble running-pod|bike|treadmill`), two
     /// minutes each: the minutes carry the values their notifications were made from.
     func testDemoSportSensors() throws {
-        func minutes(_ sensor: SportSensorDemo.Sensor) throws -> (services: [String]?, samples: Int?, minutes: [ActivityMinute]) {
+        func minutes(_ sensor: SportSensorDemo.Sensor) throws -> (services: [DeviceFamily]?, samples: Int?, minutes: [ActivityMinute]) {
             let store = try freshStore(zone: "UTC")
             let demo = SportSensorDemo.device(sensor, seconds: 120, start: start, clock: SimulatedClock(start))
             let outcome = try Importer(store: store).importOneBLE(over: demo, origin: "sim")

@@ -24,7 +24,7 @@ final class DriverConformanceTests: XCTestCase {
     /// evidence a real device of it shows.
     func testEveryFamilyCoordinator() throws {
         let fit = try Data(contentsOf: Fixtures.url("fit/garmin-edge-820-bike.fit"))
-        let samples: [String: DeviceEvidence] = [
+        let samples: [DeviceFamily: DeviceEvidence] = [
             "dexcom": .usb(vendorID: 0x22A3, productID: 0x0047), "contour": .usb(vendorID: 0x1A79, productID: 0x7410),
             "freestyle": .usb(vendorID: 0x1A61, productID: 0x3650), "accuchek": .usb(vendorID: 0x173A, productID: 0x21D5),
             "verio": .usb(vendorID: 0x2766, productID: 0x000C),
@@ -200,7 +200,7 @@ final class BluetoothDriverConformanceTests: XCTestCase {
 /// The simulated PineTime: its count read at 14:00:05 on the watch and step notifications to
 /// 12:03:50Z, then the same session on to 12:05:50Z (each ending with the last read of a minute).
 enum PineTimeDevice: ConformingBLEDevice {
-    static let families = ["ble-hrs", InfiniTimeDriver.family]
+    static let families: [DeviceFamily] = ["ble-hrs", InfiniTimeDriver.family]
     static let labScenario: String? = "pinetime-live"
 
     static func peripheral(step: Int) -> (bearer: any ATTBearer, clock: () -> Date) {
@@ -231,7 +231,7 @@ enum HuamiBandDevice: ConformingBLEDevice {
 /// The simulated heart-rate band: 4 whole minutes of its session, then 6 (see the closing note of
 /// issue 24 on a session that ends inside a minute).
 enum HeartRateBandDevice: ConformingBLEDevice {
-    static let families = ["ble-hrs"]
+    static let families: [DeviceFamily] = ["ble-hrs"]
     static let labScenario: String? = "ble-heart-rate"
 
     static func peripheral(step: Int) -> (bearer: any ATTBearer, clock: () -> Date) {
@@ -242,7 +242,7 @@ enum HeartRateBandDevice: ConformingBLEDevice {
 
 /// The simulated CGM: six stored readings on the consensus edges, then two more.
 enum CGMSensorDevice: ConformingBLEDevice {
-    static let families = ["ble-cgms"]
+    static let families: [DeviceFamily] = ["ble-cgms"]
     static let labScenario: String? = "ble-cgm-live"
 
     static func peripheral(step: Int) -> (bearer: any ATTBearer, clock: () -> Date) {
@@ -254,7 +254,7 @@ enum CGMSensorDevice: ConformingBLEDevice {
 
 /// The simulated Glucose-service meter: its first eight results, then all twelve.
 enum GlucoseMeterDevice: ConformingBLEDevice {
-    static let families = ["ble-glucose"]
+    static let families: [DeviceFamily] = ["ble-glucose"]
     static let labScenario: String? = "ble-meter-sport"
 
     static func peripheral(step: Int) -> (bearer: any ATTBearer, clock: () -> Date) {
@@ -279,19 +279,19 @@ extension SportSensorDevice {
 }
 
 enum RunningPodDevice: SportSensorDevice {
-    static let families = ["ble-rsc"]
+    static let families: [DeviceFamily] = ["ble-rsc"]
     static let labScenario: String? = "ble-meter-sport"
     static let sensor = SportSensorDemo.Sensor.runningPod
 }
 
 enum BikeSensorDevice: SportSensorDevice {
-    static let families = ["ble-csc"]
+    static let families: [DeviceFamily] = ["ble-csc"]
     static let labScenario: String? = "ble-meter-sport"
     static let sensor = SportSensorDemo.Sensor.bike
 }
 
 enum TreadmillDevice: SportSensorDevice {
-    static let families = ["ble-ftms"]
+    static let families: [DeviceFamily] = ["ble-ftms"]
     static let labScenario: String? = "ble-meter-sport"
     static let sensor = SportSensorDemo.Sensor.treadmill
 }

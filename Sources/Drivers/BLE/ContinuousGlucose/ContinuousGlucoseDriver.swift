@@ -21,7 +21,7 @@ import Transport
 /// cursor for the session moves only after a complete download without a bad record, so a
 /// record lost to a CRC error is asked for again next time.
 package final class ContinuousGlucoseDriver: BLEDeviceDriver {
-    package static let family = "ble-cgms"
+    package static let family: DeviceFamily = "ble-cgms"
     package static let service = BLEService.continuousGlucoseMonitoring
     package static let capabilities: DeviceCapabilities = [.glucose, .storedHistory, .liveValues, .passiveDecode]
     package static let summary = "sensor readings: stored records through the Record Access Control Point, then live ones"

@@ -8,7 +8,7 @@ import Transport
 /// total of distance summed from each interval's wheel revolutions (the sensor only counts
 /// revolutions). The first notification only sets the counters.
 package final class CyclingSpeedCadenceDriver: BLEDeviceDriver {
-    package static let family = "ble-csc"
+    package static let family: DeviceFamily = "ble-csc"
     package static let service = BLEService.cyclingSpeedAndCadence
     package static let capabilities: DeviceCapabilities = [.activity, .liveValues, .passiveDecode]
     package static let summary = "crank cadence, wheel speed and distance (counters differenced across rollover)"

@@ -11,7 +11,7 @@ import Transport
 /// Many machines (the treadmill in fixtures/ble) keep their data on a vendor service beside
 /// FTMS; their notifications reach no driver and are counted per handle in the session result.
 package final class FitnessMachineDriver: BLEDeviceDriver {
-    package static let family = "ble-ftms"
+    package static let family: DeviceFamily = "ble-ftms"
     package static let service = BLEService.fitnessMachine
     package static let capabilities: DeviceCapabilities = [.activity, .liveValues, .passiveDecode]
     package static let summary = "treadmill speed and distance, indoor bike speed, cadence and distance, their heart rate"

@@ -23,7 +23,7 @@ import Transport
 /// follows") but which never came is half a record: it is left out (`context-not-received`)
 /// and, since the store's position does not move, read whole by the next download.
 package final class GlucoseMeterDriver: BLEDeviceDriver {
-    package static let family = "ble-glucose"
+    package static let family: DeviceFamily = "ble-glucose"
     package static let service = BLEService.glucose
     package static let capabilities: DeviceCapabilities = [.glucose, .exercise, .storedHistory, .passiveDecode]
     package static let summary = "meter (strip) readings through the Record Access Control Point; a reading's exercise context as an Exercise log"

@@ -9,7 +9,7 @@ import Transport
 /// reported (nil); energy expended (kJ, running total) → total energy. RR-intervals are decoded
 /// (and checked) but not stored: the store keeps minutes.
 package final class HeartRateDriver: BLEDeviceDriver {
-    package static let family = "ble-hrs"
+    package static let family: DeviceFamily = "ble-hrs"
     package static let service = BLEService.heartRate
     package static let capabilities: DeviceCapabilities = [.activity, .liveValues, .passiveDecode]
     package static let summary = "heart rate (with skin contact), energy expended; body sensor location noted"

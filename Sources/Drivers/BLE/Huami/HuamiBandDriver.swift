@@ -28,7 +28,7 @@ import Transport
 /// A fetch cut by a lost link keeps its whole samples only; the cursor (`activity`: the UTC
 /// minute number of the last sample) then makes the next session start after them.
 package final class HuamiBandDriver: BLEDeviceDriver {
-    package static let family = "huami"
+    package static let family: DeviceFamily = "huami"
     package static let service = BLEService.huami
     package static let capabilities: DeviceCapabilities = [.activity, .storedHistory, .liveValues, .passiveDecode]
     package static let summary =
@@ -102,8 +102,8 @@ package final class HuamiBandDriver: BLEDeviceDriver {
             return
         }
         try authenticate(link, auth)
-        cursor = link.cursor(family: BLELink.activityFamily, stream: Self.stream)
-        workoutCursor = link.cursor(family: BLELink.activityFamily, stream: Self.workoutStream)
+        cursor = link.cursor(family: DeviceFamily.bluetoothActivity, stream: Self.stream)
+        workoutCursor = link.cursor(family: DeviceFamily.bluetoothActivity, stream: Self.workoutStream)
         try fetchActivity(link, fetchControl)
         try fetchWorkouts(link, fetchControl)
     }

@@ -13,7 +13,7 @@ import Transport
 /// ``InfiniTimeStepLedger`` from the last read stored (the `steps` and `steps-day` cursors):
 /// deltas within a watch day, from 0 after the watch's midnight or a restart of the watch.
 package final class InfiniTimeDriver: BLEDeviceDriver {
-    package static let family = "infinitime"
+    package static let family: DeviceFamily = "infinitime"
     package static let service = BLEService.infiniTimeMotion
     package static let capabilities: DeviceCapabilities = [.activity, .liveValues, .passiveDecode]
     package static let summary =
@@ -42,7 +42,7 @@ package final class InfiniTimeDriver: BLEDeviceDriver {
     package func start(on link: BLELink) throws(BLEDriverError) {
         currentTime = link.database.characteristic(InfiniTimeUUID.currentTime)
         heartRate = link.database.characteristic(BLECharacteristic.heartRateMeasurement.uuid)
-        let family = BLELink.activityFamily
+        let family = DeviceFamily.bluetoothActivity
         stored = InfiniTimeStepCursor(
             steps: link.cursor(family: family, stream: InfiniTimeStepCursor.stepsStream),
             day: link.cursor(family: family, stream: InfiniTimeStepCursor.dayStream))

@@ -6,7 +6,7 @@ import Transport
 /// notification into a running-pod sample at its host time (cadence per minute, speed m/s,
 /// total distance m, walking or running as the pod says).
 package final class RunningSpeedCadenceDriver: BLEDeviceDriver {
-    package static let family = "ble-rsc"
+    package static let family: DeviceFamily = "ble-rsc"
     package static let service = BLEService.runningSpeedAndCadence
     package static let capabilities: DeviceCapabilities = [.activity, .liveValues, .passiveDecode]
     package static let summary = "cadence, speed, total distance, walking/running"

@@ -13,7 +13,7 @@ package final class BLELink {
     /// The attribute table discovery found (for a driver whose characteristics span services).
     package internal(set) var database = GATTDatabase(services: [])
     /// The families of every driver of the session, in registry order.
-    package internal(set) var families: [String] = []
+    package internal(set) var families: [DeviceFamily] = []
     /// Notifications and indications on handles no driver owns, counted per handle.
     package private(set) var unclaimed: [UInt16: Int] = [:]
     /// The host times of the earliest and latest value or notification received.
@@ -55,13 +55,9 @@ package final class BLELink {
     }
 
     /// The highest record index the store holds for `stream` of this device under `family`.
-    package func cursor(family: String, stream: String) -> Int64? {
+    package func cursor(family: DeviceFamily, stream: String) -> Int64? {
         context.cursor(identity.source(family: family), stream: stream)
     }
-
-    /// The family a Bluetooth device's activity is stored under, whichever activity services
-    /// it serves (the import lists them with the source): the bus.
-    package static let activityFamily = "ble"
 
     /// Reads a characteristic glucobridge needs; any failure is the session's.
     package func read(_ characteristic: GATTCharacteristic) throws(BLEDriverError) -> GATTValue {

@@ -26,7 +26,7 @@ package struct BLEDeviceIdentity: Sendable, Equatable {
 
     /// The store's source for the records of driver family `family`: the serial number (or the
     /// address), and the manufacturer and model (or the advertised name).
-    package func source(family: String) -> DeviceSource {
+    package func source(family: DeviceFamily) -> DeviceSource {
         let named = [manufacturer, model].compactMap { $0 }.joined(separator: " ")
         return DeviceSource(family: family, serial: serialOrAddress, model: named.isEmpty ? peer.name : named)
     }

@@ -12,7 +12,7 @@ import Transport
 /// Read-only: the host never sends MDC_ACT_SEG_SET_TIME or MDC_ACT_SEG_CLR, so the meter's clock
 /// and memory are left as they are.
 package enum AccuChekDriver: USBDeviceDriver {
-    package static let family = "accuchek"
+    package static let family: DeviceFamily = "accuchek"
     package static let products = [
         USBProduct(vendorID: 0x173A, productID: 0x21D5, name: "Accu-Chek Guide"),
         USBProduct(vendorID: 0x173A, productID: 0x21CF, name: "Accu-Chek Aviva Connect"),

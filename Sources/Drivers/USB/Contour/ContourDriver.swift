@@ -6,7 +6,7 @@ import Transport
 /// Ascensia / Bayer Contour meters: ASTM E1381/E1394 records in `ABC` HID reports. Read-only:
 /// the host only ever sends EOT, ACK and NAK, so the meter is never put in command mode.
 package enum ContourDriver: USBDeviceDriver {
-    package static let family = "contour"
+    package static let family: DeviceFamily = "contour"
     package static let products = [
         USBProduct(vendorID: 0x1A79, productID: 0x6002, name: "Contour USB"),
         USBProduct(vendorID: 0x1A79, productID: 0x7410, name: "Contour Next USB"),

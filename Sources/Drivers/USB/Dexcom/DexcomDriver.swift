@@ -6,7 +6,7 @@ import Transport
 /// Dexcom G4, G5 and G6 receivers (USB 22a3:0047): a CDC-ACM serial protocol over a bulk
 /// endpoint pair. Read-only: every request is built from `DexcomCommand`, which holds reads only.
 public enum DexcomDriver: USBDeviceDriver {
-    package static let family = "dexcom"
+    package static let family: DeviceFamily = "dexcom"
     package static let products = [USBProduct(vendorID: 0x22A3, productID: 0x0047, name: "Dexcom G4/G5/G6 receiver")]
     package static let capabilities: DeviceCapabilities = [.glucose, .storedHistory, .passiveDecode]
     package static let summary = "glucose (EGV) and fingerstick (meter) records, read-only"

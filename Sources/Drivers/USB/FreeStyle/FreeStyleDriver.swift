@@ -9,7 +9,7 @@ import Transport
 /// Precision / Optium Neo and InsuLinx (`$result?`). Read-only: the host sends the init
 /// sequence, the handshake and query commands (`$…?`) only.
 public enum FreeStyleDriver: USBDeviceDriver {
-    package static let family = "freestyle"
+    package static let family: DeviceFamily = "freestyle"
     package static let products: [USBProduct] = FreeStyleModel.allCases.flatMap { model in
         model.productIDs.map { USBProduct(vendorID: FreeStyleModel.vendorID, productID: $0, name: model.rawValue) }
     }

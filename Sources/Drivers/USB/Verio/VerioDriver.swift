@@ -11,7 +11,7 @@ import Transport
 /// `otverio2015.py`) and the `LIFESCAN   FAT16` signature at byte 43 of block 0 (Tidepool uploader
 /// `oneTouchVerio.js`). It sends only the read commands of ``VerioCommand``.
 package enum VerioDriver: USBDeviceDriver {
-    package static let family = "verio"
+    package static let family: DeviceFamily = "verio"
     package static let products = [
         USBProduct(vendorID: 0x2766, productID: 0x0000, name: "OneTouch Verio"),
         USBProduct(vendorID: 0x2766, productID: 0x0004, name: "OneTouch Verio Flex"),

@@ -1,0 +1,123 @@
+/// A kind of device as glucobridge names it: the driver family that reads it (`dexcom`,
+/// `freestyle`, `ble-hrs`), and the family a source is stored under (`ble` for a Bluetooth
+/// device's activity, whichever services it was read through).
+public struct DeviceFamily: RawRepresentable, Hashable, Comparable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    public var rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public init(stringLiteral value: String) {
+        rawValue = value
+    }
+
+    /// The family a Bluetooth device's activity is stored under, whichever activity services
+    /// it was read through (the store lists them with the source).
+    public static let bluetoothActivity: DeviceFamily = "ble"
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: DeviceFamily, rhs: DeviceFamily) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// Encoded as its name alone, as a string.
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// A stream of a device's numbered records (`EGVData`, `activity`, `steps-day`): each record of
+/// it has an index that rises, and the store keeps, per source and stream, the last index
+/// imported (its cursor).
+public struct RecordStream: RawRepresentable, Hashable, Comparable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    public var rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public init(stringLiteral value: String) {
+        rawValue = value
+    }
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: RecordStream, rhs: RecordStream) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// Encoded as its name alone, as a string.
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// How far a source's record streams have been read: the last record index of each stream.
+/// A cursor only rises: ``raise(_:to:)`` and ``merging(_:)`` keep the higher index.
+public struct RecordCursors: Hashable, Sendable, ExpressibleByDictionaryLiteral, Sequence, CustomStringConvertible {
+    private var indexes: [RecordStream: Int64]
+
+    public init() {
+        indexes = [:]
+    }
+
+    public init(_ indexes: [RecordStream: Int64]) {
+        self.indexes = indexes
+    }
+
+    public init(dictionaryLiteral elements: (RecordStream, Int64)...) {
+        indexes = Dictionary(elements, uniquingKeysWith: Swift.max)
+    }
+
+    /// The last record index read of `stream`, when any was.
+    public subscript(stream: RecordStream) -> Int64? {
+        indexes[stream]
+    }
+
+    /// Raises the cursor of `stream` to `index`; a lower index leaves it as it is.
+    public mutating func raise(_ stream: RecordStream, to index: Int64) {
+        indexes[stream] = Swift.max(indexes[stream] ?? index, index)
+    }
+
+    /// These cursors and `other`'s, the higher index of each stream.
+    public func merging(_ other: RecordCursors) -> RecordCursors {
+        RecordCursors(indexes.merging(other.indexes, uniquingKeysWith: Swift.max))
+    }
+
+    public var isEmpty: Bool { indexes.isEmpty }
+
+    public var count: Int { indexes.count }
+
+    /// The streams and their last indexes, by stream name.
+    public var sorted: [(stream: RecordStream, index: Int64)] {
+        indexes.sorted { $0.key < $1.key }.map { (stream: $0.key, index: $0.value) }
+    }
+
+    public func makeIterator() -> some IteratorProtocol<(stream: RecordStream, index: Int64)> {
+        sorted.makeIterator()
+    }
+
+    public var description: String {
+        "[" + sorted.map { "\($0.stream): \($0.index)" }.joined(separator: ", ") + "]"
+    }
+}
