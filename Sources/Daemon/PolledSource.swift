@@ -75,7 +75,7 @@ final class PolledSourceService: Service {
                     }
                 }
             } onGracefulShutdown: {
-                cancellation.cancel(.cancelled("glucobridge is stopping; the read of \(name) was abandoned before anything was written"))
+                cancellation.cancel(.cancelled(.stopping(abandoned: "the read of \(name)")))
             }
             let wait: Duration
             switch result {

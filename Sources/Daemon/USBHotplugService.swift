@@ -66,7 +66,7 @@ package final class USBHotplugService: Service {
                 }
             }
         } onGracefulShutdown: {
-            inFlight.cancelAll(with: .cancelled("glucobridge is stopping; the import was abandoned before anything was written"))
+            inFlight.cancelAll(with: .cancelled(.stopping(abandoned: "the import")))
             monitor.stop()
         }
     }

@@ -200,7 +200,7 @@ extension Importer {
             batch.events = activityReports.flatMap(\.events) + [plausible.event].compactMap { $0 } + batch.events
             batch.notes = activityReports.flatMap(\.notes) + [plausible.note].compactMap { $0 } + batch.notes
             batch.services = activityReports.map(\.family)
-            batch.cursors = activityReports.reduce(into: [:]) { cursors, report in cursors.merge(report.cursors) { max($0, $1) } }
+            batch.cursors = activityReports.reduce(RecordCursors()) { $0.merging($1.cursors) }
             if !workouts.isEmpty {
                 // The device's own workouts, and the sessions detected outside them. A workout
                 // whose minutes an earlier import stored is graded over those.

@@ -37,8 +37,8 @@ public enum ImportError: Error, CustomStringConvertible {
     case store(StoreError)
     /// The device's clock reply would put every record outside the plausible time window.
     case implausibleClock(ImplausibleClockError)
-    /// The import was cancelled (`ImportCancellation`), saying why: the program is stopping.
-    case cancelled(String)
+    /// The import was cancelled (`ImportCancellation`), saying why.
+    case cancelled(CancellationReason)
     /// One of the several devices a capture recorded could not be imported: which one (its
     /// position and label), and why. Every device of a capture is read and checked before any is
     /// written, so none of them was stored.
@@ -64,7 +64,7 @@ public enum ImportError: Error, CustomStringConvertible {
         case .transfer(let device, let error): "reading \(device): \(error.description)"
         case .store(let error): error.description
         case .implausibleClock(let error): error.description
-        case .cancelled(let why): why
+        case .cancelled(let why): why.description
         case .capturedDevice(let capture, let position, let count, let device, let error):
             "\(capture), device \(position) of \(count) (\(device)): \(error.description); none of the \(count) devices it records was stored"
         }
@@ -85,6 +85,19 @@ extension ImportError {
         switch carried {
         case .timeout, .transferFailed: return .transfer(device: device, carried)
         default: return self
+        }
+    }
+}
+
+/// Why an import was cancelled before it wrote anything.
+public enum CancellationReason: Sendable, Equatable, CustomStringConvertible {
+    /// glucobridge is stopping; `abandoned` names what was abandoned (`the import`, `the read
+    /// of C0:FF:EE:00:00:01`).
+    case stopping(abandoned: String)
+
+    public var description: String {
+        switch self {
+        case .stopping(let abandoned): "glucobridge is stopping; \(abandoned) was abandoned before anything was written"
         }
     }
 }

@@ -183,7 +183,7 @@ public struct Importer: Sendable {
     /// The cursors are read before the session (one query), so a store that cannot answer stops
     /// the import before the device is asked anything.
     func downloadContext(_ context: ImportContext) throws(ImportError) -> DownloadContext {
-        let stored: [DeviceSource: [String: Int64]]
+        let stored: [DeviceSource: RecordCursors]
         do {
             stored = try store.cursorsBySource()
         } catch {

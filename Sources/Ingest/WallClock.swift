@@ -67,7 +67,7 @@ package enum WallClock {
         return segment
     }
 
-    private static func isAfter(_ record: DeviceGlucoseRecord, _ change: DeviceClockChange, stream: String, previous: Int64?) -> Bool {
+    private static func isAfter(_ record: DeviceGlucoseRecord, _ change: DeviceClockChange, stream: RecordStream, previous: Int64?) -> Bool {
         if change.stream == stream { return record.index > change.index }
         let time = record.deviceSeconds
         if time >= change.from { return true }

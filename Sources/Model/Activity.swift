@@ -239,7 +239,7 @@ public struct ActivityBatch: Sendable {
     public var notes: [String]
     /// How far the device's stored history was read (stream → last record index), raised in the
     /// store with the minutes (a band's per-minute history: the next read starts after it).
-    public var cursors: [String: Int64]
+    public var cursors: RecordCursors
     /// The services the device's activity was read through (`ble-hrs`, `huami`), kept in the
     /// store as the source's services when the source's family is the bus's (`ble`).
     public var services: [DeviceFamily] = []
@@ -247,7 +247,7 @@ public struct ActivityBatch: Sendable {
     public init(
         source: DeviceSource, startedAt: Date, mode: ImportMode, origin: String?, clock: ClockReport,
         minutes: [ActivityMinute], sessions: [ExerciseSession], samplesRead: Int,
-        events: [ImportEvent] = [], notes: [String] = [], cursors: [String: Int64] = [:]
+        events: [ImportEvent] = [], notes: [String] = [], cursors: RecordCursors = [:]
     ) {
         self.source = source
         self.startedAt = startedAt

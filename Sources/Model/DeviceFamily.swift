@@ -74,7 +74,7 @@ public struct RecordStream: RawRepresentable, Hashable, Comparable, Sendable, Co
 
 /// How far a source's record streams have been read: the last record index of each stream.
 /// A cursor only rises: ``raise(_:to:)`` and ``merging(_:)`` keep the higher index.
-public struct RecordCursors: Hashable, Sendable, ExpressibleByDictionaryLiteral, Sequence, CustomStringConvertible {
+public struct RecordCursors: Hashable, Sendable, Codable, ExpressibleByDictionaryLiteral, Sequence, CustomStringConvertible {
     private var indexes: [RecordStream: Int64]
 
     public init() {
@@ -104,6 +104,11 @@ public struct RecordCursors: Hashable, Sendable, ExpressibleByDictionaryLiteral,
         RecordCursors(indexes.merging(other.indexes, uniquingKeysWith: Swift.max))
     }
 
+    /// The cursors of `streams` alone.
+    public func only(_ streams: Set<RecordStream>) -> RecordCursors {
+        RecordCursors(indexes.filter { streams.contains($0.key) })
+    }
+
     public var isEmpty: Bool { indexes.isEmpty }
 
     public var count: Int { indexes.count }
@@ -115,6 +120,17 @@ public struct RecordCursors: Hashable, Sendable, ExpressibleByDictionaryLiteral,
 
     public func makeIterator() -> some IteratorProtocol<(stream: RecordStream, index: Int64)> {
         sorted.makeIterator()
+    }
+
+    /// Encoded as an object of each stream's last index by the stream's name.
+    public init(from decoder: any Decoder) throws {
+        let named = try decoder.singleValueContainer().decode([String: Int64].self)
+        indexes = Dictionary(uniqueKeysWithValues: named.map { (RecordStream($0.key), $0.value) })
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(Dictionary(uniqueKeysWithValues: indexes.map { ($0.key.rawValue, $0.value) }))
     }
 
     public var description: String {

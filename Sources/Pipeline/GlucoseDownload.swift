@@ -5,7 +5,7 @@ import Model
 /// time is mapped to UTC.
 public struct DeviceGlucoseRecord: Sendable, Equatable {
     /// The record stream within the device (e.g. `egv`, `meter`); indexes count per stream.
-    public var stream: String
+    public var stream: RecordStream
     /// The device's running index of the record within its stream.
     public var index: Int64
     /// The device's internal clock for the record, seconds since `DeviceClock.epoch`.
@@ -24,7 +24,7 @@ public struct DeviceGlucoseRecord: Sendable, Equatable {
     public var note: String?
 
     public init(
-        stream: String, index: Int64, deviceSeconds: Int64, displaySeconds: Int64?, value: Double,
+        stream: RecordStream, index: Int64, deviceSeconds: Int64, displaySeconds: Int64?, value: Double,
         unit: GlucoseUnit = .milligramsPerDeciliter, kind: ReadingKind, flag: RangeFlag? = nil,
         trend: Trend? = nil, noise: Int? = nil, note: String? = nil
     ) {
@@ -45,14 +45,14 @@ public struct DeviceGlucoseRecord: Sendable, Equatable {
     /// `<stream>:<index>`, as `"\(stream):\(index)"` writes it, its bytes written in place at
     /// their exact length (up to 15 bytes, a string without a heap allocation): it is made for
     /// every record a driver reads.
-    static func recordKey(stream: String, index: Int64) -> String {
+    static func recordKey(stream: RecordStream, index: Int64) -> String {
         var digits = 0
         var rest = index.magnitude
         repeat {
             digits += 1
             rest /= 10
         } while rest > 0
-        var stream = stream
+        var stream = stream.rawValue
         return stream.withUTF8 { prefix in
             let start = prefix.count + 1 + (index < 0 ? 1 : 0)
             return String(unsafeUninitializedCapacity: start + digits) { buffer in
@@ -116,13 +116,13 @@ public struct DeviceClock: Sendable, Equatable {
 public struct DeviceClockChange: Sendable, Equatable {
     /// The record stream the change is logged in, and its index there: records of the same
     /// stream are ordered against the change by index.
-    public var stream: String
+    public var stream: RecordStream
     public var index: Int64
     /// The wall clock before and after the change, seconds since `DeviceClock.epoch`.
     public var from: Int64
     public var to: Int64
 
-    public init(stream: String, index: Int64, from: Int64, to: Int64) {
+    public init(stream: RecordStream, index: Int64, from: Int64, to: Int64) {
         self.stream = stream
         self.index = index
         self.from = from
@@ -144,7 +144,7 @@ public struct GlucoseDownload: Sendable {
     /// Records read but not readings, counted by name.
     public var events: [ImportEvent]
     /// The highest record index read per stream.
-    public var cursors: [String: Int64]
+    public var cursors: RecordCursors
     /// Remarks for the import report.
     public var notes: [String]
     /// The device's own log of changes to its wall clock, oldest first; nil when the device keeps
@@ -153,7 +153,7 @@ public struct GlucoseDownload: Sendable {
 
     public init(
         source: DeviceSource, clock: DeviceClock, glucose: [DeviceGlucoseRecord], recordsRead: Int,
-        events: [ImportEvent] = [], cursors: [String: Int64] = [:], notes: [String] = [],
+        events: [ImportEvent] = [], cursors: RecordCursors = [:], notes: [String] = [],
         clockChanges: [DeviceClockChange]? = nil
     ) {
         self.clockChanges = clockChanges

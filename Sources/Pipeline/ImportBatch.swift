@@ -18,14 +18,14 @@ public struct ImportBatch: Sendable, Codable {
     public var events: [ImportEvent]
     /// The highest device record index read, per record stream (e.g. `egv`, `meter`):
     /// the next import of this source starts after it.
-    public var cursors: [String: Int64]
+    public var cursors: RecordCursors
     /// Plain-language remarks for the import report (e.g. the time fallback used).
     public var notes: [String]
 
     public init(
         source: DeviceSource, startedAt: Date, mode: ImportMode, origin: String?, clock: ClockReport,
         glucose: [GlucoseReading], recordsRead: Int, events: [ImportEvent] = [],
-        cursors: [String: Int64] = [:], notes: [String] = []
+        cursors: RecordCursors = [:], notes: [String] = []
     ) {
         self.source = source
         self.startedAt = startedAt

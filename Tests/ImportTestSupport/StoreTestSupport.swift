@@ -44,7 +44,7 @@ package func readings(count: Int, from start: Date, firstIndex: Int = 1, values:
 }
 
 package func batch(
-    _ glucose: [GlucoseReading], recordsRead: Int? = nil, cursors: [String: Int64] = [:],
+    _ glucose: [GlucoseReading], recordsRead: Int? = nil, cursors: RecordCursors = [:],
     source: DeviceSource = testSource
 ) -> ImportBatch {
     ImportBatch(

@@ -29,7 +29,7 @@ package struct DriverDownload: Sendable {
     package var notes: [String]
     /// How far the device's stored activity history was read (stream → last record index), kept
     /// with the activity in the same transaction so that the next session reads only newer.
-    package var cursors: [String: Int64]
+    package var cursors: RecordCursors
     /// The device's clock beside the host's, when the driver read it (a watch's Current Time);
     /// kept with the activity.
     package var clock: ClockReport?
@@ -41,7 +41,7 @@ package struct DriverDownload: Sendable {
         family: DeviceFamily, service: BLEService? = nil, samples: [ActivitySample] = [], glucose: GlucoseDownload? = nil,
         exercise: [DeviceExercise] = [], workouts: [LoggedWorkout] = [], events: [ImportEvent] = [], problems: [BLEDriverError] = [],
         notes: [String] = [],
-        cursors: [String: Int64] = [:], clock: ClockReport? = nil, file: DecodedFile? = nil
+        cursors: RecordCursors = [:], clock: ClockReport? = nil, file: DecodedFile? = nil
     ) {
         self.family = family
         self.service = service

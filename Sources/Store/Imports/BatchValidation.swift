@@ -24,7 +24,7 @@ struct ValidatedBatch {
                 reason: "\(batch.glucose.count) readings were offered but only \(batch.recordsRead) records read")
         }
         try BatchChecks.times(startedAt: batch.startedAt, clock: batch.clock)
-        if let stream = batch.cursors.keys.first(where: \.isEmpty) {
+        if let stream = batch.cursors.first(where: { $0.stream.rawValue.isEmpty })?.stream {
             throw .invalidBatch(reason: "a cursor has an empty stream name (\"\(stream)\")")
         }
 

@@ -455,7 +455,7 @@ struct TextColumn {
 extension Database {
     /// Raises the source's cursor of each stream to its index (never lowers one), marking the
     /// run that raised it: the glucose and the activity imports alike.
-    func raiseSourceCursors(_ cursors: [String: Int64], sourceID: Int64, runID: Int64) throws {
+    func raiseSourceCursors(_ cursors: RecordCursors, sourceID: Int64, runID: Int64) throws {
         let upsert = try cachedStatement(
             sql: """
                 INSERT INTO source_cursor (source_id, stream, last_record_index, import_run_id)
@@ -464,8 +464,8 @@ extension Database {
                 SET last_record_index = excluded.last_record_index, import_run_id = excluded.import_run_id
                 WHERE excluded.last_record_index > source_cursor.last_record_index
                 """)
-        for (stream, index) in cursors.sorted(by: { $0.key < $1.key }) {
-            try upsert.execute(arguments: [sourceID, stream, index, runID])
+        for (stream, index) in cursors {
+            try upsert.execute(arguments: [sourceID, stream.rawValue, index, runID])
         }
     }
 }

@@ -38,7 +38,7 @@ public struct DayLogs: Sendable, Equatable {
 
 extension SharedStore {
     /// The highest record index stored for a stream of a source, or nil before its first import.
-    package func cursor(source: DeviceSource, stream: String) throws(StoreError) -> Int64? {
+    package func cursor(source: DeviceSource, stream: RecordStream) throws(StoreError) -> Int64? {
         try read { db in
             try Int64.fetchOne(
                 db,
@@ -46,14 +46,14 @@ extension SharedStore {
                     SELECT c.last_record_index FROM source_cursor c JOIN source s ON s.id = c.source_id
                     WHERE s.family = ? AND s.serial = ? AND c.stream = ?
                     """,
-                arguments: [source.family.rawValue, source.serial, stream])
+                arguments: [source.family.rawValue, source.serial, stream.rawValue])
         }
     }
 
     /// Every stream's cursor stored for a source: the highest record index stored per stream.
-    package func cursors(source: DeviceSource) throws(StoreError) -> [String: Int64] {
+    package func cursors(source: DeviceSource) throws(StoreError) -> RecordCursors {
         try read { db in
-            var cursors: [String: Int64] = [:]
+            var cursors = RecordCursors()
             for row in try Row.fetchAll(
                 db,
                 sql: """
@@ -62,23 +62,24 @@ extension SharedStore {
                     """,
                 arguments: [source.family.rawValue, source.serial])
             {
-                cursors[row[0]] = row[1]
+                cursors.raise(RecordStream(row[0] as String), to: row[1])
             }
             return cursors
         }
     }
 
     /// Every source's cursors, keyed by the source's family and serial (its model left out).
-    package func cursorsBySource() throws(StoreError) -> [DeviceSource: [String: Int64]] {
+    package func cursorsBySource() throws(StoreError) -> [DeviceSource: RecordCursors] {
         try read { db in
-            var cursors: [DeviceSource: [String: Int64]] = [:]
+            var cursors: [DeviceSource: RecordCursors] = [:]
             for row in try Row.fetchAll(
                 db,
                 sql: """
                     SELECT s.family, s.serial, c.stream, c.last_record_index FROM source_cursor c JOIN source s ON s.id = c.source_id
                     """)
             {
-                cursors[DeviceSource(family: DeviceFamily(row[0] as String), serial: row[1]), default: [:]][row[2]] = row[3]
+                cursors[DeviceSource(family: DeviceFamily(row[0] as String), serial: row[1]), default: [:]].raise(
+                    RecordStream(row[2] as String), to: row[3])
             }
             return cursors
         }

@@ -17,7 +17,7 @@ final class SyntheticCaptureImportTests: XCTestCase {
         Fixtures.url("ble/synthetic/synthetic-hrs-cgms-btmon-monitor.btsnoop"),
     ]
     let sensor = DeviceSource(family: "ble-cgms", serial: "C0:11:22:33:44:55", model: "SynBand")
-    let stream = "cgm@2024-01-15T06:00:00Z"
+    let stream: RecordStream = "cgm@2024-01-15T06:00:00Z"
 
     /// EXPECTED.md's CGM records that are readings: session start 06:00:00Z + offset.
     let readings: [(time: String, mgdl: Double, offset: Int)] = [

@@ -70,10 +70,10 @@ final class CancellationTests: XCTestCase {
         let importer = Importer(store: store)
         let cancellation = ImportCancellation()
         let band = PDUCounter(HeartRateBandDemo.band(clock: SimulatedClock(HeartRateBandDemo.connected))) { count in
-            if count == 40 { cancellation.cancel(.cancelled("glucobridge is stopping; the read of the band was abandoned")) }
+            if count == 40 { cancellation.cancel(.cancelled(.stopping(abandoned: "the read of the band"))) }
         }
         XCTAssertThrowsError(try importer.importOneBLE(over: band, origin: "simulated band", cancellation: cancellation)) { error in
-            XCTAssertEqual("\(error)", "glucobridge is stopping; the read of the band was abandoned")
+            XCTAssertEqual("\(error)", "glucobridge is stopping; the read of the band was abandoned before anything was written")
         }
         XCTAssertEqual(band.count, 40, "no PDU after the cancellation")
         XCTAssertEqual(try store.importRuns(limit: 10), [])

@@ -14,7 +14,8 @@ final class RecordKeyTests: XCTestCase {
         }
         for stream in ["egv", "meter", "", "sensor-glucose", "ström", "🩸", "a:b"] {
             for index in indexes {
-                let record = DeviceGlucoseRecord(stream: stream, index: index, deviceSeconds: 0, displaySeconds: nil, value: 100, kind: .sensor)
+                let record = DeviceGlucoseRecord(
+                    stream: RecordStream(stream), index: index, deviceSeconds: 0, displaySeconds: nil, value: 100, kind: .sensor)
                 XCTAssertEqual(record.recordKey, "\(stream):\(index)")
                 XCTAssertEqual(record.recordKey.utf8.count, "\(stream):\(index)".utf8.count)
             }

@@ -57,8 +57,8 @@ package final class ContinuousGlucoseDriver: BLEDeviceDriver {
     package var handles: Set<UInt16> { Set([measurement?.valueHandle, controlPoint?.valueHandle].compactMap { $0 }) }
 
     /// The stream of the sensor session: `cgm@` and the session start in UTC.
-    package static func stream(sessionStart: Date) -> String {
-        "cgm@" + CivilDate.wallClock(Int64(sessionStart.timeIntervalSince1970.rounded(.down))) + "Z"
+    package static func stream(sessionStart: Date) -> RecordStream {
+        RecordStream("cgm@" + CivilDate.wallClock(Int64(sessionStart.timeIntervalSince1970.rounded(.down))) + "Z")
     }
 
     package func start(on link: BLELink) throws(BLEDriverError) {
@@ -177,9 +177,9 @@ package final class ContinuousGlucoseDriver: BLEDeviceDriver {
                     stream: stream, index: Int64(record.timeOffsetMinutes), deviceSeconds: Int64(record.timeOffsetMinutes) * 60,
                     displaySeconds: nil, value: value, kind: .sensor))
         }
-        var cursors: [String: Int64] = [:]
+        var cursors = RecordCursors()
         if downloadComplete, badRecords == 0, utcStart != nil, let last = records.map(\.timeOffsetMinutes).max() {
-            cursors[stream] = Int64(last)
+            cursors.raise(stream, to: Int64(last))
         }
         if badRecords > 0 { notes.append("the session's download position was kept, so the records left out are asked for again") }
         let clock = DeviceClock(

@@ -27,7 +27,7 @@ package final class GlucoseMeterDriver: BLEDeviceDriver {
     package static let service = BLEService.glucose
     package static let capabilities: DeviceCapabilities = [.glucose, .exercise, .storedHistory, .passiveDecode]
     package static let summary = "meter (strip) readings through the Record Access Control Point; a reading's exercise context as an Exercise log"
-    package static let stream = "meter"
+    package static let stream: RecordStream = "meter"
 
     private let measurement: GATTCharacteristic?
     private let context: GATTCharacteristic?
@@ -149,9 +149,9 @@ package final class GlucoseMeterDriver: BLEDeviceDriver {
                     stream: Self.stream, index: Int64(sequence), deviceSeconds: time, displaySeconds: time, value: value, unit: unit,
                     kind: .fingerstick, flag: flag))
         }
-        var cursors: [String: Int64] = [:]
+        var cursors = RecordCursors()
         if downloadComplete, badValues == 0, let last = measurements.map(\.sequenceNumber).max() {
-            cursors[Self.stream] = Int64(last)
+            cursors.raise(Self.stream, to: Int64(last))
         }
         if !readings.isEmpty { notes.append("meter times are its own wall clock (base time + offset), read in the store's time zone") }
         let download = GlucoseDownload(

@@ -34,9 +34,9 @@ package final class HuamiBandDriver: BLEDeviceDriver {
     package static let summary =
         "Mi Band 2–6, Amazfit Bip, GTS, GTR: per-minute steps and heart rate, and its workouts (summary and detail) as Exercise logs, from after the last stored (needs the band's auth key)"
     /// The cursor's stream.
-    package static let stream = "activity"
+    package static let stream: RecordStream = "activity"
     /// The workouts' cursor stream: the start minute of the last workout stored.
-    package static let workoutStream = "workouts"
+    package static let workoutStream: RecordStream = "workouts"
     /// Sports summary fetches in one session at most.
     package static let maximumWorkouts = 100
     /// The first fetch asks from here: the band answers with its oldest sample.
@@ -235,9 +235,9 @@ package final class HuamiBandDriver: BLEDeviceDriver {
         if log.strayPackets > 0 {
             notes.append("\(log.strayPackets) activity data packet\(log.strayPackets == 1 ? "" : "s") outside any fetch were left out")
         }
-        var cursors: [String: Int64] = [:]
-        cursors[Self.stream] = last
-        cursors[Self.workoutStream] = lastWorkout
+        var cursors = RecordCursors()
+        if let last { cursors.raise(Self.stream, to: last) }
+        if let lastWorkout { cursors.raise(Self.workoutStream, to: lastWorkout) }
         return DriverDownload(
             family: Self.family, service: Self.service, samples: samples, workouts: workouts, events: events.events, problems: problems,
             notes: notes, cursors: cursors)

@@ -29,8 +29,8 @@ public struct InfiniTimeStepRead: Sendable, Equatable {
 /// The last read the store holds for a watch, kept as two cursors: `steps` (the read's UTC
 /// minute × 2³² + its count, so it only grows) and `steps-day` (the watch's day then).
 public struct InfiniTimeStepCursor: Sendable, Equatable {
-    package static let stepsStream = "steps"
-    package static let dayStream = "steps-day"
+    package static let stepsStream: RecordStream = "steps"
+    package static let dayStream: RecordStream = "steps-day"
 
     package var minute: Int64
     package var steps: UInt32
@@ -52,7 +52,7 @@ public struct InfiniTimeStepCursor: Sendable, Equatable {
         self.init(minute: steps >> 32, steps: UInt32(truncatingIfNeeded: steps), watchDay: day)
     }
 
-    public var cursors: [String: Int64] { [Self.stepsStream: minute << 32 | Int64(steps), Self.dayStream: watchDay] }
+    public var cursors: RecordCursors { [Self.stepsStream: minute << 32 | Int64(steps), Self.dayStream: watchDay] }
 }
 
 /// Turns a watch's step-counter reads into steps per UTC minute.

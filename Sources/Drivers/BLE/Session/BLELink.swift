@@ -55,7 +55,7 @@ package final class BLELink {
     }
 
     /// The highest record index the store holds for `stream` of this device under `family`.
-    package func cursor(family: DeviceFamily, stream: String) -> Int64? {
+    package func cursor(family: DeviceFamily, stream: RecordStream) -> Int64? {
         context.cursor(identity.source(family: family), stream: stream)
     }
 

@@ -1,3 +1,5 @@
+import Model
+
 /// The receiver commands glucobridge may send. Only reads are listed: there is no way to build
 /// a write, erase, reset or shutdown packet, because every outgoing packet is made from a
 /// `DexcomCommand` and `init(rawValue:)` refuses every other id. This is the one place the
@@ -114,7 +116,7 @@ package enum DexcomPartition: UInt8, Sendable, CaseIterable, CustomStringConvert
     }
 
     /// The store stream of the partition's records (`egv`, `meter`), for those glucobridge keeps.
-    package var stream: String? {
+    package var stream: RecordStream? {
         switch self {
         case .egvData: "egv"
         case .meterData: "meter"
@@ -123,7 +125,7 @@ package enum DexcomPartition: UInt8, Sendable, CaseIterable, CustomStringConvert
     }
 
     /// The partition whose records make up `stream`.
-    package static func forStream(_ stream: String) -> DexcomPartition? {
+    package static func forStream(_ stream: RecordStream) -> DexcomPartition? {
         allCases.first { $0.stream == stream }
     }
 }

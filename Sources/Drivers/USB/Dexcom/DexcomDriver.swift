@@ -70,7 +70,7 @@ public enum DexcomDriver: USBDeviceDriver {
             while true {
                 try link.exchange(.readDatabasePages, [partition.rawValue] + page.littleEndianBytes + [1], into: &session)
                 context.progress.report(
-                    "\(partition.stream ?? "\(partition)") pages", done: Int(range.upperBound - page) + 1,
+                    "\(partition.stream?.rawValue ?? "\(partition)") pages", done: Int(range.upperBound - page) + 1,
                     total: Int(range.upperBound - range.lowerBound) + 1)
                 guard let firstIndex = session.pageFirstIndex[partition.rawValue]?[page] else { break }
                 if page == range.lowerBound { break }
@@ -158,9 +158,9 @@ public enum DexcomDriver: USBDeviceDriver {
                     stream: "meter", index: Int64(record.index), deviceSeconds: Int64(record.meterSeconds),
                     displaySeconds: Int64(record.displaySeconds) - lag, value: Double(record.mgdl), kind: .fingerstick))
         }
-        var cursors: [String: Int64] = [:]
-        if let last = egv.last { cursors["egv"] = Int64(last.index) }
-        if let last = meter.last { cursors["meter"] = Int64(last.index) }
+        var cursors = RecordCursors()
+        if let last = egv.last { cursors.raise("egv", to: Int64(last.index)) }
+        if let last = meter.last { cursors.raise("meter", to: Int64(last.index)) }
         var notes = session.unanswered.map { "no answer was recorded to \($0)" }
         for (code, count) in session.undecodedCommands.sorted(by: { $0.key < $1.key }) {
             notes.append("\(count) request\(count == 1 ? "" : "s") with command 0x\(String(code, radix: 16, uppercase: true)) not decoded")

@@ -14,7 +14,7 @@ package struct FreeStyleReading: Sendable, Equatable {
     }
 
     /// The reply it came from: `history`, `arresult` or `result`.
-    package var stream: String
+    package var stream: RecordStream
     /// The reader's record number.
     package var id: Int64
     /// The reader's wall clock for the record (no zone), seconds since 1970-01-01 00:00.
@@ -48,7 +48,7 @@ package enum FreeStyleEntry: Sendable, Equatable {
 
 /// The reply a row came from (`history`, `arresult`, `result`) and its record number there.
 package struct FreeStyleRecordNumber: Sendable, Equatable {
-    package var stream: String
+    package var stream: RecordStream
     package var id: Int64
 }
 

@@ -147,7 +147,7 @@ public struct FreeStyleSession: Sendable {
     }
 
     /// The record number of a row, and the stream it counts in; nil for rows without one.
-    private static func number(of entry: FreeStyleEntry) -> (stream: String, id: Int64)? {
+    private static func number(of entry: FreeStyleEntry) -> (stream: RecordStream, id: Int64)? {
         switch entry {
         case .reading(let reading): (reading.stream, reading.id)
         case .timeChange(let change): ("arresult", change.id)
@@ -158,11 +158,11 @@ public struct FreeStyleSession: Sendable {
     /// With `cursors` (the highest record number stored per stream), only the rows after them
     /// are taken: a re-import reads only new records. Rows without a record number are always
     /// counted.
-    public func normalised(after cursors: [String: Int64] = [:]) throws(FreeStyleError) -> GlucoseDownload {
+    public func normalised(after cursors: RecordCursors = [:]) throws(FreeStyleError) -> GlucoseDownload {
         let source = try source()
         var glucose: [DeviceGlucoseRecord] = []
         var events: [String: Int] = [:]
-        var cursors = cursors.filter { ["history", "arresult", "result"].contains($0.key) }
+        var cursors = cursors.only(["history", "arresult", "result"])
         let after = cursors
         var notes: [String] = []
         var changes: [DeviceClockChange] = []
@@ -172,11 +172,11 @@ public struct FreeStyleSession: Sendable {
         }
         if !after.isEmpty, entries.count < self.entries.count {
             notes.append(
-                "\(self.entries.count - entries.count) records already imported (up to \(after.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ", "))) were skipped"
+                "\(self.entries.count - entries.count) records already imported (up to \(after.map { "\($0.stream):\($0.index)" }.joined(separator: ", "))) were skipped"
             )
         }
         for entry in entries {
-            if let (stream, id) = Self.number(of: entry) { cursors[stream] = max(cursors[stream] ?? id, id) }
+            if let (stream, id) = Self.number(of: entry) { cursors.raise(stream, to: id) }
             switch entry {
             case .reading(let reading):
                 if let record = Self.glucoseRecord(reading) {

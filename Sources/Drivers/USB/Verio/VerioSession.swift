@@ -27,7 +27,7 @@ public struct VerioSession: Sendable {
     /// the meter's range ends.
     package static let lowest: UInt16 = 20
     package static let highest: UInt16 = 600
-    package static let stream = "result"
+    package static let stream: RecordStream = "result"
 
     /// Takes the reply `message` to `command`.
     public mutating func absorb(_ command: VerioCommand, message: [UInt8], hostTime: Date?, reply: String) throws(VerioError) {
