@@ -1,74 +1,49 @@
+/// A word of an import that is a type of its own rather than a string: made from a literal,
+/// compared and sorted by its name, encoded as the string it names (the standard library's
+/// coding of a `String` raw value) and printed as it.
+public protocol ImportName: RawRepresentable<String>, Hashable, Comparable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    init(rawValue: String)
+}
+
+extension ImportName {
+    public init(_ rawValue: String) {
+        self.init(rawValue: rawValue)
+    }
+
+    public init(stringLiteral value: String) {
+        self.init(rawValue: value)
+    }
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
 /// A kind of device as glucobridge names it: the driver family that reads it (`dexcom`,
 /// `freestyle`, `ble-hrs`), and the family a source is stored under (`ble` for a Bluetooth
 /// device's activity, whichever services it was read through).
-public struct DeviceFamily: RawRepresentable, Hashable, Comparable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct DeviceFamily: ImportName {
     public var rawValue: String
 
     public init(rawValue: String) {
         self.rawValue = rawValue
-    }
-
-    public init(_ rawValue: String) {
-        self.rawValue = rawValue
-    }
-
-    public init(stringLiteral value: String) {
-        rawValue = value
     }
 
     /// The family a Bluetooth device's activity is stored under, whichever activity services
     /// it was read through (the store lists them with the source).
     public static let bluetoothActivity: DeviceFamily = "ble"
-
-    public var description: String { rawValue }
-
-    public static func < (lhs: DeviceFamily, rhs: DeviceFamily) -> Bool { lhs.rawValue < rhs.rawValue }
-
-    /// Encoded as its name alone, as a string.
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 }
 
 /// A stream of a device's numbered records (`EGVData`, `activity`, `steps-day`): each record of
 /// it has an index that rises, and the store keeps, per source and stream, the last index
 /// imported (its cursor).
-public struct RecordStream: RawRepresentable, Hashable, Comparable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible
-{
+public struct RecordStream: ImportName {
     public var rawValue: String
 
     public init(rawValue: String) {
         self.rawValue = rawValue
-    }
-
-    public init(_ rawValue: String) {
-        self.rawValue = rawValue
-    }
-
-    public init(stringLiteral value: String) {
-        rawValue = value
-    }
-
-    public var description: String { rawValue }
-
-    public static func < (lhs: RecordStream, rhs: RecordStream) -> Bool { lhs.rawValue < rhs.rawValue }
-
-    /// Encoded as its name alone, as a string.
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
     }
 }
 

@@ -135,6 +135,20 @@ final class AccuChekSimulatorTests: XCTestCase {
         XCTAssertEqual(meter.received.last, .abort(reason: 0))
     }
 
+    /// The meter aborts the association (APDU 0xE600, reason 2) in place of its second segment
+    /// event: the error counts the results it had sent.
+    func testMeterAbortsMidTransfer() {
+        for (perEvent, sent) in [(25, 25), (1, 1)] {
+            let meter = Self.meter(.milligramsPerDeciliter, Self.entries((0..<30).map { UInt16(80 + $0) }))
+            meter.entriesPerEvent = perEvent
+            meter.replacedAPDUs[6] = [0xE6, 0x00, 0x00, 0x02, 0x00, 0x02]
+            let error = failure(meter)
+            XCTAssertEqual(error, .aborted(reason: 2, afterResults: sent))
+            XCTAssertEqual(
+                error?.description, "the meter aborted the association (reason 2) after \(sent) result\(sent == 1 ? "" : "s")")
+        }
+    }
+
     /// Unplugged in the middle of the segment transfer.
     func testUnpluggedMidTransfer() {
         let meter = Self.meter(.milligramsPerDeciliter, Self.entries((0..<100).map { UInt16(80 + $0) }))

@@ -191,7 +191,12 @@ package enum AccuChekDriver: USBDeviceDriver {
             guard session.segmentEvents < maximumSegmentEvents else {
                 throw .incompleteTransfer(reason: "the meter sent \(maximumSegmentEvents) segment-data events without marking one the last")
             }
-            let received = try link.receive(waitingFor: "segment data after \(session.entries.count) results")
+            let results = session.entries.count
+            let received = try link.receive(waitingFor: "segment data after \(results) result\(results == 1 ? "" : "s")")
+            if case .abort = received.apdu {
+                // The session counts the results the meter sent before it left.
+                try session.absorb(received.apdu, hostTime: received.hostTime)
+            }
             guard case .presentation(let data) = received.apdu, case .eventReport(let event, _) = data.message,
                 event.type == PHDEvent.segmentData
             else {

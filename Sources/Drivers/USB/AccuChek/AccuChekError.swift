@@ -30,7 +30,8 @@ public enum AccuChekError: Error, CustomStringConvertible, Equatable {
             "malformed \(apdu)\(packet.map { " ending at capture packet \($0)" } ?? "") at byte \(offset): \(reason)"
         case .unexpectedAPDU(let location, let received): "the meter sent \(received) \(location)"
         case .requestFailed(let request, let reason): "the meter refused \(request): \(reason)"
-        case .aborted(let reason, let results): "the meter aborted the association (reason \(reason)) after \(results) results"
+        case .aborted(let reason, let results):
+            "the meter aborted the association (reason \(reason)) after \(results) result\(results == 1 ? "" : "s")"
         case .missingAttribute(let what): "the meter did not send \(what)"
         case .badEntry(let index, let reason): "stored result \(index): \(reason)"
         case .noDataInterface(let device): "\(device) has no PHDC interface (class 0x0F) with a bulk IN and OUT endpoint"
