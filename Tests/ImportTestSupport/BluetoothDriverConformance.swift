@@ -25,8 +25,9 @@ package protocol ConformingBLEDevice {
 
 extension DriverConformanceKit {
     /// A Bluetooth device through the same steps as a USB driver, over GATT:
-    /// 1. **simulator**: a live-path import stores readings or activity under the device's
-    ///    families, and a second import of the same device stores nothing new;
+    /// 1. **simulator**: a live-path import stores readings under each glucose service's family
+    ///    and activity under the device's `ble` source with its services listed in the store,
+    ///    and a second import of the same device stores nothing new;
     /// 2. **recording**: the session recorded during that import is a btsnoop file holding one LE
     ///    connection carrying ATT, to the device's address;
     /// 3. **conversation replay**: the recording replays by conversation to the same rows
