@@ -1,7 +1,7 @@
 import Foundation
 
 /// A store's rows from before migration `v13-ble-activity-source`: one band under two activity
-/// sources (`ble-hrs`, older, then `ble-hrs+huami`) holding minutes, parts, exercise logs and
+/// sources (`ble-hrs`, older and without a model, then `ble-hrs+huami`) holding minutes, parts, exercise logs and
 /// cursors of their own and in common, the band's glucose service's source (`ble-cgms`), a
 /// running pod (`ble-rsc`) and a Dexcom receiver. The SQL runs on a store of schema v12 or later.
 package enum OlderActivitySources {
@@ -11,8 +11,8 @@ package enum OlderActivitySources {
         INSERT INTO favourite (id, name) VALUES (1, 'Morning run');
         INSERT INTO day (id, date) VALUES (1, '2024-05-02');
         INSERT INTO source (id, family, serial, model) VALUES
-            (1, 'ble-hrs', '\(band)', 'Mi Band 5'), (2, 'ble-hrs+huami', '\(band)', NULL),
-            (3, 'ble-cgms', '\(band)', 'Mi Band 5'), (4, 'ble-rsc', 'POD-1', 'Pod'), (5, 'dexcom', 'SM12345678', 'G4Receiver');
+            (1, 'ble-hrs', '\(band)', NULL), (2, 'ble-hrs+huami', '\(band)', 'Mi Band 5'),
+            (3, 'ble-cgms', '\(band)', 'Mi Band glucose'), (4, 'ble-rsc', 'POD-1', 'Pod'), (5, 'dexcom', 'SM12345678', 'G4Receiver');
         INSERT INTO import_run (id, source_id, started_at, finished_at, mode, records_read, records_added,
                                 records_already_stored, records_skipped, time_method) VALUES
             (1, 1, '2024-05-02 06:10:00.000', '2024-05-02 06:10:00.000', 'live', 9, 4, 0, 0, 'host-anchored'),

@@ -54,10 +54,14 @@ extension Migrations {
                 minutesDecided += try merge(other.id, into: survivor.id, db)
                 merged += 1
             }
-            try db.execute(
+            // The device's model, as the older source named it, else as the first merged one did.
+            let model = try String.fetchOne(
+                db,
                 sql:
-                    "UPDATE source SET family = ?, model = coalesce(model, (SELECT model FROM source WHERE serial = ? AND model IS NOT NULL AND id <> ? ORDER BY id LIMIT 1)) WHERE id = ?",
-                arguments: [bluetoothActivityFamily, serial, survivor.id, survivor.id])
+                    "SELECT model FROM source WHERE id IN (\(sources.map { "\($0.id)" }.joined(separator: ", "))) AND model IS NOT NULL ORDER BY id LIMIT 1"
+            )
+            try db.execute(
+                sql: "UPDATE source SET family = ?, model = ? WHERE id = ?", arguments: [bluetoothActivityFamily, model, survivor.id])
             for other in sources.dropFirst() {
                 try db.execute(sql: "DELETE FROM source WHERE id = ?", arguments: [other.id])
             }

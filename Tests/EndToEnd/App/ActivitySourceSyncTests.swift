@@ -44,7 +44,7 @@ final class ActivitySourceSyncTests: XCTestCase {
         ).map { $0[0] }
         let band = OlderActivitySources.band
         XCTAssertEqual(
-            sources.sorted(), ["ble POD-1 Pod", "ble \(band) Mi Band 5", "ble-cgms \(band) Mi Band 5", "dexcom SM12345678 G4Receiver"].sorted())
+            sources.sorted(), ["ble POD-1 Pod", "ble \(band) Mi Band 5", "ble-cgms \(band) Mi Band glucose", "dexcom SM12345678 G4Receiver"].sorted())
 
         let serverMinutes = try await database.rows(
             """

@@ -25,7 +25,7 @@ final class ActivitySourceMigrationTests: XCTestCase {
             try sqlite3(file.path, "SELECT id || ' ' || family || ' ' || serial || ' ' || ifnull(model, '-') FROM source ORDER BY id;"),
             """
             1 ble \(Self.band) Mi Band 5
-            3 ble-cgms \(Self.band) Mi Band 5
+            3 ble-cgms \(Self.band) Mi Band glucose
             4 ble POD-1 Pod
             5 dexcom SM12345678 G4Receiver
             """)
