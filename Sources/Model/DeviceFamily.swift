@@ -86,8 +86,6 @@ public struct RecordCursors: Hashable, Sendable, Codable, ExpressibleByDictionar
 
     public var isEmpty: Bool { indexes.isEmpty }
 
-    public var count: Int { indexes.count }
-
     /// The streams and their last indexes, by stream name.
     public var sorted: [(stream: RecordStream, index: Int64)] {
         indexes.sorted { $0.key < $1.key }.map { (stream: $0.key, index: $0.value) }

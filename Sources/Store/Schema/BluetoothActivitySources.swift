@@ -5,7 +5,7 @@ import Model
 extension Migrations {
     /// The family of a Bluetooth device's activity source since `v13-ble-activity-source`: the
     /// bus, whatever activity services the device serves (they are listed in `source_service`).
-    package static let bluetoothActivityFamily = "ble"
+    static let bluetoothActivityFamily = "ble"
 
     /// The activity families glucobridge stored before `v13-ble-activity-source`, alone or joined
     /// with `+` (`ble-hrs+huami`): the Bluetooth activity services it had drivers for.
